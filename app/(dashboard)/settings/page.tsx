@@ -1,0 +1,5 @@
+import { TokensSettings } from "@/components/settings/tokens";
+
+export default function SettingsPage() {
+  return <TokensSettings />;
+}

@@ -1,0 +1,5 @@
+import { SourcesList } from "@/components/sources/sources-list";
+
+export default function SourcesPage() {
+  return <SourcesList />;
+}

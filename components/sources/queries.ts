@@ -1,0 +1,11 @@
+import type { SourceDto } from "@/lib/sources/schemas";
+import { api } from "@/lib/client/api";
+
+export const sourceKeys = {
+  all: ["sources"] as const,
+  list: () => [...sourceKeys.all, "list"] as const,
+  detail: (id: string) => [...sourceKeys.all, "detail", id] as const,
+};
+
+export const fetchSources = (signal?: AbortSignal) => api<{ sources: SourceDto[] }>("/api/sources", { signal }).then((r) => r.sources);
+export const fetchSource = (id: string, signal?: AbortSignal) => api<SourceDto>(`/api/sources/${id}`, { signal });

@@ -1,0 +1,51 @@
+import { expect, test } from "@playwright/test";
+import { ARTIFACTS, OWNER, STORAGE_STATE } from "./owner";
+
+test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+test("fresh install: set up the owner, log in, create a source and copy its write key", async ({ page, context }) => {
+  // A logged-out visit to a dashboard page lands on the (first-run) setup page.
+  await page.goto("/sources");
+  await expect(page).toHaveURL(/\/setup/);
+  await page.getByLabel("Email").fill("not-an-email");
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Create owner account" }).click();
+  await expect(page.getByText("Enter a valid email address")).toBeVisible();
+  await expect(page.getByText("Use at least 10 characters")).toBeVisible();
+
+  await page.getByLabel("Email").fill(OWNER.email);
+  await page.getByLabel("Password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Create owner account" }).click();
+  await expect(page.getByRole("heading", { name: "Sources" })).toBeVisible();
+
+  // Log out, then a dashboard page sends us to the login page.
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await page.goto("/destinations");
+  await expect(page).toHaveURL(/\/login\?next=%2Fdestinations/);
+
+  await page.getByLabel("Email").fill(OWNER.email);
+  await page.getByLabel("Password").fill("wrong password!");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expect(page.getByText("Email or password is incorrect")).toBeVisible();
+  await page.getByLabel("Password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.goto("/sources");
+
+  await expect(page.getByText("No sources yet")).toBeVisible();
+  await page.getByRole("button", { name: "Create your first source" }).click();
+  await page.getByLabel("Source name").fill("Backend");
+  await page.getByRole("button", { name: "Create source" }).click();
+  await page.getByRole("link", { name: /Backend/ }).click();
+  await expect(page.getByRole("heading", { name: "Backend" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Reveal" }).click();
+  const shown = (await page.getByTestId("write-key").textContent())!.trim();
+  expect(shown).toMatch(/^[A-Za-z0-9]{32}$/);
+  await page.getByRole("button", { name: "Copy write key" }).click();
+  await expect(page.getByRole("button", { name: "Copied ✓" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+
+  await page.screenshot({ path: `${ARTIFACTS}/sources.png`, fullPage: true });
+  await context.storageState({ path: STORAGE_STATE });
+});

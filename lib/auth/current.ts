@@ -1,0 +1,12 @@
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { SESSION_COOKIE, findSession, type SessionInfo } from "./sessions";
+import { needsSetup } from "./accounts";
+
+/** For dashboard pages: the logged-in session, or a redirect to login (or setup on a fresh install). */
+export async function requirePageSession(): Promise<SessionInfo> {
+  const token = (await cookies()).get(SESSION_COOKIE)?.value;
+  const session = await findSession(token);
+  if (session) return session;
+  redirect((await needsSetup()) ? "/setup" : "/login");
+}

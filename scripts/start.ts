@@ -1,0 +1,108 @@
+/**
+ * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate,
+ * then the web app and one worker. Ctrl-C / SIGTERM stops everything cleanly.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
+import { migrate } from "../lib/db/migrate";
+import { buildIfNeeded, root } from "./lib/build";
+
+const say = (msg: string) => console.log(`[eventrail] ${msg}`);
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error("the web app exited during start-up");
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.status === 200 || res.status === 503) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the web app did not answer on ${url} within ${timeoutMs / 1000}s`);
+}
+
+async function main() {
+  const port = Number(process.env.PORT ?? 3000);
+  let embedded: EmbeddedDb | undefined;
+  if (!process.env.DATABASE_URL) {
+    const dataDir = path.resolve(root, process.env.EVENTRAIL_DATA_DIR ?? ".data");
+    say(`no DATABASE_URL: starting the embedded Postgres (data in ${path.relative(process.cwd(), dataDir) || "."}/pg)`);
+    embedded = await startEmbeddedPostgres(dataDir);
+    process.env.DATABASE_URL = embedded.url;
+  }
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say("stopping…");
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once("exit", () => resolve());
+            c.kill("SIGTERM");
+            setTimeout(() => c.kill("SIGKILL"), 25_000).unref();
+          }),
+      ),
+    );
+    if (embedded) await embedded.stop().catch(() => {});
+    say("stopped");
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  try {
+    buildIfNeeded(say);
+    const { applied } = await migrate(process.env.DATABASE_URL!);
+    say(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
+  } catch (err) {
+    console.error(`[eventrail] ${(err as Error).message}`);
+    await stopAll(1);
+    return;
+  }
+
+  const env = { ...process.env, NODE_ENV: "production" as const };
+  const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+  const web = spawn(bin("next"), ["start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"], {
+    cwd: root,
+    env: { ...env, EVENTRAIL_PROCESS: "web" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  children.push(web);
+  web.on("exit", (code) => {
+    if (!stopping) {
+      console.error(`[eventrail] web app exited (${code}); shutting down`);
+      void stopAll(1);
+    }
+  });
+
+  const startWorker = () => {
+    const worker = spawn(bin("tsx"), ["worker/index.ts"], { cwd: root, env: { ...env, EVENTRAIL_PROCESS: "worker" }, stdio: ["ignore", "inherit", "inherit"] });
+    children.push(worker);
+    worker.on("exit", (code) => {
+      children.splice(children.indexOf(worker), 1);
+      if (!stopping) {
+        console.error(`[eventrail] worker exited (${code}); restarting in 2s`);
+        setTimeout(() => !stopping && startWorker(), 2_000);
+      }
+    });
+  };
+  startWorker();
+
+  const url = `http://localhost:${port}`;
+  try {
+    await waitForHealth(url, web);
+    say(`ready: ${url}`);
+  } catch (err) {
+    console.error(`[eventrail] ${(err as Error).message}`);
+    await stopAll(1);
+  }
+}
+
+void main();

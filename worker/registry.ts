@@ -1,0 +1,7 @@
+import type { Handler } from "./handler";
+
+/**
+ * Every queue handler the worker runs, one file each in worker/handlers/.
+ * Add a handler here when you add a queue to lib/queue.ts.
+ */
+export const handlers: Handler[] = [];
