@@ -62,7 +62,8 @@ export class Analytics extends EventEmitter<Events> {
     super();
     this.#o = resolveOptions(writeKey, options);
     // Defence in depth: no log line or error may carry the write key, even if a server echoes it back.
-    this.#redact = (text) => text.split(writeKey).join("[write key]");
+    // (A very short key would match ordinary words; real write keys are long.)
+    this.#redact = writeKey.length >= 8 ? (text) => text.split(writeKey).join("[write key]") : (text) => text;
     const log = createDebugLog(this.#o.debug);
     this.#log = log && ((line) => log(this.#redact(line)));
     this.#transport = createTransport({
