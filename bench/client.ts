@@ -30,7 +30,7 @@ const sink = http.createServer((req, res) => {
     counts.batches++;
     counts.bodyBytes += body.length;
     // Request line and headers as sent (rawHeaders keeps the client's own names and values).
-    counts.headerBytes += `${req.method} ${req.url} HTTP/1.1\r\n`.length + req.rawHeaders.reduce((n, h, i) => n + h.length + 2, 0) + 2; // "name: " and "value\r\n"
+    counts.headerBytes += `${req.method} ${req.url} HTTP/1.1\r\n`.length + req.rawHeaders.reduce((n, h) => n + h.length + 2, 0) + 2; // "name: " and "value\r\n"
     counts.messages += (JSON.parse(body.toString("utf8")) as { batch: unknown[] }).batch.length;
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"success":true}');
