@@ -63,7 +63,7 @@ export function splitRejections(messages: QueuedMessage[], body: string): { acce
   const reasons = new Map<QueuedMessage, string>();
   for (const item of listed as Array<{ index?: unknown; messageId?: unknown; reason?: unknown }>) {
     const byIndex = typeof item.index === "number" ? messages[item.index] : undefined;
-    const message = byIndex && (item.messageId === undefined || byIndex.messageId === item.messageId) ? byIndex : messages.find((m) => m.messageId === item.messageId);
+    const message = byIndex && (item.messageId == null || byIndex.messageId === item.messageId) ? byIndex : messages.find((m) => m.messageId === item.messageId);
     if (message) reasons.set(message, typeof item.reason === "string" ? item.reason : "rejected");
   }
   const accepted = messages.filter((m) => !reasons.has(m));
