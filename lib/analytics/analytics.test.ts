@@ -182,6 +182,15 @@ describe("Analytics: retries", () => {
     expect(s.messageIds()).toEqual(["survivor"]);
   });
 
+  it("retries a request that times out", async () => {
+    const s = await sink((_, i) => (i === 0 ? "hang" : { status: 200 }));
+    const { c, successes } = client(s.url, { timeout: 200 });
+    c.track({ userId: "u", event: "E" });
+    expect(await c.flush()).toEqual({ sent: 1, failed: 0 });
+    expect(s.requests).toHaveLength(2);
+    expect(successes[0].attempts).toBe(2);
+  });
+
   it("gives up after maxRetries and reports the loss", async () => {
     const probe = await startSink();
     await probe.close();
