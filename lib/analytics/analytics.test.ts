@@ -217,6 +217,20 @@ describe("Analytics: retries", () => {
     ]);
   });
 
+  it("reports a loss as a process warning when nobody listens for failures", async () => {
+    const s = await sink(() => ({ status: 400, body: { error: { message: "nope" } } }));
+    const c = new Analytics(WRITE_KEY, { endpoint: s.url });
+    cleanups.push(() => c.close());
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    cleanups.push(async () => process.off("warning", onWarning));
+    c.track({ userId: "u", event: "E" });
+    expect(await c.flush()).toEqual({ sent: 0, failed: 1 });
+    const warning = await until(() => warnings.find((w) => (w as Error & { code?: string }).code === "ANALYTICS_FAILURE"), "the warning");
+    expect(warning!.message).toBe("1 messages lost (http_error): HTTP 400: nope");
+  });
+
   it("reports messages the server rejected one by one and counts the rest as sent", async () => {
     const s = await sink((req) => ({ status: 200, body: { success: true, rejected: [{ index: 1, messageId: req.body.batch[1].messageId, reason: "track without event" }] } }));
     const { c, successes, failures } = client(s.url);

@@ -198,8 +198,8 @@ export class Analytics extends EventEmitter<Events> {
 
   #report(batch: Batch, outcome: BatchOutcome): void {
     const { accepted, failure } = outcome;
-    if (accepted.length > 0) {
-      this.#log?.(`sent batch #${batch.id}: ${accepted.length} messages, ${outcome.bytes} bytes, HTTP ${outcome.status}, attempt ${outcome.attempts}`);
+    if (accepted.length > 0) this.#log?.(`sent batch #${batch.id}: ${accepted.length} messages, ${outcome.bytes} bytes, HTTP ${outcome.status}, attempt ${outcome.attempts}`);
+    if (accepted.length > 0 && this.listenerCount("success") > 0) {
       this.#emitSafely("success", {
         messageIds: accepted.map((m) => m.messageId),
         status: outcome.status!,
