@@ -1,0 +1,82 @@
+import crypto from "node:crypto";
+import type pg from "pg";
+import { withTransaction } from "../db";
+import { updateProfiles, type ProfileInput } from "../audiences/profiles";
+import { createDeliveries, type NewDelivery } from "../delivery/enqueue";
+import { routeMessage } from "../routing/route";
+import type { NormalisedMessage, Rejection } from "./normalise";
+import { recordRejections } from "./source-calls";
+import type { TrackingSource } from "./write-key";
+
+export type StoreResult = { inserted: number; duplicates: number; deliveries: number };
+
+/**
+ * All accepted messages in one statement: a JSON recordset (one parameter, parsed by Postgres)
+ * rather than 13 params × N rows. Exact dedupe: rows whose (source, messageId) exists are skipped
+ * and not returned, so they are neither routed nor delivered again.
+ */
+const INSERT_MESSAGES = `
+  INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
+                        "timestamp", original_timestamp, sent_at, received_at, payload)
+  SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
+    FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p jsonb)
+  ON CONFLICT (source_id, message_id) DO NOTHING
+  RETURNING id`;
+
+type Row = { i: string; m: string; t: string; u: string | null; a: string | null; e: string | null; ts: string; ot: string | null; sa: string | null; p: object };
+
+async function insertMessages(client: pg.PoolClient, source: TrackingSource, receivedAt: string, rows: Row[]): Promise<Set<string>> {
+  const { rows: inserted } = await client.query<{ id: string }>({
+    name: "tracking-insert-messages",
+    text: INSERT_MESSAGES,
+    values: [source.workspaceId, source.id, receivedAt, JSON.stringify(rows)],
+  });
+  return new Set(inserted.map((r) => r.id));
+}
+
+const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
+  type: m.type,
+  userId: m.userId,
+  anonymousId: m.anonymousId,
+  previousId: (m.payload.previousId as string | undefined) ?? null,
+  traits: (m.payload.traits as Record<string, unknown> | undefined) ?? null,
+  timestamp: m.timestamp,
+});
+
+/**
+ * Stores one request's outcome in one transaction: the new messages, their deliveries and
+ * `deliver` jobs (routing decided here), profile updates, and the rejections for the debugger.
+ * When this returns, all of it is committed; when it throws, none of it is.
+ */
+export async function storeCall(opts: { source: TrackingSource; receivedAt: string; accepted: NormalisedMessage[]; rejections: Rejection[] }): Promise<StoreResult> {
+  const { source, receivedAt, rejections } = opts;
+  // Duplicates inside one batch: the first one wins, as it would across batches.
+  const seen = new Set<string>();
+  const unique = opts.accepted.filter((m) => !seen.has(m.messageId) && (seen.add(m.messageId), true));
+  if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0 };
+
+  return withTransaction(async (client) => {
+    let insertedMessages: { rowId: string; message: NormalisedMessage }[] = [];
+    if (unique.length > 0) {
+      const withIds = unique.map((message) => ({ rowId: crypto.randomUUID(), message }));
+      const rows: Row[] = withIds.map(({ rowId, message: m }) => ({
+        i: rowId, m: m.messageId, t: m.type, u: m.userId, a: m.anonymousId, e: m.event, ts: m.timestamp, ot: m.originalTimestamp, sa: m.sentAt, p: m.payload,
+      }));
+      const inserted = await insertMessages(client, source, receivedAt, rows);
+      insertedMessages = inserted.size === withIds.length ? withIds : withIds.filter((x) => inserted.has(x.rowId));
+    }
+
+    const deliveries: NewDelivery[] = [];
+    for (const { rowId, message } of insertedMessages) {
+      for (const destinationId of routeMessage(message, source.destinations)) {
+        deliveries.push({ workspaceId: source.workspaceId, messageRowId: rowId, destinationId });
+      }
+    }
+    const created = await createDeliveries(client, deliveries);
+    if (insertedMessages.length > 0) {
+      await updateProfiles(client, { workspaceId: source.workspaceId, messages: insertedMessages.map((x) => toProfileInput(x.message)) });
+    }
+    if (rejections.length > 0) await recordRejections(client, { sourceId: source.id, receivedAt, rejections });
+    return { inserted: insertedMessages.length, duplicates: opts.accepted.length - insertedMessages.length, deliveries: created.length };
+  });
+}
