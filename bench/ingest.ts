@@ -1,0 +1,181 @@
+/**
+ * `npm run bench:ingest`: Tracking API throughput against the production app (`next start`) on
+ * a fresh database of the local Postgres, and — in the same run — the raw ceiling: the same rows
+ * inserted straight into Postgres from Node by multi-row INSERT at the same concurrency.
+ *
+ * Env: BENCH_DURATION_S (20), BENCH_CONCURRENCY (32), BENCH_BATCH (100), BENCH_DESTINATIONS (1:
+ * connected Webhooks destinations, so routing creates deliveries and jobs as in production),
+ * BENCH_CPU_PROF=1 (writes a V8 CPU profile of the web app to bench/.prof/).
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { Pool } from "undici";
+import { buildIfNeeded, root } from "../scripts/lib/build";
+import { spawn } from "node:child_process";
+import { ADMIN_TOKEN, freePort, startApp, waitFor } from "../test/stack";
+import { createTestDatabase } from "../test/pg";
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const BATCH = Number(process.env.BENCH_BATCH ?? 100);
+const DESTINATIONS = Number(process.env.BENCH_DESTINATIONS ?? 1);
+const WARMUP_S = Math.min(3, DURATION_S / 4);
+const PROFILE_DIR = path.join(root, "bench", ".prof");
+
+const runId = crypto.randomBytes(4).toString("hex");
+let counter = 0;
+
+/** A realistic ~600-byte server-side track call, as @segment/analytics-node sends it. */
+function message(): Record<string, unknown> {
+  const n = counter++;
+  return {
+    type: "track",
+    event: "Order Completed",
+    userId: `user-${n % 5000}`,
+    anonymousId: `anon-${(n * 7919) % 100000}-3f6c2a`,
+    messageId: `bench-${runId}-${n}`,
+    timestamp: new Date().toISOString(),
+    properties: { orderId: `ord-${n}`, total: 129.9, revenue: 119.9, currency: "EUR", coupon: "WINTER", products: [{ sku: "SKU-1042", name: "Trail shoes", price: 119.9, quantity: 1 }] },
+    context: { library: { name: "@segment/analytics-node", version: "3.1.0" }, ip: "203.0.113.7", locale: "en-GB", userAgent: "Mozilla/5.0 (X11; Linux x86_64)" },
+    integrations: {},
+  };
+}
+
+function batchBody(): string {
+  return JSON.stringify({ batch: Array.from({ length: BATCH }, message), sentAt: new Date().toISOString() });
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+async function runFor(seconds: number, worker: () => Promise<number>): Promise<{ events: number; latencies: number[]; seconds: number }> {
+  const deadline = Date.now() + seconds * 1000;
+  const latencies: number[] = [];
+  let events = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        const t = performance.now();
+        const n = await worker();
+        events += n;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { events, latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - start) / 1000 };
+}
+
+async function setup(db: pg.Pool): Promise<{ writeKey: string; workspaceId: string; sourceId: string }> {
+  const { rows: [ws] } = await db.query("INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id");
+  const writeKey = crypto.randomBytes(16).toString("hex");
+  const { rows: [src] } = await db.query(
+    "INSERT INTO sources (id, workspace_id, name, write_key, updated_at) VALUES (gen_random_uuid(), $1, 'bench', $2, now()) RETURNING id",
+    [ws.id, writeKey],
+  );
+  for (let i = 0; i < DESTINATIONS; i++) {
+    const { rows: [d] } = await db.query(
+      "INSERT INTO destinations (id, workspace_id, name, urls, updated_at) VALUES (gen_random_uuid(), $1, $2, ARRAY['http://127.0.0.1:9/hook'], now()) RETURNING id",
+      [ws.id, `bench ${i}`],
+    );
+    await db.query("INSERT INTO destination_sources (destination_id, source_id) VALUES ($1, $2)", [d.id, src.id]);
+  }
+  return { writeKey, workspaceId: ws.id, sourceId: src.id };
+}
+
+async function reset(db: pg.Pool) {
+  await db.query("TRUNCATE messages, deliveries, source_calls CASCADE");
+  await db.query("DELETE FROM pgboss.job").catch(() => {});
+  await db.query("VACUUM ANALYZE messages");
+  await db.query("CHECKPOINT");
+}
+
+/** The ceiling: the rows the app writes per batch, by a plain multi-row INSERT from Node. */
+function ceilingInsert(db: pg.Pool, ids: { workspaceId: string; sourceId: string }) {
+  const COLS = 13;
+  const placeholders = Array.from({ length: BATCH }, (_, r) => `(${Array.from({ length: COLS }, (_, c) => `$${r * COLS + c + 1}`).join(",")})`).join(",");
+  const sql = `INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event, "timestamp", original_timestamp, received_at, payload) VALUES ${placeholders}`;
+  return async () => {
+    const receivedAt = new Date().toISOString();
+    const values: unknown[] = [];
+    for (let i = 0; i < BATCH; i++) {
+      const m = message();
+      values.push(crypto.randomUUID(), ids.workspaceId, ids.sourceId, "api", m.messageId, m.type, m.userId, m.anonymousId, m.event, m.timestamp, m.timestamp, receivedAt, JSON.stringify({ ...m, receivedAt }));
+    }
+    await db.query(sql, values);
+    return BATCH;
+  };
+}
+
+function report(label: string, r: { events: number; latencies: number[]; seconds: number }) {
+  const eps = r.events / r.seconds;
+  console.log(`${label.padEnd(34)} ${Math.round(eps).toLocaleString("en-US").padStart(8)} events/s   p50 ${pct(r.latencies, 50).toFixed(1)} ms   p99 ${pct(r.latencies, 99).toFixed(1)} ms   (${r.latencies.length} requests)`);
+  return eps;
+}
+
+/** `next start` under `node --cpu-prof` (not allowed in NODE_OPTIONS); the profile is written when it exits. */
+async function startProfiledApp(databaseUrl: string) {
+  fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", LOG_LEVEL: "warn", EVENTRAIL_ADMIN_TOKEN: ADMIN_TOKEN },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/api/health`)).status > 0, { timeoutMs: 60_000, what: "the profiled app" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return { url, stop: async () => void (child.kill("SIGINT"), await exited) };
+}
+
+async function main() {
+  buildIfNeeded((m) => console.log(`[bench] ${m}`));
+  const database = await createTestDatabase();
+  const db = new pg.Pool({ connectionString: database.url, max: CONCURRENCY });
+  // Dropping the database at the end terminates its connections.
+  db.on("error", () => {});
+  const app = process.env.BENCH_CPU_PROF === "1" ? await startProfiledApp(database.url) : await startApp(database.url, { LOG_LEVEL: "warn" });
+  try {
+    const ids = await setup(db);
+    console.log(`[bench] ${CONCURRENCY} connections, ${BATCH} messages per batch (~${Math.round(Buffer.byteLength(JSON.stringify(message())))} bytes each), ${DESTINATIONS} destination(s), ${DURATION_S}s per phase, load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+
+    const http = new Pool(app.url, { connections: CONCURRENCY, pipelining: 1 });
+    const auth = `Basic ${Buffer.from(`${ids.writeKey}:`).toString("base64")}`;
+    const post = async () => {
+      const res = await http.request({ method: "POST", path: "/v1/batch", headers: { "content-type": "application/json", authorization: auth }, body: batchBody() });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || text !== '{"success":true}') throw new Error(`POST /v1/batch → ${res.statusCode} ${text.slice(0, 300)}`);
+      return BATCH;
+    };
+
+    await runFor(WARMUP_S, post);
+    await reset(db);
+    const api = await runFor(DURATION_S, post);
+    const { rows: [stored] } = await db.query("SELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM deliveries)::int AS deliveries");
+    await http.close();
+
+    await reset(db);
+    const insert = ceilingInsert(db, ids);
+    await runFor(WARMUP_S, insert);
+    await reset(db);
+    const ceiling = await runFor(DURATION_S, insert);
+
+    console.log("");
+    const apiEps = report("POST /v1/batch (app)", api);
+    const ceilEps = report("raw multi-row INSERT (ceiling)", ceiling);
+    console.log(`stored by the app: ${stored.messages.toLocaleString("en-US")} messages, ${stored.deliveries.toLocaleString("en-US")} deliveries (${api.events.toLocaleString("en-US")} acknowledged)`);
+    console.log(`ratio app / ceiling: ${(apiEps / ceilEps).toFixed(2)}   (goals: ratio ≥ 0.5, ≥ 15,000 events/s)`);
+    if (stored.messages !== api.events) throw new Error(`acknowledged ${api.events} events but ${stored.messages} are stored`);
+  } finally {
+    await app.stop();
+    await db.end();
+    await database.drop();
+    if (process.env.BENCH_CPU_PROF === "1") console.log(`[bench] CPU profile of the web app in ${path.relative(process.cwd(), PROFILE_DIR)}/`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
