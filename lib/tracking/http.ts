@@ -21,7 +21,9 @@ export function trackingRoute(endpoint: TrackingEndpoint) {
       return json(200, result.rejected.length ? { success: true, rejected: result.rejected } : { success: true });
     } catch (err) {
       if (err instanceof TrackingError && err.code !== "unavailable") {
-        return json(err.status, { success: false, error: { code: err.code, message: err.message } });
+        // Reading stopped mid-body: the rest of it is still on the socket, so the connection cannot be reused.
+        const headers: Record<string, string> = err.code === "body_too_large" ? { connection: "close" } : {};
+        return json(err.status, { success: false, error: { code: err.code, message: err.message } }, headers);
       }
       if (err instanceof TrackingError || isDatabaseUnavailable(err)) {
         log().warn({ endpoint, err: (err as Error).message }, "tracking call refused: database unavailable");
