@@ -29,8 +29,6 @@ async function storedIds(prefix: string): Promise<string[]> {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-durability-"));
-  // Run as root, the embedded Postgres runs as a postgres user that must be able to enter the directory.
-  fs.chmodSync(dir, 0o755);
   pg = await startEmbeddedPostgres(dir);
   await migrate(pg.url);
   app = await startApp(pg.url);
@@ -53,6 +51,7 @@ describe("with the database stopped and restarted", () => {
     const before = await postTracking(app.url, "/v1/batch", batchOf("before", 50), { writeKey: source.writeKey });
     expect(before).toMatchObject({ status: 200, body: { success: true } });
 
+    const url = pg!.url;
     await db.end();
     await pg!.stop();
     pg = undefined;
@@ -70,6 +69,11 @@ describe("with the database stopped and restarted", () => {
     }
 
     pg = await startEmbeddedPostgres(dir);
+    if (pg.url !== url) {
+      // Another process took the port meanwhile (the machine is shared): point the app at the new one.
+      await app.stop();
+      app = await startApp(pg.url);
+    }
     db = openDb(pg.url);
     // The app reconnects by itself; each attempt has its own ids, so any 200 must be stored and no 503 may be.
     const answered: { prefix: string; status: number }[] = [];
