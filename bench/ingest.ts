@@ -16,6 +16,7 @@ import { buildIfNeeded, root } from "../scripts/lib/build";
 import { spawn } from "node:child_process";
 import { ADMIN_TOKEN, freePort, startApp, waitFor } from "../test/stack";
 import { createTestDatabase } from "../test/pg";
+import { measureCpu, type CpuUse } from "./cpu";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -108,10 +109,21 @@ function ceilingInsert(db: pg.Pool, ids: { workspaceId: string; sourceId: string
   };
 }
 
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
 function report(label: string, r: { events: number; latencies: number[]; seconds: number }) {
   const eps = r.events / r.seconds;
-  console.log(`${label.padEnd(34)} ${Math.round(eps).toLocaleString("en-US").padStart(8)} events/s   p50 ${pct(r.latencies, 50).toFixed(1)} ms   p99 ${pct(r.latencies, 99).toFixed(1)} ms   (${r.latencies.length} requests)`);
+  console.log(`${label.padEnd(34)} ${fmt(eps).padStart(8)} events/s   p50 ${pct(r.latencies, 50).toFixed(1)} ms   p99 ${pct(r.latencies, 99).toFixed(1)} ms   (${r.latencies.length} requests)`);
   return eps;
+}
+
+/** CPU ms per 1,000 events by party, and what 2 otherwise idle cores would sustain at that cost. */
+function reportCpu(label: string, events: number, parts: Record<string, number>) {
+  const per = (ms: number) => (ms * 1000) / events;
+  const total = Object.values(parts).reduce((a, b) => a + b, 0);
+  const split = Object.entries(parts).map(([k, ms]) => `${k} ${per(ms).toFixed(0)}`).join(" + ");
+  console.log(`${label.padEnd(34)} CPU ms per 1,000 events: ${split} = ${per(total).toFixed(0)}  → 2 idle cores ≈ ${fmt((2000 * events) / total)} events/s`);
+  return (2000 * events) / total;
 }
 
 /** `next start` under `node --cpu-prof` (not allowed in NODE_OPTIONS); the profile is written when it exits. */
@@ -126,7 +138,7 @@ async function startProfiledApp(databaseUrl: string) {
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${url}/api/health`)).status > 0, { timeoutMs: 60_000, what: "the profiled app" });
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  return { url, stop: async () => void (child.kill("SIGINT"), await exited) };
+  return { url, child, stop: async () => void (child.kill("SIGINT"), await exited) };
 }
 
 async function main() {
@@ -149,9 +161,12 @@ async function main() {
       return BATCH;
     };
 
+    const appPid = app.child.pid ?? null;
     await runFor(WARMUP_S, post);
     await reset(db);
+    let stopCpu = await measureCpu(db, appPid);
     const api = await runFor(DURATION_S, post);
+    const apiCpu: CpuUse = await stopCpu();
     const { rows: [stored] } = await db.query("SELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM deliveries)::int AS deliveries");
     await http.close();
 
@@ -159,13 +174,19 @@ async function main() {
     const insert = ceilingInsert(db, ids);
     await runFor(WARMUP_S, insert);
     await reset(db);
+    stopCpu = await measureCpu(db, null);
     const ceiling = await runFor(DURATION_S, insert);
+    const ceilingCpu = await stopCpu();
 
     console.log("");
     const apiEps = report("POST /v1/batch (app)", api);
     const ceilEps = report("raw multi-row INSERT (ceiling)", ceiling);
     console.log(`stored by the app: ${stored.messages.toLocaleString("en-US")} messages, ${stored.deliveries.toLocaleString("en-US")} deliveries (${api.events.toLocaleString("en-US")} acknowledged)`);
     console.log(`ratio app / ceiling: ${(apiEps / ceilEps).toFixed(2)}   (goals: ratio ≥ 0.5, ≥ 15,000 events/s)`);
+    console.log("");
+    const apiProjected = reportCpu("POST /v1/batch (app)", api.events, { app: apiCpu.appMs, postgres: apiCpu.pgMs, "load generator": apiCpu.benchMs });
+    const ceilProjected = reportCpu("raw multi-row INSERT (ceiling)", ceiling.events, { node: ceilingCpu.benchMs, postgres: ceilingCpu.pgMs });
+    console.log(`ratio by CPU cost (load-independent): ${(apiProjected / ceilProjected).toFixed(2)}`);
     if (stored.messages !== api.events) throw new Error(`acknowledged ${api.events} events but ${stored.messages} are stored`);
   } finally {
     await app.stop();
