@@ -19,7 +19,7 @@ const codeAsync = async (p: Promise<unknown>) => p.then(() => "ok", (err) => (er
 describe("parseCallBody", () => {
   it("reads a batch with its defaults and write key", () => {
     const p = parseCallBody(buf({ batch: [{ type: "track" }], writeKey: "k", sentAt: "2026-11-21T15:05:50+0000", context: { a: 1 }, integrations: { All: false } }), null);
-    expect(p).toEqual({ writeKey: "k", messages: [{ type: "track" }], defaults: { context: { a: 1 }, integrations: { All: false }, sentAt: Date.parse("2026-11-21T15:05:50Z") } });
+    expect(p).toEqual({ writeKey: "k", messages: [{ type: "track" }], defaults: { context: { a: 1 }, integrations: { All: false }, sentAt: Date.parse("2026-11-21T15:05:50Z"), sentAtIso: "2026-11-21T15:05:50.000Z" } });
   });
   it("treats batch null (analytics-go) and [] as empty", () => {
     expect(parseCallBody(buf({ batch: null }), null).messages).toEqual([]);

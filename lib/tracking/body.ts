@@ -2,7 +2,7 @@ import zlib from "node:zlib";
 import { TrackingError } from "./errors";
 import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, kb, type MessageType } from "./limits";
 import { describe, isPlainObject, type BatchDefaults } from "./normalise";
-import { parseIsoTimestamp } from "./timestamps";
+import { parseIsoTimestamp, toIso } from "./timestamps";
 
 const tooLarge = (bytes?: number) =>
   new TrackingError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
@@ -96,7 +96,7 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
 
   if (endpointType !== null) {
     const { writeKey: _key, ...message } = body;
-    return { writeKey, messages: [message], defaults: { context: null, integrations: null, sentAt: null } };
+    return { writeKey, messages: [message], defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null } };
   }
   const batch = body.batch;
   // analytics-go sends `"batch": null` for an empty flush.
@@ -107,9 +107,10 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
   if (messages.length > MAX_BATCH_MESSAGES) {
     throw new TrackingError("too_many_messages", `Batch has ${messages.length.toLocaleString("en-US")} messages; the limit is 2,500 per batch`);
   }
+  const sentAt = batchTimestamp(body, "sentAt");
   return {
     writeKey,
     messages,
-    defaults: { context: batchObject(body, "context"), integrations: batchObject(body, "integrations"), sentAt: batchTimestamp(body, "sentAt") },
+    defaults: { context: batchObject(body, "context"), integrations: batchObject(body, "integrations"), sentAt, sentAtIso: sentAt === null ? null : toIso(sentAt) },
   };
 }

@@ -6,8 +6,10 @@ import { ingestCall, type TrackingEndpoint } from "./ingest";
 /** Seconds a client should wait before retrying while the database is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;
 
+// no-transform keeps Next from gzipping these tiny bodies (real clients send Accept-Encoding):
+// a gzip stream per response costs more CPU than the bytes it saves.
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store, no-transform", ...headers } });
 
 /**
  * The route handler of a Tracking API endpoint. Segment's response shapes: 200 `{"success": true}`

@@ -51,7 +51,7 @@ export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoin
   const accepted: NormalisedMessage[] = [];
   const rejections: Rejection[] = [];
   parsed.messages.forEach((raw, index) => {
-    const r = normaliseMessage({ raw, index, endpointType, defaults: parsed.defaults, receivedAt: receivedAtMs, newMessageId: crypto.randomUUID });
+    const r = normaliseMessage({ raw, index, endpointType, defaults: parsed.defaults, receivedAt: { ms: receivedAtMs, iso: receivedAt }, newMessageId: crypto.randomUUID });
     if (r.ok) accepted.push(r.message);
     else rejections.push(r.rejection);
   });

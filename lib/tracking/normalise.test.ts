@@ -3,10 +3,11 @@ import { normaliseMessage, type BatchDefaults } from "./normalise";
 import type { MessageType } from "./limits";
 
 const RECEIVED = Date.parse("2026-11-21T15:00:00.000Z");
-const none: BatchDefaults = { context: null, integrations: null, sentAt: null };
+const none: BatchDefaults = { context: null, integrations: null, sentAt: null, sentAtIso: null };
+const batchSentAt = (iso: string): BatchDefaults => ({ ...none, sentAt: Date.parse(iso), sentAtIso: new Date(iso).toISOString() });
 
 function run(raw: unknown, opts: { endpointType?: MessageType | null; defaults?: BatchDefaults } = {}) {
-  return normaliseMessage({ raw, index: 3, endpointType: opts.endpointType ?? null, defaults: opts.defaults ?? none, receivedAt: RECEIVED, newMessageId: () => "generated-id" });
+  return normaliseMessage({ raw, index: 3, endpointType: opts.endpointType ?? null, defaults: opts.defaults ?? none, receivedAt: { ms: RECEIVED, iso: new Date(RECEIVED).toISOString() }, newMessageId: () => "generated-id" });
 }
 const ok = (raw: unknown, opts?: Parameters<typeof run>[1]) => {
   const r = run(raw, opts);
@@ -51,12 +52,12 @@ describe("normaliseMessage", () => {
   });
 
   it("corrects the timestamp by the client's clock skew when sentAt is known", () => {
-    const m = ok({ type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z" }, { defaults: { ...none, sentAt: Date.parse("2026-11-21T16:00:10Z") } });
+    const m = ok({ type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z" }, { defaults: batchSentAt("2026-11-21T16:00:10Z") });
     expect(m.timestamp).toBe("2026-11-21T14:59:50.000Z");
     expect(m.originalTimestamp).toBe("2026-11-21T16:00:00.000Z");
     expect(m.sentAt).toBe("2026-11-21T16:00:10.000Z");
     // A message's own sentAt wins over the batch's.
-    const own = ok({ type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z", sentAt: "2026-11-21T16:00:00Z" }, { defaults: { ...none, sentAt: 0 } });
+    const own = ok({ type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z", sentAt: "2026-11-21T16:00:00Z" }, { defaults: batchSentAt("1970-01-01T00:00:00Z") });
     expect(own.timestamp).toBe("2026-11-21T15:00:00.000Z");
   });
 
@@ -71,7 +72,7 @@ describe("normaliseMessage", () => {
   it("merges batch context and integrations, the message's own keys winning", () => {
     const m = ok(
       { type: "track", userId: "u", event: "E", context: { locale: "fr" }, integrations: { Webhooks: false } },
-      { defaults: { context: { locale: "en", library: { name: "go" } }, integrations: { All: false, Webhooks: true }, sentAt: null } },
+      { defaults: { ...none, context: { locale: "en", library: { name: "go" } }, integrations: { All: false, Webhooks: true } } },
     );
     expect(m.payload.context).toEqual({ locale: "fr", library: { name: "go" } });
     expect(m.integrations).toEqual({ All: false, Webhooks: false });

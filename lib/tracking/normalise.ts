@@ -17,12 +17,17 @@ export type NormalisedMessage = {
   receivedAt: string;
   integrations: Obj;
   payload: Obj;
+  /** `payload` serialized once: checked against the limits, then embedded as is in the insert. */
+  payloadJson: string;
 };
 
 export type Rejection = { index: number; messageId: string | null; type: string | null; reason: string; raw: unknown };
 
 /** What a batch (or a single call's body) gives every message in it. */
-export type BatchDefaults = { context: Obj | null; integrations: Obj | null; sentAt: number | null };
+export type BatchDefaults = { context: Obj | null; integrations: Obj | null; sentAt: number | null; sentAtIso: string | null };
+
+/** The arrival time, as epoch ms and formatted once per request. */
+export type Arrival = { ms: number; iso: string };
 
 export type NormaliseInput = {
   raw: unknown;
@@ -30,7 +35,7 @@ export type NormaliseInput = {
   /** Single-call endpoints (/v1/track …) decide the type; /v1/batch reads it from the message. */
   endpointType: MessageType | null;
   defaults: BatchDefaults;
-  receivedAt: number;
+  receivedAt: Arrival;
   newMessageId: () => string;
 };
 
@@ -82,19 +87,25 @@ export function describe(v: unknown): string {
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)?.slice(0, 40)}`;
 }
 
-function checkSerialized(raw: Obj): void {
+/**
+ * Serializes the normalised message once and checks what will be stored: the 32 KB limit, and
+ * what Postgres' jsonb refuses (one bad message must not fail its whole batch).
+ */
+function serialize(payload: Obj): string {
   let json: string;
   try {
-    json = JSON.stringify(raw);
+    json = JSON.stringify(payload);
   } catch {
     return reject(`message is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
-  const bytes = utf8Bytes(json);
+  // UTF-16 length ≤ UTF-8 bytes ≤ 3 × length: count bytes only when it can matter.
+  const bytes = json.length * 3 > MAX_MESSAGE_BYTES ? utf8Bytes(json) : json.length;
   if (bytes > MAX_MESSAGE_BYTES) reject(`message is ${bytes.toLocaleString("en-US")} bytes (${kb(bytes)}); the limit is 32 KB per message`);
-  const scan = scanSerializedJson(json);
+  const scan = scanSerializedJson(json, MAX_JSON_DEPTH);
   if (scan.depth > MAX_JSON_DEPTH) reject(`message is nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH}`);
   if (scan.hasNul) reject("message contains a NUL character (\\u0000), which cannot be stored");
   if (scan.hasLoneSurrogate) reject("message contains an unpaired UTF-16 surrogate escape (e.g. \\ud800), which is not valid Unicode");
+  return json;
 }
 
 const merge = (batch: Obj | null, own: Obj | null): Obj | null => (batch ? { ...batch, ...own } : own);
@@ -103,7 +114,6 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   const type = input.endpointType ?? msg.type;
   if (type === undefined || type === null) reject("type is missing");
   if (!isMessageType(type)) return reject(`unknown type ${JSON.stringify(type).slice(0, 40)}`);
-  checkSerialized(msg);
 
   let messageId = input.newMessageId();
   const givenId = msg.messageId;
@@ -130,11 +140,12 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   const integrations = merge(input.defaults.integrations, objectField(msg, "integrations")) ?? {};
 
   const original = timestampField(msg, "timestamp") ?? timestampField(msg, "originalTimestamp");
-  const sentAt = timestampField(msg, "sentAt") ?? input.defaults.sentAt;
-  const timestamp = toIso(correctedTimestamp({ receivedAt: input.receivedAt, sentAt, original }));
-  const receivedAt = toIso(input.receivedAt);
+  const ownSentAt = timestampField(msg, "sentAt");
+  const sentAt = ownSentAt ?? input.defaults.sentAt;
+  const timestamp = sentAt === null && original === null ? input.receivedAt.iso : toIso(correctedTimestamp({ receivedAt: input.receivedAt.ms, sentAt, original }));
+  const receivedAt = input.receivedAt.iso;
   const originalTimestamp = original === null ? null : toIso(original);
-  const sentAtIso = sentAt === null ? null : toIso(sentAt);
+  const sentAtIso = sentAt === null ? null : ownSentAt !== null ? toIso(ownSentAt) : input.defaults.sentAtIso;
 
   // Segment's field names, in Segment's order; absent fields stay absent.
   const payload: Obj = { type, messageId };
@@ -154,7 +165,8 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   if (sentAtIso !== null) payload.sentAt = sentAtIso;
   payload.receivedAt = receivedAt;
 
-  return { type, messageId, userId, anonymousId, event, timestamp, originalTimestamp, sentAt: sentAtIso, receivedAt, integrations, payload };
+  const payloadJson = serialize(payload);
+  return { type, messageId, userId, anonymousId, event, timestamp, originalTimestamp, sentAt: sentAtIso, receivedAt, integrations, payload, payloadJson };
 }
 
 /** Validates and normalises one message; an invalid one comes back as a rejection with a readable reason. */

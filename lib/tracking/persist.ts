@@ -23,13 +23,25 @@ const INSERT_MESSAGES = `
   ON CONFLICT (source_id, message_id) DO NOTHING
   RETURNING id`;
 
-type Row = { i: string; m: string; t: string; u: string | null; a: string | null; e: string | null; ts: string; ot: string | null; sa: string | null; p: object };
+const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
 
-async function insertMessages(client: pg.PoolClient, source: TrackingSource, receivedAt: string, rows: Row[]): Promise<Set<string>> {
+/**
+ * The recordset's JSON, written around each message's already serialized payload: serializing
+ * the rows with JSON.stringify would serialize every payload a second time.
+ */
+export function recordsetJson(rows: { rowId: string; message: NormalisedMessage }[]): string {
+  const parts = rows.map(
+    ({ rowId, message: m }) =>
+      `{"i":"${rowId}","m":${str(m.messageId)},"t":"${m.type}","u":${str(m.userId)},"a":${str(m.anonymousId)},"e":${str(m.event)},"ts":"${m.timestamp}","ot":${str(m.originalTimestamp)},"sa":${str(m.sentAt)},"p":${m.payloadJson}}`,
+  );
+  return `[${parts.join(",")}]`;
+}
+
+async function insertMessages(client: pg.PoolClient, source: TrackingSource, receivedAt: string, rows: { rowId: string; message: NormalisedMessage }[]): Promise<Set<string>> {
   const { rows: inserted } = await client.query<{ id: string }>({
     name: "tracking-insert-messages",
     text: INSERT_MESSAGES,
-    values: [source.workspaceId, source.id, receivedAt, JSON.stringify(rows)],
+    values: [source.workspaceId, source.id, receivedAt, recordsetJson(rows)],
   });
   return new Set(inserted.map((r) => r.id));
 }
@@ -59,10 +71,7 @@ export async function storeCall(opts: { source: TrackingSource; receivedAt: stri
     let insertedMessages: { rowId: string; message: NormalisedMessage }[] = [];
     if (unique.length > 0) {
       const withIds = unique.map((message) => ({ rowId: crypto.randomUUID(), message }));
-      const rows: Row[] = withIds.map(({ rowId, message: m }) => ({
-        i: rowId, m: m.messageId, t: m.type, u: m.userId, a: m.anonymousId, e: m.event, ts: m.timestamp, ot: m.originalTimestamp, sa: m.sentAt, p: m.payload,
-      }));
-      const inserted = await insertMessages(client, source, receivedAt, rows);
+      const inserted = await insertMessages(client, source, receivedAt, withIds);
       insertedMessages = inserted.size === withIds.length ? withIds : withIds.filter((x) => inserted.has(x.rowId));
     }
 
