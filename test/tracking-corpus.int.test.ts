@@ -220,4 +220,15 @@ describe("exact dedupe across requests", () => {
     const { rows } = await db.query("SELECT payload FROM messages WHERE source_id = $1 AND message_id = 'once-only'", [source.id]);
     expect(rows[0].payload.properties).toEqual({ n: 1 });
   });
+
+  it("stores and routes each message once when retries race the original, in any order", async () => {
+    const before = await counts();
+    const batch = Array.from({ length: 300 }, (_, i) => track({ messageId: `race-${i}` }));
+    const orders = [batch, [...batch].reverse(), [...batch.slice(150), ...batch.slice(0, 150)], batch];
+    const responses = await Promise.all(orders.map((b) => postTracking(stack.app.url, "/v1/batch", { batch: b }, { writeKey: source.writeKey })));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const after = await counts();
+    expect(after.messages - before.messages).toBe(300);
+    expect(after.deliveries - before.deliveries).toBe(300);
+  });
 });

@@ -62,9 +62,12 @@ const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
  */
 export async function storeCall(opts: { source: TrackingSource; receivedAt: string; accepted: NormalisedMessage[]; rejections: Rejection[] }): Promise<StoreResult> {
   const { source, receivedAt, rejections } = opts;
-  // Duplicates inside one batch: the first one wins, as it would across batches.
+  // Duplicates inside one batch: the first one wins, as it would across batches. Sorted by
+  // messageId, concurrent batches that share ids take their unique-index locks in one order, so
+  // a client's retry racing its original cannot deadlock with it.
   const seen = new Set<string>();
   const unique = opts.accepted.filter((m) => !seen.has(m.messageId) && (seen.add(m.messageId), true));
+  unique.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0));
   if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0 };
 
   return withTransaction(async (client) => {
