@@ -64,6 +64,37 @@ describe("an analytics-go client", () => {
   });
 });
 
+describe("single-call endpoints", () => {
+  it("store each call type from its own endpoint, and /v1/import takes a batch", async () => {
+    const source = await createSource(api, "single calls");
+    const key = { writeKey: source.writeKey };
+    const calls: [string, object][] = [
+      ["/v1/identify", { userId: "s", traits: { plan: "pro" }, messageId: "single-identify" }],
+      ["/v1/track", { userId: "s", event: "Clicked", properties: { x: 1 }, messageId: "single-track" }],
+      ["/v1/page", { anonymousId: "a", name: "Home", properties: { path: "/" }, messageId: "single-page" }],
+      ["/v1/screen", { userId: "s", name: "Settings", messageId: "single-screen" }],
+      ["/v1/group", { userId: "s", groupId: "g1", traits: { seats: 5 }, messageId: "single-group" }],
+      // writeKey in the body works for single calls too, and is never stored.
+      ["/v1/alias", { userId: "s", previousId: "a", messageId: "single-alias", writeKey: source.writeKey }],
+    ];
+    for (const [path, body] of calls) {
+      const res = await postTracking(stack.app.url, path, body, path === "/v1/alias" ? {} : key);
+      expect(res, path).toMatchObject({ status: 200, body: { success: true } });
+    }
+    const imported = await postTracking(stack.app.url, "/v1/import", { batch: [{ type: "track", userId: "s", event: "Old", messageId: "single-import", timestamp: "2015-01-01T00:00:00Z" }] }, key);
+    expect(imported.status).toBe(200);
+
+    const rows = await storedMessages(db, source.id);
+    const byId = Object.fromEntries(rows.map((r) => [r.message_id, r]));
+    for (const type of ["identify", "track", "page", "screen", "group", "alias"]) expect(byId[`single-${type}`].type).toBe(type);
+    expect(byId["single-group"].payload).toMatchObject({ groupId: "g1", traits: { seats: 5 } });
+    expect(byId["single-alias"].payload).toMatchObject({ previousId: "a", userId: "s" });
+    expect(JSON.stringify(rows.map((r) => r.payload))).not.toContain(source.writeKey);
+    // No sentAt: a historical import keeps the client's timestamp as is.
+    expect(byId["single-import"].payload.timestamp).toBe("2015-01-01T00:00:00.000Z");
+  });
+});
+
 describe("write keys", () => {
   it("stop working at once when rotated or the source is disabled, and work again when re-enabled", async () => {
     const source = await createSource(api, "rotating");
