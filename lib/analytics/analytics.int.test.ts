@@ -2,6 +2,9 @@
  * The client library through the real Tracking API (`next start` on a fresh database): every call
  * arrives, once, as sent.
  */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type ApiClient, type Stack } from "../../test/stack";
@@ -109,5 +112,24 @@ describe("client library → Tracking API", () => {
     expect(await analytics.close()).toEqual({ sent: 0, failed: 1 });
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ code: "http_error", status: 401, attempts: 1 });
+  });
+
+  it("npm run send delivers calls to a running instance and reports usage errors", async () => {
+    const source = await workspace.post<{ id: string; writeKey: string }>("/api/sources", { name: "CLI" });
+    const send = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "../../scripts/send.ts"), ...args], { env: { ...process.env, DEBUG: "" } }).then(
+        (r) => ({ code: 0, ...r }),
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+    const ok = await send("track", "--user", "cli-user", "--event", "CLI Event", "--props", '{"plan":"pro"}', "--write-key", source.writeKey, "--endpoint", stack.app.url, "-n", "3");
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`track × 3 to ${stack.app.url}: 3 acknowledged, 0 failed`);
+    const { rows } = await pool.query("SELECT user_id, event, payload FROM messages WHERE source_id = $1", [source.id]);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).toMatchObject({ user_id: "cli-user", event: "CLI Event", payload: { properties: { plan: "pro" } } });
+
+    const bad = await send("track", "--user", "cli-user", "--write-key", source.writeKey, "--endpoint", stack.app.url);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("error: track: event is required");
   });
 });
