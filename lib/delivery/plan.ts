@@ -62,7 +62,7 @@ export function decideRound(opts: {
     return {
       state: "pending",
       pendingUrls: results.map((r) => r.url),
-      nextAttemptAt: new Date(now.getTime() + DEFER_MS),
+      nextAttemptAt: new Date(Math.ceil((now.getTime() + DEFER_MS) / 1000) * 1000),
       lastError: null,
       lastStatus,
       loggedOutcome,

@@ -18,7 +18,16 @@ const MAX_SLOT_WAIT_MS = 3_000;
 const g = globalThis as unknown as { __eventrailLimiter?: OriginLimiter };
 const limiter = () => (g.__eventrailLimiter ??= new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
 
-export type BatchSummary = { loaded: number; delivered: number; failed: number; retried: number; deferred: number; attempts: number };
+export type BatchSummary = {
+  loaded: number;
+  delivered: number;
+  failed: number;
+  retried: number;
+  deferred: number;
+  attempts: number;
+  /** when the retry jobs this batch enqueued become due */
+  dueTimes: Date[];
+};
 
 /**
  * Delivers a batch of deliveries (the ids of one or more `deliver` jobs): one query loads them all,
@@ -56,6 +65,7 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
     retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,
     deferred: rounds.filter((r) => r.update.state === "pending" && r.attempts.length === 0).length,
     attempts: attempts.length,
+    dueTimes: [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t)),
   };
 }
 
@@ -73,8 +83,6 @@ function retryJobs(retries: DeliveryUpdate[]) {
   }
   return jobs;
 }
-
-const ceilToSecond = (d: Date) => new Date(Math.ceil(d.getTime() / 1000) * 1000);
 
 type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
 
@@ -106,7 +114,7 @@ async function runRound(d: LoadedDelivery): Promise<Round> {
     lastErrorBefore: d.lastError,
     policy: { baseMs: env().EVENTRAIL_RETRY_BASE_MS, maxStepMs: env().EVENTRAIL_RETRY_MAX_MS },
   });
-  const nextAt = decision.nextAttemptAt ? ceilToSecond(decision.nextAttemptAt) : null;
+  const nextAt = decision.nextAttemptAt;
   const attemptNumber = d.attemptCount + 1;
   const attempts: AttemptRow[] = [];
   for (let i = 0; i < sent.length; i++) {

@@ -34,7 +34,8 @@ export function nextAttemptAt(opts: {
 }): Date | null {
   let delay = backoffDelayMs(opts.attempt, opts.policy, opts.random);
   if (opts.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(opts.retryAfterMs, opts.policy.maxStepMs));
-  const at = new Date(opts.now.getTime() + delay);
+  // Whole seconds: retry jobs are grouped by the second they are due in.
+  const at = new Date(Math.ceil((opts.now.getTime() + delay) / 1000) * 1000);
   const deadline = opts.firstAttemptAt.getTime() + opts.windowMinutes * 60_000;
   return at.getTime() > deadline ? null : at;
 }

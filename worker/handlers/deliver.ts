@@ -1,4 +1,4 @@
-import type { Job } from "pg-boss";
+import type { Job, PgBoss } from "pg-boss";
 import { processDeliveryBatch } from "../../lib/delivery/process";
 import { closeDispatchers } from "../../lib/webhooks/dispatchers";
 import { QUEUES } from "../../lib/queue";
@@ -8,18 +8,41 @@ import type { Handler } from "../handler";
 /**
  * `deliver` jobs are taken several at a time (each carries up to 100 deliveries) and handled as
  * one batch: one load, concurrent POSTs, one recording statement. A full fetch makes pg-boss fetch
- * again at once (burst); otherwise LISTEN/NOTIFY wakes the worker when new jobs arrive.
+ * again at once (burst); LISTEN/NOTIFY wakes the worker when new jobs are inserted; and since a
+ * NOTIFY fires at insert, not when a delayed retry job becomes due, the worker also sets itself a
+ * timer for each second in which retries it scheduled fall due (the poll is only a backstop).
  */
 const JOBS_PER_FETCH = 5;
 const PARALLEL_BATCHES = 4;
+const BACKSTOP_POLL_SECONDS = 10;
+
+const wakeTimers = new Map<number, NodeJS.Timeout>();
+
+function wakeAt(boss: PgBoss, workerId: string, due: Date) {
+  const key = due.getTime();
+  if (wakeTimers.has(key)) return;
+  const timer = setTimeout(() => {
+    wakeTimers.delete(key);
+    boss.notifyWorker(workerId);
+  }, Math.max(0, key - Date.now()) + 20);
+  timer.unref();
+  wakeTimers.set(key, timer);
+}
 
 export const deliverHandler: Handler = {
   queue: "deliver",
   async start({ boss }) {
     const def = QUEUES.deliver;
-    await boss.work(
+    let workerId = "";
+    workerId = await boss.work(
       def.name,
-      { batchSize: JOBS_PER_FETCH, burstWhenBatchFull: true, localConcurrency: PARALLEL_BATCHES, pollingIntervalSeconds: 2 },
+      {
+        batchSize: JOBS_PER_FETCH,
+        burstWhenBatchFull: true,
+        localConcurrency: PARALLEL_BATCHES,
+        pollingIntervalSeconds: 2,
+        notifyPollingIntervalSeconds: BACKSTOP_POLL_SECONDS,
+      },
       async (jobs: Job<unknown>[]) => {
         const ids: string[] = [];
         for (const job of jobs) {
@@ -27,10 +50,15 @@ export const deliverHandler: Handler = {
           if (parsed.success) ids.push(...parsed.data.deliveryIds);
           else log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
         }
-        const summary = await processDeliveryBatch({ boss, deliveryIds: ids });
+        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids });
+        for (const due of dueTimes) wakeAt(boss, workerId, due);
         log().debug({ jobIds: jobs.map((j) => j.id), ...summary }, "deliver batch done");
       },
     );
   },
-  stop: closeDispatchers,
+  async stop() {
+    for (const t of wakeTimers.values()) clearTimeout(t);
+    wakeTimers.clear();
+    await closeDispatchers();
+  },
 };
