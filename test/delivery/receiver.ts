@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 
 export type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; body: string; at: number };
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | "hang";
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | "hang";
 export type Responder = (req: Received, index: number) => Reply;
 
 export type Receiver = {
@@ -59,8 +59,12 @@ function handler(state: { respond: Responder; requests: Received[] }) {
       state.requests.push(received);
       const reply = state.respond(received, state.requests.length - 1);
       if (reply === "hang") return; // never answers; the client's timeout ends it
-      res.writeHead(reply.status, reply.headers ?? {});
-      res.end(reply.body ?? "");
+      const answer = () => {
+        res.writeHead(reply.status, reply.headers ?? {});
+        res.end(reply.body ?? "");
+      };
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
     });
   };
 }

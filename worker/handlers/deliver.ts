@@ -50,7 +50,11 @@ export const deliverHandler: Handler = {
           if (parsed.success) ids.push(...parsed.data.deliveryIds);
           else log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
         }
-        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids });
+        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids }).catch((err: Error) => {
+          // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
+          log().warn({ jobIds: jobs.map((j) => j.id), err: err.message }, "deliver batch not recorded; jobs will be retried");
+          throw err;
+        });
         for (const due of dueTimes) wakeAt(boss, workerId, due);
         log().debug({ jobIds: jobs.map((j) => j.id), ...summary }, "deliver batch done");
       },
