@@ -35,9 +35,9 @@ type Row = {
   type: string;
   user_id: string | null;
   anonymous_id: string | null;
-  timestamp: Date;
-  received_at: Date;
-  sent_at: Date | null;
+  timestamp: string;
+  received_at: string;
+  sent_at: string | null;
   payload: Record<string, unknown> | null;
   urls: string[];
   headers: { name: string; value: string }[] | null;
@@ -54,13 +54,17 @@ type Row = {
  * crash finds delivered ones done and rescheduled ones not yet due, and skips them), joined with
  * their messages and destinations.
  */
+/** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
+const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const SQL = `
 SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
        )) AS some_url_failed,
-       m.message_id, m.type, m.user_id, m.anonymous_id, m.timestamp, m.received_at, m.sent_at, m.payload,
+       m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
+       ${iso("m.sent_at")} AS sent_at, m.payload,
        t.urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode, t.retry_window_minutes
 FROM deliveries d
 JOIN messages m ON m.id = d.message_row_id
@@ -93,9 +97,9 @@ function toLoaded(r: Row): LoadedDelivery {
       messageId: r.message_id,
       userId: r.user_id,
       anonymousId: r.anonymous_id,
-      timestamp: new Date(r.timestamp).toISOString(),
-      receivedAt: new Date(r.received_at).toISOString(),
-      sentAt: r.sent_at ? new Date(r.sent_at).toISOString() : null,
+      timestamp: r.timestamp,
+      receivedAt: r.received_at,
+      sentAt: r.sent_at,
       payload: r.payload,
     },
     destination: {

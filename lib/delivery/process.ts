@@ -27,6 +27,8 @@ export type BatchSummary = {
   attempts: number;
   /** when the retry jobs this batch enqueued become due */
   dueTimes: Date[];
+  /** ms spent loading, sending, recording */
+  ms: { load: number; send: number; record: number };
 };
 
 /**
@@ -36,8 +38,11 @@ export type BatchSummary = {
  * database fails, so pg-boss retries the jobs (at-least-once).
  */
 export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: string[] }): Promise<BatchSummary> {
+  const t0 = performance.now();
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const t1 = performance.now();
   const rounds = await Promise.all(deliveries.map((d) => runRound(d)));
+  const t2 = performance.now();
 
   const attempts = rounds.flatMap((r) => r.attempts);
   const updates = rounds.map((r) => r.update);
@@ -58,7 +63,9 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
       client.release();
     }
   }
+  const t3 = performance.now();
   return {
+    ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
     loaded: deliveries.length,
     delivered: updates.filter((u) => u.state === "delivered").length,
     failed: updates.filter((u) => u.state === "failed").length,
@@ -180,9 +187,11 @@ async function attemptUrl(url: string, request: OutgoingRequest): Promise<{ url:
   }
   const release = await limiter().acquire(origin);
   if (!release) return { url, attempt: null };
+  let attempt: TimedAttempt | undefined;
   try {
-    return { url, attempt: await postWebhook(url, request) };
+    attempt = await postWebhook(url, request);
+    return { url, attempt };
   } finally {
-    release();
+    release(attempt?.durationMs);
   }
 }
