@@ -8,7 +8,7 @@ import { boss } from "../lib/queue";
 import { closeDb } from "../lib/db";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
-import { startWorker, waitFor, type Proc } from "./stack";
+import { freePort, startWorker, waitFor, type Proc } from "./stack";
 import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./delivery/counting";
 import { insertDestination, insertWorkspace } from "./delivery/direct";
 import { seedMessages } from "./delivery/seed";
@@ -21,6 +21,8 @@ let rx: CountingReceiver;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-pg-restart-"));
+  // A port of its own (remembered in pg.port), so it never races another embedded Postgres for 54320.
+  fs.writeFileSync(path.join(dir, "pg.port"), String(await freePort()));
   pgServer = await startEmbeddedPostgres(dir);
   await migrate(pgServer.url);
   process.env.DATABASE_URL = pgServer.url;
