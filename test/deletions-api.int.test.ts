@@ -1,12 +1,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, startStack, waitFor, type Stack } from "./stack";
-import { count, seed } from "./deletions/seed";
+import { count } from "./deletions/seed";
+import { startReceiver, type Receiver } from "./deletions/receiver";
 
 let stack: Stack;
 let a: ApiClient;
 let b: ApiClient;
 let db: pg.Pool;
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   stack = await startStack({ workers: 1 });
@@ -15,9 +17,19 @@ beforeAll(async () => {
   db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
 });
 afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
   await db?.end();
   await stack?.stop();
 });
+
+async function track(writeKey: string, batch: object[]) {
+  const res = await fetch(`${stack.app.url}/v1/batch`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`, "content-type": "application/json" },
+    body: JSON.stringify({ batch }),
+  });
+  expect(res.status).toBe(200);
+}
 
 const finished = (client: ApiClient, id: string) =>
   waitFor(
@@ -29,14 +41,14 @@ const finished = (client: ApiClient, id: string) =>
   );
 
 describe("deletions API", () => {
-  it("creates a request that the worker runs: the user is erased and notices are queued per affected source", async () => {
-    const s = seed(db);
-    const web = (await a.post("/api/sources", { name: "Web" })).id;
-    const backend = (await a.post("/api/sources", { name: "Backend" })).id;
-    const hook = await s.destination(a.workspaceId!, { name: "hook", sourceIds: [web, backend] });
-    await s.message(a.workspaceId!, { sourceId: web, userId: "carol" });
-    await s.message(a.workspaceId!, { sourceId: backend, userId: "carol" });
-    await s.message(a.workspaceId!, { sourceId: web, userId: "dave" });
+  it("creates a request that the worker runs: the user is erased and one notice per affected source is sent", async () => {
+    const web = await a.post("/api/sources", { name: "Web" });
+    const backend = await a.post("/api/sources", { name: "Backend" });
+    const rx = await startReceiver();
+    receivers.push(rx);
+    const hook = await a.post("/api/destinations", { name: "hook", urls: [rx.url], headers: [], enabled: true, sourceIds: [web.id, backend.id] });
+    await track(web.writeKey, [{ type: "track", userId: "carol", event: "A" }, { type: "track", userId: "dave", event: "A" }]);
+    await track(backend.writeKey, [{ type: "identify", userId: "carol", traits: { plan: "pro" } }]);
 
     const created = await a.request("POST", "/api/deletions", { userIds: ["carol", "carol", "nobody"] });
     expect(created.status).toBe(201);
@@ -50,7 +62,7 @@ describe("deletions API", () => {
       ["nobody", 0],
     ]);
     expect(d.notifications).toHaveLength(2);
-    for (const n of d.notifications) expect(n).toMatchObject({ userId: "carol", destination: { id: hook, name: "hook" } });
+    for (const n of d.notifications) expect(n).toMatchObject({ userId: "carol", destination: { id: hook.id, name: "hook" } });
     expect(await count(db, "messages WHERE user_id = 'carol' AND origin <> 'deletion'")).toBe(0);
     expect(await count(db, "messages WHERE user_id = 'dave'")).toBe(1);
 
