@@ -63,6 +63,7 @@ export async function eraseUserData(
     "UPDATE messages SET payload = NULL, user_id = NULL, anonymous_id = NULL, event = NULL WHERE id = ANY($1::uuid[])",
     [ids],
   );
+  // No index on the payload: source_calls holds only rejected calls, at most 500 per source.
   const sourceCalls = await client.query(
     `DELETE FROM source_calls c USING sources s
       WHERE s.id = c.source_id AND s.workspace_id = $1 AND c.payload IS NOT NULL
