@@ -20,6 +20,12 @@ export const QUEUES = {
     schema: z.object({ audienceId: z.string().uuid(), syncId: z.string().uuid().optional(), trigger: z.string().default("manual") }),
     options: { notify: true, retryLimit: 3, retryDelay: 30, expireInSeconds: 1800 },
   },
+  /** The audience schedule's tick (pg-boss cron, every minute): queues the syncs that are due. */
+  audienceSchedule: {
+    name: "audience-schedule",
+    schema: z.object({}).passthrough(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+  },
   /** Erase users and send delete notifications. */
   deletion: {
     name: "deletion",
