@@ -10,32 +10,32 @@ const norm = (s: string) => s.replace(/\s+/g, " ");
 describe("compileAudienceQuery: trait operators", () => {
   it("equals compares the JSON value or its text form, both as parameters", () => {
     const q = compile({ trait: "plan", op: "equals", value: "pro" });
-    expect(q.values).toEqual([WS, SRC, "plan", '"pro"', "pro"]);
+    expect(q.values).toEqual([WS, "plan", '"pro"', "pro"]);
     expect(norm(q.text)).toBe(
       "SELECT s.user_id FROM (SELECT p.user_id FROM profiles p WHERE p.workspace_id = $1::uuid AND " +
-        "(coalesce(((p.traits -> $3::text) = $4::jsonb OR (p.traits ->> $3::text) = $5::text), false))) s",
+        "(coalesce(((p.traits -> $2::text) = $3::jsonb OR (p.traits ->> $2::text) = $4::text), false))) s",
     );
   });
 
   it("not_equals is the negation of equals, true when the trait is missing", () => {
     const q = compile({ trait: "plan", op: "not_equals", value: 3 });
-    expect(q.values.slice(2)).toEqual(["plan", "3", "3"]);
-    expect(q.text).toContain("NOT coalesce(((p.traits -> $3::text) = $4::jsonb OR (p.traits ->> $3::text) = $5::text), false)");
+    expect(q.values.slice(1)).toEqual(["plan", "3", "3"]);
+    expect(q.text).toContain("NOT coalesce(((p.traits -> $2::text) = $3::jsonb OR (p.traits ->> $2::text) = $4::text), false)");
   });
 
   it("exists / not_exists treat a JSON null like a missing trait and take no value", () => {
     const e = compile({ trait: "vip", op: "exists" });
-    expect(e.values.slice(2)).toEqual(["vip"]);
-    expect(e.text).toContain("coalesce(jsonb_typeof((p.traits -> $3::text)), 'null') <> 'null'");
+    expect(e.values.slice(1)).toEqual(["vip"]);
+    expect(e.text).toContain("coalesce(jsonb_typeof((p.traits -> $2::text)), 'null') <> 'null'");
     const n = compile({ trait: "vip", op: "not_exists" });
-    expect(n.text).toContain("coalesce(jsonb_typeof((p.traits -> $3::text)), 'null') = 'null'");
+    expect(n.text).toContain("coalesce(jsonb_typeof((p.traits -> $2::text)), 'null') = 'null'");
   });
 
   it("contains checks array elements or a case-insensitive substring", () => {
     const q = compile({ trait: "email", op: "contains", value: "@Example.com" });
-    expect(q.values.slice(2)).toEqual(["email", '"@Example.com"', "@Example.com"]);
-    expect(q.text).toContain("WHEN jsonb_typeof((p.traits -> $3::text)) = 'array' THEN (p.traits -> $3::text) @> jsonb_build_array($4::jsonb)");
-    expect(q.text).toContain("strpos(lower((p.traits ->> $3::text)), lower($5::text)) > 0");
+    expect(q.values.slice(1)).toEqual(["email", '"@Example.com"', "@Example.com"]);
+    expect(q.text).toContain("WHEN jsonb_typeof((p.traits -> $2::text)) = 'array' THEN (p.traits -> $2::text) @> jsonb_build_array($3::jsonb)");
+    expect(q.text).toContain("strpos(lower((p.traits ->> $2::text)), lower($4::text)) > 0");
   });
 
   it.each([
@@ -45,16 +45,16 @@ describe("compileAudienceQuery: trait operators", () => {
     ["lte", "<="],
   ] as const)("%s compares numerically when the value is a number", (op, sym) => {
     const q = compile({ trait: "age", op, value: 30 });
-    expect(q.values.slice(2)).toEqual(["age", "30"]);
-    expect(q.text).toContain(`END END) ${sym} $4::numeric`);
-    expect(q.text).toContain("WHEN 'number' THEN ((p.traits -> $3::text))::numeric");
+    expect(q.values.slice(1)).toEqual(["age", "30"]);
+    expect(q.text).toContain(`END END) ${sym} $3::numeric`);
+    expect(q.text).toContain("WHEN 'number' THEN ((p.traits -> $2::text))::numeric");
   });
 
   it("a numeric string compares numerically, another text compares as text", () => {
-    expect(compile({ trait: "age", op: "gt", value: "30" }).text).toContain("$4::numeric");
+    expect(compile({ trait: "age", op: "gt", value: "30" }).text).toContain("$3::numeric");
     const d = compile({ trait: "signed_up", op: "gte", value: "2026-01-01" });
-    expect(d.values.slice(2)).toEqual(["signed_up", "2026-01-01"]);
-    expect(d.text).toContain("(jsonb_typeof((p.traits -> $3::text)) = 'string' AND (p.traits ->> $3::text) >= $4::text)");
+    expect(d.values.slice(1)).toEqual(["signed_up", "2026-01-01"]);
+    expect(d.text).toContain("(jsonb_typeof((p.traits -> $2::text)) = 'string' AND (p.traits ->> $2::text) >= $3::text)");
   });
 });
 
@@ -94,9 +94,10 @@ describe("compileAudienceQuery: events and groups", () => {
       ],
     });
     expect(q.text).toMatch(/^SELECT s\.user_id FROM \(\(SELECT p\.user_id .*\) INTERSECT \(\(SELECT p\.user_id .*\) UNION \(SELECT coalesce.*\)\)\) s$/s);
-    // $1 and $2 are the workspace and the sources; every other placeholder has its value.
+    // Every placeholder has its value and every value its placeholder.
     const placeholders = new Set([...q.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
     expect(Math.max(...placeholders)).toBe(q.values.length);
+    expect(placeholders.size).toBe(q.values.length);
   });
 
   it("never puts names or values from the tree into the SQL text", () => {

@@ -26,15 +26,24 @@ import {
  */
 export type CompiledQuery = { text: string; values: unknown[] };
 
-/** $1 is the workspace, $2 the audience's sources; the tree's parameters follow. */
+/** $1 is the workspace; the audience's sources and the tree's values follow as they are needed. */
 export class Params {
   readonly values: unknown[];
-  constructor(workspaceId: string, sourceIds: string[]) {
-    this.values = [workspaceId, sourceIds];
+  private sourcesRef: string | null = null;
+  constructor(
+    workspaceId: string,
+    private readonly sourceIds: string[],
+  ) {
+    this.values = [workspaceId];
   }
   add(value: unknown, cast: string): string {
     this.values.push(value);
     return `$${this.values.length}::${cast}`;
+  }
+  /** One parameter for the sources, shared by every event condition (unused ones would have no type). */
+  sources(): string {
+    this.sourcesRef ??= this.add(this.sourceIds, "uuid[]");
+    return this.sourcesRef;
   }
 }
 
@@ -104,6 +113,7 @@ function traitScan(p: Params, traits: TraitCondition[], joiner: "AND" | "OR"): s
 
 function eventSet(p: Params, e: EventCondition): string {
   // Parameters are numbered in reading order.
+  const sources = p.sources();
   const event = p.add(e.event, "text");
   const days = p.add(e.withinDays, "int");
   const filters = (e.where ?? []).map((f: PropertyFilter) =>
@@ -112,7 +122,7 @@ function eventSet(p: Params, e: EventCondition): string {
   return [
     "SELECT coalesce(m.user_id, il.user_id) AS user_id FROM messages m",
     "LEFT JOIN identity_links il ON m.user_id IS NULL AND il.workspace_id = m.workspace_id AND il.anonymous_id = m.anonymous_id",
-    `WHERE m.workspace_id = $1::uuid AND m.source_id = ANY($2::uuid[]) AND m.type = 'track' AND m.event = ${event}`,
+    `WHERE m.workspace_id = $1::uuid AND m.source_id = ANY(${sources}) AND m.type = 'track' AND m.event = ${event}`,
     `AND m.timestamp >= now() - make_interval(days => ${days})`,
     ...filters.map((f) => `AND ${f}`),
     `GROUP BY 1 HAVING coalesce(m.user_id, il.user_id) IS NOT NULL AND count(*) >= ${p.add(e.atLeast, "int")}`,
