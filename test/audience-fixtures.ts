@@ -12,6 +12,7 @@ import { createTestDatabase } from "./pg";
 export async function useTestDatabase(): Promise<{ url: string; close(): Promise<void> }> {
   const db = await createTestDatabase();
   process.env.DATABASE_URL = db.url;
+  process.env.LOG_LEVEL ??= "warn";
   return {
     url: db.url,
     async close() {
