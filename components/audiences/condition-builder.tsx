@@ -20,7 +20,8 @@ const OP_LABELS: Record<Operator, string> = {
 /** Field errors from the API/zod, keyed by path inside the condition ("all.1.atLeast"). */
 export type ConditionErrors = Record<string, string[] | undefined>;
 
-const small = `${inputClass} w-auto`;
+// The form inputs without their full width: builder rows put several on one line.
+const small = inputClass.replace("block w-full", "inline-block");
 
 function OperatorSelect({ value, onChange, label }: { value: Operator; onChange: (op: Operator) => void; label: string }) {
   return (

@@ -26,6 +26,7 @@ export function formatDuration(ms: number | null): string {
 export function SyncProgress({ sync }: { sync: AudienceSyncDto }) {
   if (sync.status === "queued") return <span className="text-xs text-slate-500">waiting for a worker…</span>;
   if (sync.status === "running" && sync.total === 0) return <span className="text-xs text-slate-500">computing membership…</span>;
+  if (sync.status !== "running" && sync.total === 0) return <span className="text-xs text-slate-500">nothing to send</span>;
   const share = sync.total > 0 ? Math.min(100, Math.round((sync.sent / sync.total) * 100)) : 100;
   return (
     <div className="min-w-32">
