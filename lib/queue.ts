@@ -25,7 +25,8 @@ export const QUEUES = {
   /** The audience schedule's tick (pg-boss cron, every minute): queues the syncs that are due. */
   audienceSchedule: {
     name: "audience-schedule",
-    schema: z.object({}).passthrough(),
+    // pg-boss cron jobs carry no data (null).
+    schema: z.object({}).passthrough().nullable(),
     options: { retryLimit: 0, expireInSeconds: 120 },
   },
   /** Erase users and send delete notifications. */
