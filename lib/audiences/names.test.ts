@@ -11,6 +11,11 @@ describe("audiencePropertyName", () => {
     ["VIP customers (EU)", "vip_customers_eu"],
     ["Churn risk: 30 days", "churn_risk_30_days"],
     ["already_snake", "already_snake"],
+    ["E2E Premium Users", "e2e_premium_users"],
+    ["B2B Leads", "b2b_leads"],
+    ["Top 10 Users", "top_10_users"],
+    ["Top10Users", "top10_users"],
+    ["Café Lovers", "café_lovers"],
   ])("%j → %j", (name, property) => {
     expect(audiencePropertyName(name)).toBe(property);
   });
