@@ -2,8 +2,6 @@
 // isolation, the builder's preview, members search, and "Sync now" run by the worker.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb } from "../lib/db";
-import { identify, insertDestination, storeCalls, track } from "./audience-fixtures";
 import { ApiClient, startStack, waitFor, type Stack } from "./stack";
 
 let stack: Stack;
@@ -13,23 +11,28 @@ let sourceId: string;
 
 beforeAll(async () => {
   stack = await startStack({ workers: 1 });
-  process.env.DATABASE_URL = stack.databaseUrl;
-  process.env.LOG_LEVEL ??= "warn";
   a = await stack.newWorkspace("A");
   b = await stack.newWorkspace("B");
-  sourceId = (await a.post("/api/sources", { name: "Web" })).id;
-  await storeCalls(a.workspaceId!, sourceId, [
-    identify("user-1", { plan: "pro", email: "ann@example.com" }),
-    identify("user-2", { plan: "pro", email: "bob@example.com" }),
-    identify("user-3", { plan: "free", email: "cat@example.com" }),
-    track("user-3", "Order Completed", { total: 250 }),
-    track("user-3", "Order Completed", { total: 300 }),
-  ]);
+  const source = await a.post("/api/sources", { name: "Web" });
+  sourceId = source.id;
+  // Profiles fed through the Tracking API.
+  const res = await fetch(`${stack.app.url}/v1/batch`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      writeKey: source.writeKey,
+      batch: [
+        { type: "identify", userId: "user-1", traits: { plan: "pro", email: "ann@example.com" } },
+        { type: "identify", userId: "user-2", traits: { plan: "pro", email: "bob@example.com" } },
+        { type: "identify", userId: "user-3", traits: { plan: "free", email: "cat@example.com" } },
+        { type: "track", userId: "user-3", event: "Order Completed", properties: { total: 250 } },
+        { type: "track", userId: "user-3", event: "Order Completed", properties: { total: 300 } },
+      ],
+    }),
+  });
+  expect(res.status).toBe(200);
 });
-afterAll(async () => {
-  await closeDb();
-  await stack?.stop();
-});
+afterAll(() => stack?.stop());
 
 const condition = { any: [{ trait: "plan", op: "equals", value: "pro" }, { event: "Order Completed", atLeast: 2, withinDays: 30 }] };
 
@@ -138,7 +141,7 @@ describe("audiences API", () => {
 
   it("updates condition, sources, destinations and schedule; deletes", async () => {
     const created = await a.post("/api/audiences", { name: "Editable", sourceIds: [sourceId], condition });
-    const dest = await insertDestination(a.workspaceId!);
+    const dest = (await a.post("/api/destinations", { name: "Hook", urls: ["http://127.0.0.1:9/hook"], sourceIds: [] })).id;
     const updated = await a.patch(`/api/audiences/${created.id}`, {
       condition: { trait: "plan", op: "equals", value: "free" },
       destinationIds: [dest],
