@@ -110,6 +110,38 @@ describe("audience syncs", () => {
     expect(members.rows.map((m) => m.user_id)).toEqual(["u2", "u3", "u4", "u5"]);
   });
 
+  it("chunks commit their identifies with the membership they report: many chunks add up, and a sync that dies half-way resumes", async () => {
+    const { workspaceId, sourceId, audience, queued } = await setup();
+    const first = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 2 });
+    expect(first).toMatchObject({ size: 3, sent: 3 });
+    expect(pairs(await sentBy(queued.id, "pro_buyers"))).toEqual(["u1=true", "u2=true", "u3=true"]);
+
+    await storeCalls(workspaceId, sourceId, [identify("u1", { plan: "free" }), identify("u2", { plan: "free" }), identify("u4", { plan: "pro" }), identify("u5", { plan: "pro" })]);
+    // The database refuses the third membership change of this sync, as a crash would stop it.
+    await pool().query(`CREATE TABLE fail_budget (n int); INSERT INTO fail_budget VALUES (2)`);
+    await pool().query(`CREATE FUNCTION fail_when_spent() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN UPDATE fail_budget SET n = n - 1; IF (SELECT n FROM fail_budget) < 0 THEN RAISE EXCEPTION 'simulated crash'; END IF; RETURN NULL; END $$`);
+    await pool().query(`CREATE TRIGGER fail_when_spent AFTER INSERT OR DELETE ON audience_members FOR EACH ROW EXECUTE FUNCTION fail_when_spent()`);
+    const { withTransaction } = await import("../db");
+    const { requestAudienceSync } = await import("./syncs");
+    const { sync } = await withTransaction((c) => requestAudienceSync(c, { audienceId: audience.id, workspaceId, trigger: "manual" }));
+    try {
+      await expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 })).rejects.toThrow("simulated crash");
+      const [failed] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
+      expect(failed).toMatchObject({ id: sync.id, status: "failed", error: expect.stringContaining("simulated crash"), sent: 2, total: 4 });
+      expect(await sentBy(sync.id, "pro_buyers")).toHaveLength(2);
+    } finally {
+      await pool().query(`DROP TRIGGER fail_when_spent ON audience_members; DROP FUNCTION fail_when_spent(); DROP TABLE fail_budget`);
+    }
+    // The job's retry: the same sync resumes and sends only what the crash left unsent.
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 });
+    // Entered users go first: the crash left the two who exited.
+    expect(resumed).toMatchObject({ status: "completed", entered: 0, exited: 2, sent: 2 });
+    expect(pairs(await sentBy(sync.id, "pro_buyers"))).toEqual(["u1=false", "u2=false", "u4=true", "u5=true"]);
+    const [done] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
+    expect(done).toMatchObject({ status: "completed", entered: 2, exited: 2, sent: 4, total: 4, size: 3 });
+  });
+
   it("a newly connected destination gets every member while the first gets only changes; disabled ones get nothing", async () => {
     const { workspaceId, sourceId, destinationId, audience, queued } = await setup();
     await runAudienceSync({ audienceId: audience.id, syncId: queued.id });

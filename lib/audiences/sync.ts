@@ -14,7 +14,8 @@ import type { SyncStatus } from "./schemas";
  *   3. diff it against audience_members with EXCEPT (entered → true, exited → false);
  *   4. in chunks, each one transaction: identify messages (origin 'audience', origin_ref = sync id)
  *      made with INSERT … SELECT, their deliveries and `deliver` jobs through createDeliveries —
- *      the normal delivery path — the membership change, and the sync's progress counts.
+ *      the normal delivery path — the membership change, and the sync's progress counts;
+ *   5. then every member, `true`, to destinations that never had the audience (see plan.ts).
  * A chunk commits its messages together with the membership it reports, so a sync that dies
  * half-way is resumed by its retry: the next diff only holds what was not sent yet.
  */
@@ -58,8 +59,10 @@ async function inTransaction<T>(client: pg.PoolClient, fn: () => Promise<T>): Pr
 
 const skipped = (syncId: string | null): SyncResult => ({ syncId, status: "skipped", size: 0, entered: 0, exited: 0, sent: 0, computeMs: 0, enqueueMs: 0 });
 
+type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number };
+
 /** Runs a sync (the one `syncId` names, queued by requestAudienceSync, or a new one). */
-export async function runAudienceSync(opts: { audienceId: string; syncId?: string; trigger?: string }): Promise<SyncResult> {
+export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
   const client = await pool().connect();
   let failure: Error | undefined;
   try {
@@ -91,8 +94,9 @@ export async function runAudienceSync(opts: { audienceId: string; syncId?: strin
   }
 }
 
-async function syncLocked(client: pg.PoolClient, opts: { audienceId: string; syncId?: string; trigger?: string }): Promise<SyncResult> {
+async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<SyncResult> {
   const { audienceId } = opts;
+  const chunk = opts.chunkSize ?? SYNC_CHUNK;
   const { rows: found } = await client.query<{ workspace_id: string; property_name: string; condition: unknown; last_synced_at: Date | null; source_ids: string[] }>(
     `SELECT a.workspace_id, a.property_name, a.condition, a.last_synced_at,
             ARRAY(SELECT x.source_id::text FROM audience_sources x WHERE x.audience_id = a.id) AS source_ids
@@ -170,19 +174,9 @@ async function syncLocked(client: pg.PoolClient, opts: { audienceId: string; syn
     return deliveries.length;
   };
 
-  // Destinations that never had this audience: every member, `true`.
-  for (const [from, to] of chunkRanges(members, SYNC_CHUNK)) {
-    await inTransaction(client, async () => {
-      const n = await identifies("audience_computed", from, to, plan.full);
-      await client.query(`UPDATE audience_syncs SET sent = sent + $2 WHERE id = $1`, [syncId, n]);
-      sent += n;
-    });
-  }
-  if (plan.full.length > 0)
-    await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [audienceId, plan.full]);
-
-  // The others: the changes. Membership moves with them, chunk by chunk.
-  for (const [from, to] of chunkRanges(entered + exited, SYNC_CHUNK)) {
+  // First the changes, to the destinations that had the previous membership. Membership moves
+  // with them chunk by chunk, so a retry after a crash sends only what was not sent.
+  for (const [from, to] of chunkRanges(entered + exited, chunk)) {
     await inTransaction(client, async () => {
       const n = await identifies("audience_changes", from, to, plan.changes);
       const added = await client.query(
@@ -204,6 +198,19 @@ async function syncLocked(client: pg.PoolClient, opts: { audienceId: string; syn
       sent += n;
     });
   }
+  // Then the destinations that never had this audience: every member, `true`. A retry after a
+  // crash here sends some of them `true` again (same state, harmless); they are marked last.
+  if (plan.full.length > 0) {
+    for (const [from, to] of chunkRanges(members, chunk)) {
+      await inTransaction(client, async () => {
+        const n = await identifies("audience_computed", from, to, plan.full);
+        await client.query(`UPDATE audience_syncs SET sent = sent + $2 WHERE id = $1`, [syncId, n]);
+        sent += n;
+      });
+    }
+    await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [audienceId, plan.full]);
+  }
+
   const enqueueMs = performance.now() - sendStarted;
 
   await inTransaction(client, async () => {
