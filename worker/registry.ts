@@ -1,4 +1,5 @@
 import type { Handler } from "./handler";
+import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deletionHandler } from "./handlers/deletion";
 import { deliverHandler } from "./handlers/deliver";
 
@@ -6,4 +7,4 @@ import { deliverHandler } from "./handlers/deliver";
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/queue.ts.
  */
-export const handlers: Handler[] = [deliverHandler, deletionHandler];
+export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, deletionHandler];
