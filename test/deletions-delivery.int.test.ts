@@ -70,18 +70,24 @@ describe("deletion requests, end to end", () => {
 
     const ts = "2026-01-01T10:00:00.000Z";
     await batch(web.writeKey, [
-      { type: "identify", userId: "alice", traits: { email: "alice@example.com" }, timestamp: ts },
+      // Before logging in alice is anonymous; identify joins anon-alice to her.
+      { type: "page", anonymousId: "anon-alice", name: "Pricing", timestamp: ts },
+      { type: "identify", userId: "alice", anonymousId: "anon-alice", traits: { email: "alice@example.com", plan: "pro" }, timestamp: ts },
       { type: "track", userId: "alice", event: "Order Completed", properties: { total: 42 }, timestamp: ts },
+      { type: "identify", userId: "bob", traits: { email: "bob@example.com", plan: "pro" }, timestamp: ts },
       { type: "track", userId: "bob", event: "Order Completed", properties: { total: 7 }, timestamp: ts },
     ]);
     await batch(backend.writeKey, [{ type: "track", userId: "alice", event: "Invoice Paid", timestamp: ts }]);
     await batch(mobile.writeKey, [{ type: "track", userId: "bob", event: "App Opened", timestamp: ts }]);
     // Every ingested message delivered first, so the attempt log holds the users' payloads.
-    await waitFor(async () => (await count(db, "deliveries WHERE state <> 'delivered'")) === 0 && (await count(db, "deliveries")) === 9, {
+    await waitFor(async () => (await count(db, "deliveries WHERE state <> 'delivered'")) === 0 && (await count(db, "deliveries")) === 13, {
       timeoutMs: 60_000,
       what: "ingest deliveries",
     });
-    expect(await count(db, "attempts WHERE user_id = 'alice' AND request_body LIKE '%alice%'")).toBeGreaterThan(0);
+    expect(await count(db, "attempts WHERE request_body LIKE '%alice%'")).toBe(8);
+    expect(await count(db, "identity_links WHERE anonymous_id = 'anon-alice' AND user_id = 'alice'")).toBe(1);
+    const audience = await api.post("/api/audiences", { name: "Pro", sourceIds: [web.id], condition: { trait: "plan", op: "equals", value: "pro" } });
+    await waitFor(async () => (await api.get(`/api/audiences/${audience.id}`)).size === 2, { timeoutMs: 60_000, what: "the audience's first sync" });
 
     // The backend-only receiver fails twice: the notice is retried until it gets through.
     rBackend.answer([503, 500]);
@@ -107,14 +113,20 @@ describe("deletion requests, end to end", () => {
     const retried = d.notifications.find((n: any) => n.destination.id === backendOnly.id);
     expect(retried.attemptCount).toBe(3);
 
-    // alice's data is gone; attempts keep their metadata without bodies; bob is untouched.
-    expect(await count(db, "messages WHERE user_id = 'alice' AND origin <> 'deletion'")).toBe(0);
-    expect(await count(db, "messages WHERE payload::text LIKE '%alice@example.com%'")).toBe(0);
-    expect(await count(db, "attempts WHERE user_id = 'alice' AND type <> 'delete'")).toBe(6);
-    expect(await count(db, "attempts WHERE user_id = 'alice' AND type <> 'delete' AND (request_body IS NOT NULL OR response_body IS NOT NULL)")).toBe(0);
+    // alice's data is gone — her anonymous page too; attempts keep their metadata without bodies.
+    expect(await count(db, "messages WHERE (user_id = 'alice' OR anonymous_id = 'anon-alice') AND origin <> 'deletion'")).toBe(0);
+    expect(await count(db, "messages WHERE payload::text LIKE '%alice@example.com%' OR payload::text LIKE '%anon-alice%'")).toBe(0);
+    expect(await count(db, "attempts WHERE type <> 'delete' AND user_id = 'alice'")).toBe(6);
+    expect(await count(db, "attempts WHERE type <> 'delete' AND request_body LIKE '%alice%'")).toBe(0);
+    expect(await count(db, "attempts WHERE type = 'page' AND request_body IS NULL AND response_body IS NULL AND response_status = 200")).toBe(2);
     expect(await count(db, "profiles WHERE user_id = 'alice'")).toBe(0);
-    expect(await count(db, "messages WHERE user_id = 'bob' AND payload IS NOT NULL")).toBe(2);
-    expect(await count(db, "attempts WHERE user_id = 'bob' AND request_body LIKE '%bob%'")).toBe(3);
+    expect(await count(db, "identity_links WHERE user_id = 'alice'")).toBe(0);
+    expect(await count(db, "audience_members WHERE user_id = 'alice'")).toBe(0);
+    // bob is untouched.
+    expect(await count(db, "messages WHERE user_id = 'bob' AND payload IS NOT NULL")).toBe(3);
+    expect(await count(db, "attempts WHERE user_id = 'bob' AND request_body LIKE '%bob%'")).toBe(5);
+    expect(await count(db, "profiles WHERE user_id = 'bob' AND traits->>'plan' = 'pro'")).toBe(1);
+    expect((await api.get(`/api/audiences/${audience.id}`)).size).toBe(1);
   });
 
   it("completes for an unknown user with nothing affected and nothing sent, and re-submitting is harmless", async () => {
