@@ -115,12 +115,12 @@ const toRequestDto = (r: RequestRow): CapturedRequestDto => ({
 /** Newest first; with `after`, only requests that arrived since (the page polls with its newest id). */
 export async function listCapturedRequests(opts: { workspaceId: string; binId: string; after?: string; limit: number }): Promise<CapturedRequestDto[]> {
   await assertBinInWorkspace(opts.workspaceId, opts.binId);
-  // id::text keeps bigint ids exact in JSON.
+  // id::text keeps bigint ids exact in JSON; ORDER BY names the table's column, not the text alias.
   const { rows } = await pool().query<RequestRow>(
-    `SELECT id::text AS id, method, path, query, headers, body, body_size, truncated, received_at
-       FROM captured_requests
-      WHERE bin_id = $1 AND ($2::bigint IS NULL OR id > $2::bigint)
-      ORDER BY id DESC
+    `SELECT r.id::text AS id, r.method, r.path, r.query, r.headers, r.body, r.body_size, r.truncated, r.received_at
+       FROM captured_requests r
+      WHERE r.bin_id = $1 AND ($2::bigint IS NULL OR r.id > $2::bigint)
+      ORDER BY r.id DESC
       LIMIT $3`,
     [opts.binId, opts.after ?? null, opts.limit],
   );
