@@ -5,7 +5,22 @@ export const sourceKeys = {
   all: ["sources"] as const,
   list: () => [...sourceKeys.all, "list"] as const,
   detail: (id: string) => [...sourceKeys.all, "detail", id] as const,
+  events: (id: string) => [...sourceKeys.all, "events", id] as const,
 };
 
 export const fetchSources = (signal?: AbortSignal) => api<{ sources: SourceDto[] }>("/api/sources", { signal }).then((r) => r.sources);
 export const fetchSource = (id: string, signal?: AbortSignal) => api<SourceDto>(`/api/sources/${id}`, { signal });
+
+/** One call in the source debugger (GET /api/sources/:id/events). */
+export type SourceEventDto = {
+  id: string;
+  accepted: boolean;
+  type: string | null;
+  messageId: string | null;
+  reason: string | null;
+  receivedAt: string;
+  payload: unknown;
+};
+
+export const fetchSourceEvents = (id: string, signal?: AbortSignal) =>
+  api<{ events: SourceEventDto[] }>(`/api/sources/${id}/events?limit=100`, { signal }).then((r) => r.events);
