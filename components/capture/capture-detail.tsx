@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useState } from "react";
 import { CAPTURE_LIMITS } from "@/lib/capture/schemas";
 import { api } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
@@ -12,6 +12,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/field";
 import { statusTone } from "@/components/ui/format";
+import { TestSendPanel } from "@/components/destinations/test-send";
 import { CaptureSettings } from "./capture-settings";
 import { captureKeys, fetchCaptureBin } from "./queries";
 import { RequestsPane } from "./requests-pane";
@@ -36,7 +37,7 @@ function useSecrets(binId: string): [Secrets, (s: Secrets) => void] {
   ];
 }
 
-export function CaptureDetail({ id, testSend }: { id: string; testSend?: (captureUrl: string) => ReactNode }) {
+export function CaptureDetail({ id }: { id: string }) {
   const qc = useQueryClient();
   const router = useRouter();
   const bin = useQuery({ queryKey: captureKeys.detail(id), queryFn: ({ signal }) => fetchCaptureBin(id, signal) });
@@ -99,7 +100,6 @@ export function CaptureDetail({ id, testSend }: { id: string; testSend?: (captur
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <div className="min-w-0 space-y-6">
-          {testSend ? testSend(b.url) : null}
           <RequestsPane binId={id} url={b.url} secrets={secrets} />
         </div>
         <aside className="space-y-6">
@@ -119,6 +119,7 @@ export function CaptureDetail({ id, testSend }: { id: string; testSend?: (captur
               </Field>
             </div>
           </Card>
+          <TestSendPanel captureUrl={b.url} />
         </aside>
       </div>
     </>
