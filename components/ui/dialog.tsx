@@ -14,6 +14,7 @@ export function ConfirmDialog({
   confirmLabel,
   tone = "primary",
   busy = false,
+  confirmDisabled = false,
   onConfirm,
   onCancel,
 }: {
@@ -23,6 +24,7 @@ export function ConfirmDialog({
   confirmLabel: string;
   tone?: "primary" | "danger";
   busy?: boolean;
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -49,7 +51,7 @@ export function ConfirmDialog({
           {children ? <div className="mt-2 text-sm text-slate-600">{children}</div> : null}
           <div className="mt-5 flex justify-end gap-2">
             <Button variant="secondary" onClick={onCancel} autoFocus>Cancel</Button>
-            <Button variant={tone} onClick={onConfirm} disabled={busy}>{busy ? "Working…" : confirmLabel}</Button>
+            <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>{busy ? "Working…" : confirmLabel}</Button>
           </div>
         </div>
       ) : null}
