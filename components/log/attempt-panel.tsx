@@ -27,7 +27,8 @@ function Section({ title, children, copy }: { title: string; children: React.Rea
 export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: () => void; onSelect: (id: string) => void }) {
   const attempt = useQuery({ queryKey: logKeys.detail(id), queryFn: ({ signal }) => fetchAttempt(id, signal) });
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    // Escape inside an open confirmation belongs to that dialog.
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && !document.querySelector("dialog[open]") && onClose();
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
