@@ -16,13 +16,13 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   await page.getByLabel("Email").fill(OWNER.email);
   await page.getByLabel("Password").fill(OWNER.password);
   await page.getByRole("button", { name: "Create owner account" }).click();
-  await expect(page.getByRole("heading", { name: "Sources" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Sources", exact: true })).toBeVisible();
 
   // Log out, then a dashboard page sends us to the login page.
   await page.getByRole("button", { name: "Log out" }).click();
   await expect(page).toHaveURL(/\/login/);
-  await page.goto("/destinations");
-  await expect(page).toHaveURL(/\/login\?next=%2Fdestinations/);
+  await page.goto("/settings");
+  await expect(page).toHaveURL(/\/login\?next=%2Fsettings/);
 
   await page.getByLabel("Email").fill(OWNER.email);
   await page.getByLabel("Password").fill("wrong password!");
@@ -30,14 +30,16 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   await expect(page.getByText("Email or password is incorrect")).toBeVisible();
   await page.getByLabel("Password").fill(OWNER.password);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.goto("/sources");
+  // Back where the logged-out visit was headed.
+  await expect(page).toHaveURL(/\/settings$/);
+  await page.getByRole("link", { name: "Sources" }).click();
 
   await expect(page.getByText("No sources yet")).toBeVisible();
   await page.getByRole("button", { name: "Create your first source" }).click();
   await page.getByLabel("Source name").fill("Backend");
   await page.getByRole("button", { name: "Create source" }).click();
   await page.getByRole("link", { name: /Backend/ }).click();
-  await expect(page.getByRole("heading", { name: "Backend" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Backend", exact: true })).toBeVisible();
 
   await page.getByRole("button", { name: "Reveal" }).click();
   const shown = (await page.getByTestId("write-key").textContent())!.trim();

@@ -29,7 +29,12 @@ async function main() {
   if (!process.env.DATABASE_URL) {
     const dataDir = path.resolve(root, process.env.EVENTRAIL_DATA_DIR ?? ".data");
     say(`no DATABASE_URL: starting the embedded Postgres (data in ${path.relative(process.cwd(), dataDir) || "."}/pg)`);
-    embedded = await startEmbeddedPostgres(dataDir);
+    try {
+      embedded = await startEmbeddedPostgres(dataDir);
+    } catch (err) {
+      console.error(`[eventrail] could not start the embedded Postgres: ${(err as Error).message}`);
+      process.exit(1);
+    }
     process.env.DATABASE_URL = embedded.url;
   }
 
@@ -83,7 +88,7 @@ async function main() {
   });
 
   const startWorker = () => {
-    const worker = spawn(bin("tsx"), ["worker/index.ts"], { cwd: root, env: { ...env, EVENTRAIL_PROCESS: "worker" }, stdio: ["ignore", "inherit", "inherit"] });
+    const worker = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], { cwd: root, env: { ...env, EVENTRAIL_PROCESS: "worker" }, stdio: ["ignore", "inherit", "inherit"] });
     children.push(worker);
     worker.on("exit", (code) => {
       children.splice(children.indexOf(worker), 1);

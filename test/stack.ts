@@ -93,7 +93,7 @@ export async function startApp(databaseUrl: string, extraEnv: Record<string, str
 /** Starts a worker process and resolves once it reports ready. */
 export async function startWorker(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
   // Info level so that the "worker started" line tells us it is ready.
-  const proc = launch(path.join(root, "node_modules/.bin/tsx"), ["worker/index.ts"], baseEnv(databaseUrl, { LOG_LEVEL: "info", ...extraEnv }));
+  const proc = launch(process.execPath, ["--import", "tsx", "worker/index.ts"], baseEnv(databaseUrl, { LOG_LEVEL: "info", ...extraEnv }));
   await waitFor(
     async () => {
       if (proc.child.exitCode !== null) throw new Error(`worker exited: ${proc.output()}`);
@@ -117,20 +117,29 @@ export type Stack = {
 export async function startStack(opts: { workers?: number; env?: Record<string, string> } = {}): Promise<Stack> {
   const db = await createTestDatabase();
   const workers: Proc[] = [];
-  const app = await startApp(db.url, opts.env);
-  for (let i = 0; i < (opts.workers ?? 1); i++) workers.push(await startWorker(db.url, opts.env));
+  let app: (Proc & { url: string }) | undefined;
+  try {
+    app = await startApp(db.url, opts.env);
+    for (let i = 0; i < (opts.workers ?? 1); i++) workers.push(await startWorker(db.url, opts.env));
+  } catch (err) {
+    // Leave nothing running behind a failed start.
+    await Promise.all(workers.map((w) => w.kill()));
+    await app?.kill();
+    await db.drop().catch(() => {});
+    throw err;
+  }
   return {
     databaseUrl: db.url,
-    app,
+    app: app!,
     workers,
     async newWorkspace(name = "test") {
-      const admin = new ApiClient(app.url, ADMIN_TOKEN);
+      const admin = new ApiClient(app!.url, ADMIN_TOKEN);
       const res = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name });
-      return new ApiClient(app.url, res.token, res.workspace.id);
+      return new ApiClient(app!.url, res.token, res.workspace.id);
     },
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
-      await app.stop();
+      await app!.stop();
       await db.drop();
     },
   };

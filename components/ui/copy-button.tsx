@@ -9,7 +9,7 @@ export function CopyButton({ value, label = "Copy" }: { value: string; label?: s
   return (
     <Button
       variant="secondary"
-      aria-label={label}
+      aria-live="polite"
       onClick={async () => {
         try {
           await navigator.clipboard.writeText(value);
