@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { api } from "./api";
-import { ARTIFACTS } from "./owner";
+import { shot } from "./shot";
 
 const TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
 const SHARED = "e2e-shared-secret";
@@ -56,7 +56,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     await expect(details.getByLabel("Standard Webhooks verified")).toBeVisible();
     await expect(details.getByRole("table", { name: "Request headers" }).getByText("growth")).toBeVisible();
   }
-  await page.screenshot({ path: `${ARTIFACTS}/capture.png`, fullPage: true });
+  await shot(page, "capture");
 
   // A wrong secret turns the check red.
   await page.getByLabel("Shared secret (X-Signature)").fill("not the secret");
@@ -76,6 +76,6 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
 
   await page.goto("/capture");
   await expect(page.getByRole("row", { name: new RegExp(url.split("/c/")[1]) }).getByText("503")).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/capture-list.png`, fullPage: true });
+  await shot(page, "capture-list");
   await api(page, "DELETE", `/api/destinations/${dest.id}`);
 });

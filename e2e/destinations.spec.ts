@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { api, createSource } from "./api";
-import { ARTIFACTS } from "./owner";
+import { shot } from "./shot";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -33,7 +33,7 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await expect(page.getByText("Enter a full URL starting with http:// or https://")).toHaveCount(2);
   await expect(page.getByText("Eventrail sets this header itself; it cannot be overridden")).toBeVisible();
   await expect(page.getByText("At least 1 minute")).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/destination-form.png`, fullPage: true });
+  await shot(page, "destination-form");
 
   // Fixing a field clears its error as you type.
   await page.getByLabel("URL 1", { exact: true }).fill("https://orders.example.com/webhooks");
@@ -77,7 +77,7 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   });
   await expect(page.getByText("https://backup.example.com/webhooks")).toBeVisible();
   await expect(page.getByText("X-Api-Key: ••••")).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/destination.png`, fullPage: true });
+  await shot(page, "destination");
 
   // Edit: a duplicate URL is refused where it sits; disabling is saved.
   await page.getByRole("link", { name: "Edit", exact: true }).click();
@@ -96,7 +96,7 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await expect(row.getByText("Disabled")).toBeVisible();
   await expect(row.getByText("https://orders.example.com/webhooks")).toBeVisible();
   await expect(row.getByText("Web app")).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/destinations.png`, fullPage: true });
+  await shot(page, "destinations");
 
   // Delete asks first; cancelling keeps it, confirming removes it.
   await row.getByRole("link", { name: "Orders service" }).click();

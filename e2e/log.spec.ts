@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
-import { ARTIFACTS } from "./owner";
+import { shot } from "./shot";
 
 test("send events through the Tracking API and find their attempts in the request log", async ({ page }) => {
   test.setTimeout(120_000);
@@ -54,7 +54,7 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(panel.getByText("delivered")).toBeVisible();
   await expect(panel.getByRole("list", { name: "Attempts of this message" }).getByRole("listitem")).toHaveCount(1);
   await expect(page).toHaveURL(/attempt=\d+/);
-  await page.screenshot({ path: `${ARTIFACTS}/log.png`, fullPage: true });
+  await shot(page, "log");
 
   // Replay one message: confirmed, then a second attempt joins its chain.
   await panel.getByRole("button", { name: "Replay message" }).click();
@@ -78,5 +78,5 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(page.getByText(/Reason: .*event/i)).toBeVisible();
   await page.getByRole("radio", { name: /Rejected/ }).click();
   await expect(calls.getByRole("button", { name: /^Accepted/ })).toHaveCount(0);
-  await page.screenshot({ path: `${ARTIFACTS}/source-debugger.png`, fullPage: true });
+  await shot(page, "source-debugger");
 });

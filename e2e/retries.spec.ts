@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
-import { ARTIFACTS } from "./owner";
+import { shot } from "./shot";
 
 /**
  * The e2e worker runs with a short retry base (global setup), and the destination's retry window is
@@ -27,7 +27,7 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   await expect(rows).toHaveCount(4, { timeout: 60_000 }); // header + at least 3 attempts
   await expect(rows.nth(1).getByText("500")).toBeVisible();
   await expect(rows.nth(1).getByText("Retrying")).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/log-retries.png`, fullPage: true });
+  await shot(page, "log-retries");
 
   // The endpoint is fixed: the capture URL now answers 200.
   await page.goto(`/capture/${bin.id}`);
@@ -62,5 +62,5 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   await expect(page.getByRole("heading", { name: "Delivery overview" })).toBeVisible();
   await expect(page.getByLabel("Attempts", { exact: true })).not.toHaveText("0");
   await expect(page.getByRole("img", { name: /Stacked bar chart/ })).toBeVisible();
-  await page.screenshot({ path: `${ARTIFACTS}/overview.png`, fullPage: true });
+  await shot(page, "overview");
 });

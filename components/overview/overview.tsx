@@ -102,8 +102,9 @@ export function DeliveryOverview() {
                 Charts fill in as events are delivered. <Link href="/destinations" className="text-indigo-700 underline">Send a test event</Link> from a destination, or pick a longer range.
               </EmptyState>
             </div>
-          ) : null}
-          <OverviewCharts stats={stats.data} />
+          ) : (
+            <OverviewCharts stats={stats.data} />
+          )}
         </>
       )}
       <Card className="mt-6">
