@@ -58,6 +58,11 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await page.getByRole("button", { name: "Copy shared secret" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
 
+  // Standard Webhooks signing: ticking it generates a whsec_ secret the shared schema accepts.
+  await page.getByRole("checkbox", { name: /Standard Webhooks signatures/ }).check();
+  const standardSecret = await page.getByLabel("Signing secret", { exact: true }).inputValue();
+  expect(standardSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
   await page.getByRole("radio", { name: /Every URL/ }).check();
   await page.getByRole("checkbox", { name: "Web app" }).check();
   await page.getByRole("button", { name: "Create destination" }).click();
@@ -70,6 +75,8 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
     urls: ["https://orders.example.com/webhooks", "https://backup.example.com/webhooks"],
     headers: [{ name: "X-Api-Key", value: "key-123" }],
     sharedSecret: secret,
+    standardWebhooks: true,
+    standardSecret,
     mode: "every",
     retryWindowMinutes: 90,
     enabled: true,

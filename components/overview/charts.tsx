@@ -55,18 +55,18 @@ export function OverviewCharts({ stats }: { stats: DeliveryStatsDto }) {
           <XAxis dataKey="start" tickFormatter={fmt} minTickGap={24} {...axis} />
           <YAxis domain={[0, 100]} unit="%" {...axis} />
           <Tooltip labelFormatter={tooltipLabel} formatter={(v) => [`${v}%`, "Success rate"]} />
-          <Area type="monotone" dataKey="rate" name="Success rate" stroke={COLORS.success} fill={COLORS.success} fillOpacity={0.15} connectNulls isAnimationActive={false} />
+          <Area type="monotone" dataKey="rate" name="Success rate" stroke={COLORS.success} fill={COLORS.success} fillOpacity={0.15} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
         </AreaChart>
       </ChartCard>
       <ChartCard title="Latency" label="Line chart of attempt latency percentiles p50, p95 and p99 per time bucket">
         <LineChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
           <CartesianGrid vertical={false} stroke="#f1f5f9" />
           <XAxis dataKey="start" tickFormatter={fmt} minTickGap={24} {...axis} />
-          <YAxis tickFormatter={(v: number) => formatMs(v)} {...axis} width={56} />
+          <YAxis tickFormatter={(v: number) => formatMs(v)} {...axis} width={68} />
           <Tooltip labelFormatter={tooltipLabel} formatter={(v, name) => [formatMs(Number(v)), name]} />
           <Legend iconType="plainline" wrapperStyle={{ fontSize: 12 }} />
           {(["p50", "p95", "p99"] as const).map((k) => (
-            <Line key={k} type="monotone" dataKey={k} name={k} stroke={COLORS[k]} dot={false} strokeWidth={2} connectNulls isAnimationActive={false} />
+            <Line key={k} type="monotone" dataKey={k} name={k} stroke={COLORS[k]} dot={{ r: 2 }} strokeWidth={2} connectNulls isAnimationActive={false} />
           ))}
         </LineChart>
       </ChartCard>
