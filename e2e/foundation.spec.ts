@@ -48,6 +48,14 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   await expect(page.getByRole("button", { name: "Copied ✓" })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
 
+  // The copied key works against the Tracking API as a Segment client would use it.
+  const tracked = await page.request.post("/v1/track", {
+    headers: { authorization: `Basic ${Buffer.from(`${shown}:`).toString("base64")}` },
+    data: { userId: "e2e-user", event: "Source Created" },
+  });
+  expect(tracked.status()).toBe(200);
+  expect(await tracked.json()).toEqual({ success: true });
+
   await page.screenshot({ path: `${ARTIFACTS}/sources.png`, fullPage: true });
   await context.storageState({ path: STORAGE_STATE });
 });

@@ -1,0 +1,65 @@
+/**
+ * CPU time spent per party during a benchmark phase, read from /proc: the app's process tree,
+ * the Postgres backends serving the benchmark's database, and the benchmark process itself.
+ * On a shared machine wall-clock throughput depends on the neighbours; CPU per event does not.
+ */
+import fs from "node:fs";
+import type pg from "pg";
+
+const TICK_MS = 10; // CLK_TCK is 100 on Linux
+
+function statOf(pid: number): { ppid: number; ticks: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name: state ppid … utime(14) stime(15).
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) };
+  } catch {
+    return null;
+  }
+}
+
+/** A pid and all its descendants. */
+export function processTree(rootPid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const name of fs.readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const s = statOf(pid);
+    if (s) parents.set(s.ppid, [...(parents.get(s.ppid) ?? []), pid]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const c of parents.get(pid) ?? []) walk(c);
+  };
+  walk(rootPid);
+  return out;
+}
+
+async function backendPids(db: pg.Pool): Promise<number[]> {
+  const { rows } = await db.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database()");
+  return rows.map((r) => r.pid);
+}
+
+type Snapshot = { app: Map<number, number>; pg: Map<number, number>; bench: NodeJS.CpuUsage };
+
+async function snapshot(db: pg.Pool, appPid: number | null): Promise<Snapshot> {
+  const read = (pids: number[]) => new Map(pids.map((p) => [p, statOf(p)?.ticks ?? 0]));
+  return { app: read(appPid ? processTree(appPid) : []), pg: read(await backendPids(db)), bench: process.cpuUsage() };
+}
+
+const deltaMs = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, ticks]) => sum + (ticks - (before.get(pid) ?? 0)), 0) * TICK_MS;
+
+export type CpuUse = { appMs: number; pgMs: number; benchMs: number };
+
+/** Starts measuring; the returned function stops and gives the CPU milliseconds each party used. */
+export async function measureCpu(db: pg.Pool, appPid: number | null): Promise<() => Promise<CpuUse>> {
+  const before = await snapshot(db, appPid);
+  return async () => {
+    const after = await snapshot(db, appPid);
+    const bench = process.cpuUsage(before.bench);
+    return { appMs: deltaMs(before.app, after.app), pgMs: deltaMs(before.pg, after.pg), benchMs: (bench.user + bench.system) / 1000 };
+  };
+}

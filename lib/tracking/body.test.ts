@@ -1,0 +1,91 @@
+import zlib from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { checkContentType, parseCallBody, readLimitedBody } from "./body";
+import { TrackingError } from "./errors";
+import { writeKeyFromAuthorization } from "./write-key";
+
+const buf = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v));
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TrackingError) return `${err.code}: ${err.message}`;
+    throw err;
+  }
+  return "ok";
+};
+const codeAsync = async (p: Promise<unknown>) => p.then(() => "ok", (err) => (err instanceof TrackingError ? `${err.code}: ${err.message}` : Promise.reject(err)));
+
+describe("parseCallBody", () => {
+  it("reads a batch with its defaults and write key", () => {
+    const p = parseCallBody(buf({ batch: [{ type: "track" }], writeKey: "k", sentAt: "2026-11-21T15:05:50+0000", context: { a: 1 }, integrations: { All: false } }), null);
+    expect(p).toEqual({ writeKey: "k", messages: [{ type: "track" }], defaults: { context: { a: 1 }, integrations: { All: false }, sentAt: Date.parse("2026-11-21T15:05:50Z"), sentAtIso: "2026-11-21T15:05:50.000Z" } });
+  });
+  it("treats batch null (analytics-go) and [] as empty", () => {
+    expect(parseCallBody(buf({ batch: null }), null).messages).toEqual([]);
+    expect(parseCallBody(buf({ batch: [] }), null).messages).toEqual([]);
+  });
+  it("takes a single call's body as the message, without its write key", () => {
+    expect(parseCallBody(buf({ userId: "u", writeKey: "k" }), "identify")).toMatchObject({ writeKey: "k", messages: [{ userId: "u" }] });
+  });
+  it.each([
+    ["{nope", /^invalid_json: Body is not valid JSON/],
+    ["", /^invalid_json/],
+    ["[1]", /^invalid_body: Body must be a JSON object, got an array/],
+    ['"x"', /^invalid_body: Body must be a JSON object/],
+    ["{}", /^invalid_body: Body must have a batch array/],
+    ['{"batch": {}}', /^invalid_body: batch must be an array, got an object/],
+    ['{"batch": [], "sentAt": "soon"}', /^invalid_body: sentAt "soon" is not a valid ISO 8601/],
+    ['{"batch": [], "context": []}', /^invalid_body: context must be a JSON object/],
+    [JSON.stringify({ batch: Array.from({ length: 2501 }, () => ({})) }), /^too_many_messages: Batch has 2,501 messages; the limit is 2,500 per batch/],
+  ])("refuses %s", (body, expected) => {
+    expect(code(() => parseCallBody(buf(body), null))).toMatch(expected);
+  });
+  it("refuses bytes that are not UTF-8", () => {
+    expect(code(() => parseCallBody(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), null))).toMatch(/^invalid_utf8/);
+  });
+});
+
+describe("checkContentType", () => {
+  it.each([null, "application/json", "application/json; charset=utf-8", "text/plain;charset=UTF-8", "application/vnd.api+json"])("accepts %s", (ct) => {
+    expect(code(() => checkContentType(ct))).toBe("ok");
+  });
+  it.each(["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/xml"])("refuses %s", (ct) => {
+    expect(code(() => checkContentType(ct))).toMatch(/^unsupported_content_type: .*send application\/json/);
+  });
+});
+
+describe("readLimitedBody", () => {
+  const req = (body: BodyInit, headers: Record<string, string> = {}) => new Request("http://x/v1/batch", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+  it("reads a body up to 500 KB and refuses one byte more, by length or by bytes read", async () => {
+    expect((await readLimitedBody(req("x".repeat(500 * 1024)))).length).toBe(500 * 1024);
+    expect(await codeAsync(readLimitedBody(req("x".repeat(500 * 1024 + 1))))).toMatch(/^body_too_large: .*500 KB/);
+    expect(await codeAsync(readLimitedBody(req("{}", { "content-length": "600000" })))).toMatch(/^body_too_large/);
+    const stream = new ReadableStream({
+      pull(c) {
+        c.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    expect(await codeAsync(readLimitedBody(req(stream)))).toMatch(/^body_too_large/);
+  });
+  it("inflates gzip, within the same limit", async () => {
+    expect((await readLimitedBody(req(zlib.gzipSync('{"batch":[]}'), { "content-encoding": "gzip" }))).toString()).toBe('{"batch":[]}');
+    expect(await codeAsync(readLimitedBody(req(zlib.gzipSync("x".repeat(600_000)), { "content-encoding": "gzip" })))).toMatch(/^body_too_large/);
+    expect(await codeAsync(readLimitedBody(req("not gzip", { "content-encoding": "gzip" })))).toMatch(/^invalid_body: .*gzip/);
+    expect(await codeAsync(readLimitedBody(req("{}", { "content-encoding": "br" })))).toMatch(/^unsupported_encoding/);
+  });
+});
+
+describe("writeKeyFromAuthorization", () => {
+  const basic = (s: string) => `Basic ${Buffer.from(s).toString("base64")}`;
+  it("reads the user name of Basic auth", () => {
+    expect(writeKeyFromAuthorization(basic("abc123:"))).toBe("abc123");
+    expect(writeKeyFromAuthorization(basic("abc123"))).toBe("abc123");
+    expect(writeKeyFromAuthorization(basic("abc123:ignored"))).toBe("abc123");
+  });
+  it("finds nothing in other schemes or an empty user", () => {
+    expect(writeKeyFromAuthorization(null)).toBeNull();
+    expect(writeKeyFromAuthorization("Bearer abc")).toBeNull();
+    expect(writeKeyFromAuthorization(basic(":pw"))).toBeNull();
+  });
+});

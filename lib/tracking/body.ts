@@ -1,0 +1,116 @@
+import zlib from "node:zlib";
+import { TrackingError } from "./errors";
+import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, kb, type MessageType } from "./limits";
+import { describe, isPlainObject, type BatchDefaults } from "./normalise";
+import { parseIsoTimestamp, toIso } from "./timestamps";
+
+const tooLarge = (bytes?: number) =>
+  new TrackingError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
+
+/**
+ * Media types real clients send: application/json (Segment's libraries), text/plain (browser
+ * beacons, to skip CORS preflight), none at all, and `+json` variants. Anything else (forms,
+ * XML, multipart) is not a tracking call.
+ */
+export function checkContentType(header: string | null): void {
+  if (header === null || header.trim() === "") return;
+  const media = header.split(";")[0].trim().toLowerCase();
+  if (media === "application/json" || media === "text/plain" || media.endsWith("+json")) return;
+  throw new TrackingError("unsupported_content_type", `Content-Type ${JSON.stringify(media)} is not supported; send application/json`);
+}
+
+/**
+ * Reads the body, refusing it past 500 KB by Content-Length or by the bytes actually read
+ * (reading stops there). A gzip body is limited before and after inflating.
+ */
+export async function readLimitedBody(req: Request): Promise<Buffer> {
+  const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (encoding !== "" && encoding !== "identity" && encoding !== "gzip" && encoding !== "x-gzip") {
+    throw new TrackingError("unsupported_encoding", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send identity or gzip`);
+  }
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
+
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+    }
+  }
+  const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+  if (encoding !== "gzip" && encoding !== "x-gzip") return raw;
+  try {
+    return zlib.gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES });
+  } catch (err) {
+    if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+    throw new TrackingError("invalid_body", "Body is declared gzip but is not valid gzip data");
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** What a request carries: its messages (still raw), the batch-wide defaults and the body's write key. */
+export type ParsedCall = { writeKey: string | null; messages: unknown[]; defaults: BatchDefaults };
+
+function batchTimestamp(body: Record<string, unknown>, key: string): number | null {
+  const v = body[key];
+  if (v === undefined || v === null || v === "") return null;
+  const ms = typeof v === "string" ? parseIsoTimestamp(v) : null;
+  if (ms === null) throw new TrackingError("invalid_body", `${key} ${JSON.stringify(v).slice(0, 40)} is not a valid ISO 8601 date-time`);
+  return ms;
+}
+
+function batchObject(body: Record<string, unknown>, key: string): Record<string, unknown> | null {
+  const v = body[key];
+  if (v === undefined || v === null) return null;
+  if (!isPlainObject(v)) throw new TrackingError("invalid_body", `${key} must be a JSON object, got ${describe(v)}`);
+  return v;
+}
+
+/** Parses a body: one message for /v1/<type>, `{batch: [...]}` for /v1/batch and /v1/import. */
+export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): ParsedCall {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new TrackingError("invalid_utf8", "Body is not valid UTF-8");
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message.slice(0, 120) : "";
+    throw new TrackingError("invalid_json", `Body is not valid JSON${detail ? `: ${detail}` : ""}`);
+  }
+  if (!isPlainObject(body)) throw new TrackingError("invalid_body", `Body must be a JSON object, got ${describe(body)}`);
+  const writeKey = typeof body.writeKey === "string" && body.writeKey !== "" ? body.writeKey : null;
+
+  if (endpointType !== null) {
+    const { writeKey: _key, ...message } = body;
+    return { writeKey, messages: [message], defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null } };
+  }
+  const batch = body.batch;
+  // analytics-go sends `"batch": null` for an empty flush.
+  if (batch !== null && !Array.isArray(batch)) {
+    throw new TrackingError("invalid_body", batch === undefined ? "Body must have a batch array" : `batch must be an array, got ${describe(batch)}`);
+  }
+  const messages = batch ?? [];
+  if (messages.length > MAX_BATCH_MESSAGES) {
+    throw new TrackingError("too_many_messages", `Batch has ${messages.length.toLocaleString("en-US")} messages; the limit is 2,500 per batch`);
+  }
+  const sentAt = batchTimestamp(body, "sentAt");
+  return {
+    writeKey,
+    messages,
+    defaults: { context: batchObject(body, "context"), integrations: batchObject(body, "integrations"), sentAt, sentAtIso: sentAt === null ? null : toIso(sentAt) },
+  };
+}
