@@ -1,4 +1,5 @@
 import type { SourceDto } from "@/lib/sources/schemas";
+import type { SourceEventDto } from "@/lib/tracking/debugger";
 import { api } from "@/lib/client/api";
 
 export const sourceKeys = {
@@ -10,17 +11,6 @@ export const sourceKeys = {
 
 export const fetchSources = (signal?: AbortSignal) => api<{ sources: SourceDto[] }>("/api/sources", { signal }).then((r) => r.sources);
 export const fetchSource = (id: string, signal?: AbortSignal) => api<SourceDto>(`/api/sources/${id}`, { signal });
-
-/** One call in the source debugger (GET /api/sources/:id/events). */
-export type SourceEventDto = {
-  id: string;
-  accepted: boolean;
-  type: string | null;
-  messageId: string | null;
-  reason: string | null;
-  receivedAt: string;
-  payload: unknown;
-};
 
 export const fetchSourceEvents = (id: string, signal?: AbortSignal) =>
   api<{ events: SourceEventDto[] }>(`/api/sources/${id}/events?limit=100`, { signal }).then((r) => r.events);

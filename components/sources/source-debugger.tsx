@@ -7,7 +7,8 @@ import { Badge, Card, EmptyState, ErrorNote, Spinner } from "@/components/ui/car
 import { CopyButton } from "@/components/ui/copy-button";
 import { TimeAgo } from "@/components/ui/format";
 import { CodeBlock } from "@/components/ui/json";
-import { fetchSourceEvents, sourceKeys, type SourceEventDto } from "./queries";
+import type { SourceEventDto } from "@/lib/tracking/debugger";
+import { fetchSourceEvents, sourceKeys } from "./queries";
 
 type Show = "all" | "accepted" | "rejected";
 
