@@ -63,9 +63,21 @@ test("send events through the Tracking API and find their attempts in the reques
   await page.keyboard.press("Escape");
   await expect(panel).toHaveCount(0);
 
-  // Keyset paging: one attempt per page through the API's cursor, "Load more" in the page.
-  await page.goto(`/log?destinationId=${dest.id}`);
-  await expect(page.getByText(/\d+ attempts? shown/)).toBeVisible();
+  // Keyset paging: 60 more track calls make the filtered log longer than one page (50).
+  await sendBatch(
+    page,
+    source.writeKey,
+    Array.from({ length: 60 }, (_, i) => ({ type: "track", userId: `bulk-${run}`, event: "Bulk Imported", messageId: `bulk-${run}-${i}` })),
+  );
+  await expect
+    .poll(async () => (await api(page, "GET", `/api/attempts?destinationId=${dest.id}&type=track&limit=200`)).attempts.length, { timeout: 60_000 })
+    .toBe(61);
+  await page.goto(`/log?destinationId=${dest.id}&type=track`);
+  await expect(page.getByText("50 attempts shown")).toBeVisible();
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(page.getByText("61 attempts shown")).toBeVisible();
+  await expect(page.getByText("End of the log")).toBeVisible();
+  await expect(rows).toHaveCount(62);
 
   // The source debugger shows the accepted calls and the rejected one with its reason.
   await page.goto(`/sources/${source.id}`);
