@@ -98,7 +98,7 @@ export function CaptureDetail({ id }: { id: string }) {
         </details>
       </Card>
 
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-6">
           <RequestsPane binId={id} url={b.url} secrets={secrets} />
         </div>
