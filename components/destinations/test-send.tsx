@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { AttemptDetailDto } from "@/lib/delivery/attempt-schemas";
-import { MESSAGE_TYPES } from "@/lib/destinations/schemas";
+import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { samplePayload } from "@/lib/destinations/samples";
 import type { CaptureBinDto } from "@/lib/capture/schemas";
 import { api } from "@/lib/client/api";

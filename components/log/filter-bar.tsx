@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { MESSAGE_TYPES } from "@/lib/destinations/schemas";
+import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
 import { selectClass } from "@/components/ui/format";
