@@ -18,6 +18,10 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   DB_POOL_MAX: z.coerce.number().int().positive().default(10),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  /** First webhook retry delay before jitter; later steps double (shorten it in tests). */
+  EVENTRAIL_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),
+  /** Longest single retry step, and the cap on a receiver's Retry-After. */
+  EVENTRAIL_RETRY_MAX_MS: z.coerce.number().int().positive().default(30 * 60_000),
   RETENTION_MESSAGES_DAYS: z.coerce.number().positive().default(30),
   RETENTION_ATTEMPTS_DAYS: z.coerce.number().positive().default(30),
   RETENTION_CAPTURES_DAYS: z.coerce.number().positive().default(7),

@@ -12,7 +12,9 @@ export const QUEUES = {
   deliver: {
     name: "deliver",
     schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
-    options: { notify: true, retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300 },
+    // heartbeatSeconds: a worker killed mid-batch stops heart-beating, so its jobs are retried within
+    // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
+    options: { notify: true, retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300, heartbeatSeconds: 10 },
   },
   /** Compute an audience's membership and send the changes. */
   audienceSync: {
@@ -50,6 +52,8 @@ export function createBoss(opts: { url?: string; role?: "worker" | "web" } = {})
     supervise: worker,
     schedule: worker,
     max: worker ? 6 : 3,
+    // How soon jobs of a crashed worker (heartbeat lapsed, expired) are noticed and retried.
+    ...(worker ? { superviseIntervalSeconds: 15, monitorIntervalSeconds: 15 } : {}),
   });
 }
 

@@ -1,7 +1,8 @@
 import type { Handler } from "./handler";
+import { deliverHandler } from "./handlers/deliver";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/queue.ts.
  */
-export const handlers: Handler[] = [];
+export const handlers: Handler[] = [deliverHandler];

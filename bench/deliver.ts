@@ -1,0 +1,230 @@
+/**
+ * npm run bench:deliver — the delivery engine's throughput against its ceiling, and end-to-end latency.
+ *
+ * 1. Throughput: N (default 20,000) messages preloaded in one transaction for one destination whose
+ *    URL is a keep-alive sink (own process) answering 200; worker(s) already running deliver them;
+ *    deliveries/s = N / (commit → all recorded delivered).
+ * 2. Ceiling, same run: undici keep-alive POSTs of the very same bodies (read back from the attempt
+ *    log) to the same sink at the same per-origin concurrency, from this process. Ratio = 1 / 2.
+ * 3. Database transactions per delivery during (1), from pg_stat_database.
+ * 4. End-to-end latency: POST /v1/batch at a steady 500 events/s through the Tracking API (next start),
+ *    from each 200 to the sink's receipt of that messageId; p50 / p99.
+ *
+ * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500).
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { Pool } from "undici";
+import pg from "pg";
+import { boss } from "../lib/queue";
+import { closeDb } from "../lib/db";
+import { buildIfNeeded, root } from "../scripts/lib/build";
+import { createTestDatabase } from "../test/pg";
+import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../test/stack";
+import { insertDestination, insertWorkspace, withClient } from "../test/delivery/direct";
+import { seedMessages } from "../test/delivery/seed";
+import { buildPayload } from "../lib/webhooks/payload";
+
+const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+/** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
+const CONCURRENCY = 64;
+
+type Sink = { port: number; ask<T>(cmd: string): Promise<T>; stop(): void };
+
+async function startSink(): Promise<Sink> {
+  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const waiting = new Map<string, (m: any) => void>();
+  child.on("message", (m: any) => {
+    const w = waiting.get(m.type);
+    waiting.delete(m.type);
+    w?.(m);
+  });
+  const ready = await new Promise<any>((resolve) => waiting.set("ready", resolve));
+  return {
+    port: ready.port,
+    ask: (cmd) =>
+      new Promise((resolve) => {
+        waiting.set(cmd, resolve);
+        child.send({ cmd });
+      }),
+    stop: () => child.kill(),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+function messages(n: number, tag: string) {
+  return Array.from({ length: n }, (_, i) => ({
+    type: "track",
+    messageId: `${tag}-${i}`,
+    userId: `user-${i % 5000}`,
+    anonymousId: `anon-${i % 7000}`,
+    event: "Order Completed",
+    properties: { orderId: `ord-${i}`, revenue: 19.99 + (i % 100), currency: "EUR", items: [{ sku: `SKU-${i % 300}`, qty: 1 + (i % 3) }], coupon: i % 5 ? null : "WINTER" },
+    context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
+  }));
+}
+
+async function transactions(url: string, db: string): Promise<number> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`, [db]);
+    return Number(rows[0].n);
+  });
+}
+
+async function throughput(db: { url: string; name: string }, sink: Sink) {
+  const workspaceId = await insertWorkspace(db.url);
+  const destinationId = await insertDestination(db.url, { workspaceId, urls: [`http://127.0.0.1:${sink.port}/hook`], sharedSecret: "bench-secret" });
+  const workers: Proc[] = [];
+  for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(db.url, { LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info", ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}) }));
+  await sleep(1_500);
+  const xact0 = await transactions(db.url, db.name);
+
+  const tSeed = performance.now();
+  await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: messages(N, "tp") });
+  const t0 = performance.now();
+  const poll = new pg.Client({ connectionString: db.url });
+  await poll.connect();
+  let delivered = 0;
+  let polls = 0;
+  while (delivered < N) {
+    await sleep(100);
+    polls++;
+    delivered = (await poll.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'delivered'`, [destinationId])).rows[0].n;
+    if (performance.now() - t0 > 600_000) throw new Error(`only ${delivered}/${N} delivered after 10 minutes`);
+  }
+  const t1 = performance.now();
+  await poll.end();
+  await sleep(1_500); // let backends flush their statistics
+  const xact1 = await transactions(db.url, db.name);
+  for (const w of workers) await w.stop();
+  if (process.env.BENCH_WORKER_LOG) for (const w of workers) console.log(w.output().split("\n").filter((l) => l.includes("batch done")).join("\n"));
+  const seconds = (t1 - t0) / 1000;
+  const failed = await withClient(db.url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state <> 'delivered'`, [destinationId])).rows[0].n);
+  return { rate: N / seconds, seconds, seedSeconds: (t0 - tSeed) / 1000, xactPerDelivery: (xact1 - xact0 - polls - 2) / N, failed, destinationId };
+}
+
+/** Raw POSTs of the worker run's bodies (from the attempt log), or before it of equal bodies built the same way. */
+async function ceiling(db: { url: string }, sink: Sink, destinationId: string | null) {
+  const bodies: string[] = destinationId
+    ? await withClient(db.url, async (c) => (await c.query(`SELECT request_body FROM attempts WHERE destination_id = $1`, [destinationId])).rows.map((r) => r.request_body))
+    : messages(N, "tp").map((m, i) => JSON.stringify(buildPayload({ type: "track", messageId: m.messageId, userId: m.userId, anonymousId: m.anonymousId, timestamp: new Date(Date.now() + i).toISOString(), receivedAt: new Date().toISOString(), sentAt: null, payload: m })));
+  const headers = { "content-type": "application/json", "user-agent": "Eventrail.io/1.0" };
+  const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 });
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await pool.request({ path: "/hook", method: "POST", headers, body });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`sink answered ${res.statusCode}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.close();
+  return { rate: bodies.length / seconds, seconds, count: bodies.length };
+}
+
+async function endToEnd(db: { url: string }, sink: Sink): Promise<{ p50: number; p99: number; max: number; sent: number; received: number } | { skipped: string }> {
+  buildIfNeeded((m) => console.log(`[bench] ${m}`));
+  const app = await startApp(db.url);
+  const worker = await startWorker(db.url);
+  try {
+    const admin = new ApiClient(app.url, ADMIN_TOKEN);
+    const ws = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "bench-e2e" });
+    const api = new ApiClient(app.url, ws.token, ws.workspace.id);
+    const source = await api.post("/api/sources", { name: "bench" });
+    await api.post("/api/destinations", { name: "sink", urls: [`http://127.0.0.1:${sink.port}/e2e`], sourceIds: [source.id] });
+    const client = new Pool(app.url, { connections: 16, pipelining: 1 });
+    const auth = `Basic ${Buffer.from(`${source.writeKey}:`).toString("base64")}`;
+    const post = async (batch: object[]) => {
+      const res = await client.request({ path: "/v1/batch", method: "POST", headers: { "content-type": "application/json", authorization: auth }, body: JSON.stringify({ batch }) });
+      await res.body.text();
+      return res.statusCode;
+    };
+    const probe = await post([]);
+    if (probe !== 200) return { skipped: `POST /v1/batch answered ${probe}: the Tracking API is not in this build` };
+
+    await sink.ask("reset");
+    await sink.ask("track");
+    // Ticks of 10 ms, each sending RATE/100 events in one batch: a steady RATE events/s.
+    const perTick = Math.max(1, Math.round(RATE / 100));
+    const acked = new Map<string, number>();
+    const inflight: Promise<void>[] = [];
+    const start = performance.now();
+    let seq = 0;
+    for (let tick = 0; tick < E2E_SECONDS * 100; tick++) {
+      const due = start + tick * 10;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const batch = Array.from({ length: perTick }, () => ({ type: "track", userId: `u-${seq % 1000}`, event: "E2E", messageId: `e2e-${seq++}`, properties: { tick } }));
+      inflight.push(
+        post(batch).then((status) => {
+          const at = performance.timeOrigin + performance.now();
+          if (status === 200) for (const m of batch) acked.set(m.messageId, at);
+        }),
+      );
+    }
+    await Promise.all(inflight);
+    const deadline = performance.now() + 60_000;
+    let receipts: [string, number][] = [];
+    while (performance.now() < deadline) {
+      receipts = (await sink.ask<{ receipts: [string, number][] }>("receipts")).receipts;
+      if (receipts.length >= acked.size) break;
+      await sleep(250);
+    }
+    await client.close();
+    const latencies = receipts.filter(([id]) => acked.has(id)).map(([id, at]) => Math.max(0, at - acked.get(id)!)).sort((a, b) => a - b);
+    return { p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies[latencies.length - 1], sent: acked.size, received: latencies.length };
+  } finally {
+    await worker.stop();
+    await app.stop();
+  }
+}
+
+async function main() {
+  const sink = await startSink();
+  const db = await createTestDatabase();
+  process.env.DATABASE_URL = db.url;
+  try {
+    console.log(`[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}`);
+    // The ceiling is measured right before and right after the worker run (same bodies, same sink)
+    // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
+    const before = await ceiling(db, sink, null);
+    const tp = await throughput(db, sink);
+    console.log(`[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`);
+    const after = await ceiling(db, sink, tp.destinationId);
+    const ceilRate = (before.rate + after.rate) / 2;
+    console.log(
+      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)})`,
+    );
+    console.log(`[bench] ratio: ${(tp.rate / ceilRate).toFixed(2)} (goal ≥ 0.5)`);
+    console.log(`[bench] database transactions per delivery: ${tp.xactPerDelivery.toFixed(4)} (fetch + load + record + complete per batch of up to 500, plus pg-boss housekeeping)`);
+    const e2e = await endToEnd(db, sink);
+    if ("skipped" in e2e) console.log(`[bench] e2e latency: skipped — ${e2e.skipped}`);
+    else
+      console.log(
+        `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
+      );
+  } finally {
+    sink.stop();
+    await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+    await closeDb();
+    await db.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,48 @@
+/**
+ * The benchmark's webhook receiver, in its own process so that it does not share an event loop with
+ * either the worker or the raw-ceiling client: keep-alive HTTP answering 200 to every POST, counting
+ * requests and (when asked) noting when each messageId arrived.
+ */
+import http from "node:http";
+import type net from "node:net";
+
+let count = 0;
+let trackReceipts = false;
+const receipts: [string, number][] = [];
+const now = () => performance.timeOrigin + performance.now();
+
+const server = http.createServer({ keepAlive: true, keepAliveTimeout: 60_000 }, (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    count++;
+    if (trackReceipts) {
+      const at = now();
+      try {
+        receipts.push([JSON.parse(Buffer.concat(chunks).toString("utf8")).messageId, at]);
+      } catch {}
+    }
+    res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
+    res.end("ok");
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+
+server.listen(0, "127.0.0.1", () => {
+  process.send!({ type: "ready", port: (server.address() as net.AddressInfo).port });
+});
+
+process.on("message", (msg: { cmd: string }) => {
+  if (msg.cmd === "count") process.send!({ type: "count", count });
+  else if (msg.cmd === "reset") {
+    count = 0;
+    receipts.length = 0;
+    process.send!({ type: "reset" });
+  } else if (msg.cmd === "track") {
+    trackReceipts = true;
+    process.send!({ type: "track" });
+  } else if (msg.cmd === "receipts") process.send!({ type: "receipts", receipts });
+  else if (msg.cmd === "exit") server.close(() => process.exit(0));
+});
+process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,48 @@
+import type { TimedAttempt } from "../webhooks/http";
+import type { Classification } from "../webhooks/outcome";
+import { maskHeaders, type OutgoingRequest } from "../webhooks/request";
+import type { StoredMessage } from "../webhooks/payload";
+import { pgSafe, type AttemptRow } from "./record";
+
+const safeHeaders = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [pgSafe(k), pgSafe(v)]));
+
+/** The attempt log row for one HTTP attempt: request headers masked, response as received (body already capped). */
+export function toAttemptRow(opts: {
+  workspaceId: string;
+  deliveryId: string;
+  destinationId: string;
+  messageRowId: string;
+  message: Pick<StoredMessage, "messageId" | "type" | "userId">;
+  url: string;
+  attemptNumber: number;
+  request: OutgoingRequest;
+  attempt: TimedAttempt;
+  classification: Classification;
+  outcome: string;
+  nextRetryAt: Date | null;
+}): AttemptRow {
+  const { attempt: a, classification: c } = opts;
+  const response = a.result.kind === "response" ? a.result : null;
+  return {
+    workspace_id: opts.workspaceId,
+    delivery_id: opts.deliveryId,
+    destination_id: opts.destinationId,
+    message_row_id: opts.messageRowId,
+    message_id: opts.message.messageId,
+    type: opts.message.type,
+    user_id: opts.message.userId,
+    url: opts.url,
+    attempt_number: opts.attemptNumber,
+    started_at: a.startedAt.toISOString(),
+    duration_ms: a.durationMs,
+    request_headers: maskHeaders(opts.request.headers),
+    request_body: opts.request.body,
+    response_status: response?.status ?? null,
+    response_headers: response ? safeHeaders(response.headers) : null,
+    response_body: response ? pgSafe(response.body) : null,
+    error_kind: c.errorKind,
+    error_text: c.errorText === null ? null : pgSafe(c.errorText),
+    outcome: opts.outcome,
+    next_retry_at: opts.outcome === "retry" && opts.nextRetryAt ? opts.nextRetryAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,116 @@
+import type pg from "pg";
+import type { StoredMessage } from "../webhooks/payload";
+import type { SigningSettings } from "../webhooks/request";
+
+/** A pending delivery with its message and destination, as the worker needs them. */
+export type LoadedDelivery = {
+  id: string;
+  workspaceId: string;
+  messageRowId: string;
+  destinationId: string;
+  pendingUrls: string[] | null;
+  attemptCount: number;
+  firstAttemptAt: Date | null;
+  lastError: string | null;
+  lastStatus: number | null;
+  /** `every` mode: some URL already failed for good in this attempt chain */
+  someUrlFailed: boolean;
+  message: StoredMessage;
+  erased: boolean;
+  destination: SigningSettings & { urls: string[]; enabled: boolean; mode: "any" | "every"; retryWindowMinutes: number };
+};
+
+type Row = {
+  id: string;
+  workspace_id: string;
+  message_row_id: string;
+  destination_id: string;
+  pending_urls: string[] | null;
+  attempt_count: number;
+  first_attempt_at: Date | null;
+  last_error: string | null;
+  last_status: number | null;
+  some_url_failed: boolean;
+  message_id: string;
+  type: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  timestamp: string;
+  received_at: string;
+  sent_at: string | null;
+  payload: Record<string, unknown> | null;
+  urls: string[];
+  headers: { name: string; value: string }[] | null;
+  shared_secret: string | null;
+  standard_webhooks: boolean;
+  standard_secret: string | null;
+  enabled: boolean;
+  mode: string;
+  retry_window_minutes: number;
+};
+
+/**
+ * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a
+ * crash finds delivered ones done and rescheduled ones not yet due, and skips them), joined with
+ * their messages and destinations.
+ */
+/** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
+const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const SQL = `
+SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
+       (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
+          SELECT 1 FROM attempts a
+          WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
+       )) AS some_url_failed,
+       m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
+       ${iso("m.sent_at")} AS sent_at, m.payload,
+       t.urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode, t.retry_window_minutes
+FROM deliveries d
+JOIN messages m ON m.id = d.message_row_id
+JOIN destinations t ON t.id = d.destination_id
+WHERE d.id = ANY($1::uuid[])
+  AND d.state = 'pending'
+  AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')`;
+
+export async function loadDueDeliveries(db: Pick<pg.Pool, "query">, ids: string[]): Promise<LoadedDelivery[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<Row>(SQL, [ids]);
+  return rows.map(toLoaded);
+}
+
+function toLoaded(r: Row): LoadedDelivery {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    messageRowId: r.message_row_id,
+    destinationId: r.destination_id,
+    pendingUrls: r.pending_urls,
+    attemptCount: r.attempt_count,
+    firstAttemptAt: r.first_attempt_at,
+    lastError: r.last_error,
+    lastStatus: r.last_status,
+    someUrlFailed: r.some_url_failed,
+    erased: r.payload === null && r.type !== "delete",
+    message: {
+      type: r.type,
+      messageId: r.message_id,
+      userId: r.user_id,
+      anonymousId: r.anonymous_id,
+      timestamp: r.timestamp,
+      receivedAt: r.received_at,
+      sentAt: r.sent_at,
+      payload: r.payload,
+    },
+    destination: {
+      urls: r.urls,
+      headers: Array.isArray(r.headers) ? r.headers : [],
+      sharedSecret: r.shared_secret,
+      standardWebhooks: r.standard_webhooks,
+      standardSecret: r.standard_secret,
+      enabled: r.enabled,
+      mode: r.mode === "every" ? "every" : "any",
+      retryWindowMinutes: r.retry_window_minutes,
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import type { Classification } from "../webhooks/outcome";
+import { decideRound, roundUrls, type UrlResult } from "./plan";
+
+const ok: Classification = { outcome: "success", errorKind: null, errorText: null };
+const retry: Classification = { outcome: "retry", errorKind: "http", errorText: "HTTP 503" };
+const fail: Classification = { outcome: "failed", errorKind: "http", errorText: "HTTP 400" };
+const r = (url: string, classification: Classification, status: number | null = 200): UrlResult => ({ url, attempted: true, classification, status });
+
+const now = new Date("2026-01-01T00:00:10Z");
+const common = {
+  someUrlFailedBefore: false,
+  attemptCount: 0,
+  firstAttemptAt: new Date("2026-01-01T00:00:00Z"),
+  now,
+  windowMinutes: 240,
+  policy: { baseMs: 1000, maxStepMs: 60_000 },
+  random: () => 0.5,
+};
+
+describe("decideRound, mode any", () => {
+  it("is delivered on the first 2xx and the others are not retried (logged failed)", () => {
+    const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503), r("b", ok), r("c", fail, 400)] });
+    expect(d).toMatchObject({ state: "delivered", pendingUrls: [], nextAttemptAt: null, lastError: null });
+    expect(Object.fromEntries(d.loggedOutcome)).toEqual({ a: "failed", b: "success", c: "failed" });
+  });
+
+  it("retries only the URLs that may still succeed", () => {
+    const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503), r("b", fail, 400)] });
+    expect(d.state).toBe("pending");
+    expect(d.pendingUrls).toEqual(["a"]);
+    expect(d.nextAttemptAt!.getTime()).toBeGreaterThan(now.getTime());
+    expect(d.loggedOutcome.get("a")).toBe("retry");
+  });
+
+  it("fails with the reason when no URL can succeed", () => {
+    const d = decideRound({ ...common, mode: "any", results: [r("a", fail, 400)] });
+    expect(d).toMatchObject({ state: "failed", lastError: "HTTP 400", lastStatus: 400 });
+  });
+
+  it("fails with the last reason once the window is over", () => {
+    const d = decideRound({ ...common, mode: "any", windowMinutes: 1, now: new Date("2026-01-01T00:00:59.900Z"), results: [r("a", retry, 503)] });
+    expect(d.state).toBe("failed");
+    expect(d.lastError).toMatch(/HTTP 503.*retry window of 1 min ended/);
+    expect(d.loggedOutcome.get("a")).toBe("failed");
+  });
+
+  it("reschedules soon without counting an attempt when every URL was deferred", () => {
+    const d = decideRound({ ...common, mode: "any", results: [{ url: "a", attempted: false }] });
+    expect(d).toMatchObject({ state: "pending", attempted: false, pendingUrls: ["a"] });
+  });
+});
+
+describe("decideRound, mode every", () => {
+  it("keeps retrying the URLs that have not succeeded, each on its own", () => {
+    const d = decideRound({ ...common, mode: "every", results: [r("a", ok), r("b", retry, 503), r("c", ok)] });
+    expect(d).toMatchObject({ state: "pending", pendingUrls: ["b"] });
+  });
+
+  it("is delivered when the last pending URL succeeds", () => {
+    expect(decideRound({ ...common, mode: "every", attemptCount: 2, results: [r("b", ok)] }).state).toBe("delivered");
+  });
+
+  it("ends failed when one URL failed for good, after the others are done", () => {
+    const first = decideRound({ ...common, mode: "every", results: [r("a", ok), r("b", fail, 400), r("c", retry, 503)] });
+    expect(first).toMatchObject({ state: "pending", pendingUrls: ["c"] });
+    const second = decideRound({ ...common, mode: "every", attemptCount: 1, someUrlFailedBefore: true, lastErrorBefore: first.lastError, results: [r("c", ok)] });
+    expect(second.state).toBe("failed");
+    expect(second.lastError).toMatch(/b: HTTP 400/);
+  });
+});
+
+describe("roundUrls", () => {
+  it("uses pending URLs still configured, else all", () => {
+    expect(roundUrls(["a", "b"], null)).toEqual(["a", "b"]);
+    expect(roundUrls(["a", "b"], ["b"])).toEqual(["b"]);
+    expect(roundUrls(["a", "b"], ["gone"])).toEqual(["a", "b"]);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * What a round of HTTP attempts means for a delivery (PRODUCT.md §4 modes, retries and window).
+ * Pure: no I/O, no clock (now is passed in), no randomness (the policy's random is).
+ */
+import { nextAttemptAt, type RetryPolicy } from "../webhooks/backoff";
+import type { Classification } from "../webhooks/outcome";
+
+export type Mode = "any" | "every";
+
+/** One URL of a round: attempted (with its classification and status) or deferred (no slot; not an attempt). */
+export type UrlResult =
+  | { url: string; attempted: true; classification: Classification; status: number | null }
+  | { url: string; attempted: false };
+
+export type RoundDecision = {
+  state: "pending" | "delivered" | "failed";
+  pendingUrls: string[];
+  nextAttemptAt: Date | null;
+  lastError: string | null;
+  lastStatus: number | null;
+  /** per attempted URL: the outcome to log (a retryable error that will not be retried is logged `failed`) */
+  loggedOutcome: Map<string, "success" | "retry" | "failed">;
+  /** true when the round made at least one HTTP attempt (attempt_count advances) */
+  attempted: boolean;
+};
+
+/** URLs to try this round: the ones still pending, limited to the destination's current URLs. */
+export function roundUrls(destinationUrls: string[], pendingUrls: string[] | null): string[] {
+  const pending = (pendingUrls ?? []).filter((u) => destinationUrls.includes(u));
+  return pending.length > 0 ? pending : destinationUrls;
+}
+
+/** When every URL of a round was deferred, try again this soon (no attempt was made). */
+export const DEFER_MS = 1_000;
+
+export function decideRound(opts: {
+  mode: Mode;
+  results: UrlResult[];
+  /** `every`: a URL already failed for good earlier in this chain */
+  someUrlFailedBefore: boolean;
+  /** rounds made before this one */
+  attemptCount: number;
+  firstAttemptAt: Date;
+  now: Date;
+  windowMinutes: number;
+  policy: RetryPolicy;
+  random?: () => number;
+  lastStatusBefore?: number | null;
+  lastErrorBefore?: string | null;
+}): RoundDecision {
+  const { results, now } = opts;
+  const loggedOutcome = new Map<string, "success" | "retry" | "failed">();
+  const attemptedResults = results.filter((r) => r.attempted);
+  const attempted = attemptedResults.length > 0;
+  const multi = results.length > 1;
+  const reason = (r: UrlResult & { attempted: true }) => (multi ? `${r.url}: ${r.classification.errorText}` : r.classification.errorText);
+  const lastStatus = attemptedResults.reduce<number | null>((s, r) => r.status ?? s, opts.lastStatusBefore ?? null);
+
+  for (const r of attemptedResults) loggedOutcome.set(r.url, r.classification.outcome);
+
+  if (!attempted) {
+    return {
+      state: "pending",
+      pendingUrls: results.map((r) => r.url),
+      nextAttemptAt: new Date(Math.ceil((now.getTime() + DEFER_MS) / 1000) * 1000),
+      lastError: null,
+      lastStatus,
+      loggedOutcome,
+      attempted,
+    };
+  }
+
+  const succeeded = attemptedResults.filter((r) => r.classification.outcome === "success");
+  const failedNow = attemptedResults.filter((r) => r.classification.outcome === "failed");
+  const toRetry = results.filter((r) => !r.attempted || r.classification.outcome === "retry");
+  const firstFailure = attemptedResults.find((r) => r.classification.outcome !== "success");
+  const lastError = firstFailure ? reason(firstFailure) : null;
+
+  const finish = (state: "delivered" | "failed", error: string | null): RoundDecision => {
+    // Nothing will retry these: log them as failed.
+    for (const r of attemptedResults) if (r.classification.outcome === "retry") loggedOutcome.set(r.url, "failed");
+    return { state, pendingUrls: [], nextAttemptAt: null, lastError: error, lastStatus, loggedOutcome, attempted };
+  };
+
+  if (opts.mode === "any" && succeeded.length > 0) return finish("delivered", null);
+  const failedEver = failedNow.length > 0 || (opts.mode === "every" && opts.someUrlFailedBefore);
+  if (toRetry.length === 0) {
+    if (opts.mode === "every" && !failedEver) return finish("delivered", null);
+    return finish("failed", lastError ?? opts.lastErrorBefore ?? "a URL failed earlier in this attempt chain");
+  }
+
+  const retryAfters = toRetry.flatMap((r) => (r.attempted && r.classification.retryAfterMs !== undefined ? [r.classification.retryAfterMs] : []));
+  const next = nextAttemptAt({
+    attempt: opts.attemptCount + 1,
+    now,
+    firstAttemptAt: opts.firstAttemptAt,
+    windowMinutes: opts.windowMinutes,
+    retryAfterMs: retryAfters.length ? Math.max(...retryAfters) : undefined,
+    policy: opts.policy,
+    random: opts.random,
+  });
+  if (!next) return finish("failed", `${lastError ?? "not delivered"} (retry window of ${opts.windowMinutes} min ended)`);
+  return { state: "pending", pendingUrls: toRetry.map((r) => r.url), nextAttemptAt: next, lastError, lastStatus, loggedOutcome, attempted };
+}

@@ -1,0 +1,197 @@
+import type { PgBoss } from "pg-boss";
+import { env } from "../env";
+import { pool } from "../db";
+import { QUEUES } from "../queue";
+import { postWebhook, type TimedAttempt } from "../webhooks/http";
+import { OriginLimiter } from "../webhooks/limiter";
+import { classifyAttempt } from "../webhooks/outcome";
+import { buildRequest, type OutgoingRequest } from "../webhooks/request";
+import { toAttemptRow } from "./attempt-row";
+import { DELIVERIES_PER_JOB, onClient } from "./enqueue";
+import { loadDueDeliveries, type LoadedDelivery } from "./load";
+import { decideRound, roundUrls, type UrlResult } from "./plan";
+import { recordRound, type AttemptRow, type DeliveryUpdate } from "./record";
+
+/** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
+const MAX_SLOT_WAIT_MS = 3_000;
+
+const g = globalThis as unknown as { __eventrailLimiter?: OriginLimiter };
+const limiter = () => (g.__eventrailLimiter ??= new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
+
+export type BatchSummary = {
+  loaded: number;
+  delivered: number;
+  failed: number;
+  retried: number;
+  deferred: number;
+  attempts: number;
+  /** when the retry jobs this batch enqueued become due */
+  dueTimes: Date[];
+  /** ms spent loading, sending, recording */
+  ms: { load: number; send: number; record: number };
+};
+
+/**
+ * Delivers a batch of deliveries (the ids of one or more `deliver` jobs): one query loads them all,
+ * every URL is POSTed concurrently (capped per origin), then one statement records every attempt
+ * and delivery, in the same transaction as the retry jobs when there are any. Throws only when the
+ * database fails, so pg-boss retries the jobs (at-least-once).
+ */
+export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: string[] }): Promise<BatchSummary> {
+  const t0 = performance.now();
+  const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const t1 = performance.now();
+  const rounds = await Promise.all(deliveries.map((d) => runRound(d)));
+  const t2 = performance.now();
+
+  const attempts = rounds.flatMap((r) => r.attempts);
+  const updates = rounds.map((r) => r.update);
+  const retries = updates.filter((u) => u.state === "pending" && u.next_attempt_at);
+  if (retries.length === 0) {
+    await recordRound(pool(), attempts, updates);
+  } else {
+    const client = await pool().connect();
+    try {
+      await client.query("BEGIN");
+      await recordRound(client, attempts, updates);
+      await opts.boss.insert(QUEUES.deliver.name, retryJobs(retries), { db: onClient(client) });
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  const t3 = performance.now();
+  return {
+    ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
+    loaded: deliveries.length,
+    delivered: updates.filter((u) => u.state === "delivered").length,
+    failed: updates.filter((u) => u.state === "failed").length,
+    retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,
+    deferred: rounds.filter((r) => r.update.state === "pending" && r.attempts.length === 0).length,
+    attempts: attempts.length,
+    dueTimes: [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t)),
+  };
+}
+
+/** Retry jobs grouped by due second (next_attempt_at was rounded up to it), at most DELIVERIES_PER_JOB each. */
+function retryJobs(retries: DeliveryUpdate[]) {
+  const bySecond = new Map<string, string[]>();
+  for (const u of retries) {
+    const list = bySecond.get(u.next_attempt_at!) ?? [];
+    list.push(u.id);
+    bySecond.set(u.next_attempt_at!, list);
+  }
+  const jobs: { data: { deliveryIds: string[] }; startAfter: Date }[] = [];
+  for (const [at, ids] of bySecond) {
+    for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB) jobs.push({ data: { deliveryIds: ids.slice(i, i + DELIVERIES_PER_JOB) }, startAfter: new Date(at) });
+  }
+  return jobs;
+}
+
+type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
+
+async function runRound(d: LoadedDelivery): Promise<Round> {
+  const now = new Date();
+  if (!d.destination.enabled || d.erased) {
+    const why = d.erased ? "message was erased by a deletion request" : "destination is disabled";
+    return { attempts: [], update: finalUpdate(d, "failed", why) };
+  }
+  const urls = roundUrls(d.destination.urls, d.pendingUrls);
+  const request = buildRequest(d.destination, d.message, now);
+  const sent = await Promise.all(urls.map((url) => attemptUrl(url, request)));
+
+  const firstAttemptAt = d.firstAttemptAt ?? now;
+  const results: UrlResult[] = sent.map((s) =>
+    s.attempt
+      ? { url: s.url, attempted: true, classification: classifyAttempt(s.attempt.result), status: s.attempt.result.kind === "response" ? s.attempt.result.status : null }
+      : { url: s.url, attempted: false },
+  );
+  const decision = decideRound({
+    mode: d.destination.mode,
+    results,
+    someUrlFailedBefore: d.someUrlFailed,
+    attemptCount: d.attemptCount,
+    firstAttemptAt,
+    now: new Date(),
+    windowMinutes: d.destination.retryWindowMinutes,
+    lastStatusBefore: d.lastStatus,
+    lastErrorBefore: d.lastError,
+    policy: { baseMs: env().EVENTRAIL_RETRY_BASE_MS, maxStepMs: env().EVENTRAIL_RETRY_MAX_MS },
+  });
+  const nextAt = decision.nextAttemptAt;
+  const attemptNumber = d.attemptCount + 1;
+  const attempts: AttemptRow[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const s = sent[i];
+    const r = results[i];
+    if (!s.attempt || !r.attempted) continue;
+    attempts.push(
+      toAttemptRow({
+        workspaceId: d.workspaceId,
+        deliveryId: d.id,
+        destinationId: d.destinationId,
+        messageRowId: d.messageRowId,
+        message: d.message,
+        url: s.url,
+        attemptNumber,
+        request,
+        attempt: s.attempt,
+        classification: r.classification,
+        outcome: decision.loggedOutcome.get(s.url) ?? r.classification.outcome,
+        nextRetryAt: nextAt,
+      }),
+    );
+  }
+  const lastAttemptAt = attempts.length ? attempts.reduce((m, a) => (a.started_at > m ? a.started_at : m), attempts[0].started_at) : null;
+  return {
+    attempts,
+    update: {
+      id: d.id,
+      state: decision.state,
+      pending_urls: decision.pendingUrls,
+      attempt_count: decision.attempted ? attemptNumber : d.attemptCount,
+      first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
+      last_attempt_at: lastAttemptAt,
+      next_attempt_at: nextAt?.toISOString() ?? null,
+      last_error: decision.lastError,
+      last_status: decision.lastStatus,
+      delivered_at: decision.state === "delivered" ? new Date().toISOString() : null,
+    },
+  };
+}
+
+function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): DeliveryUpdate {
+  return {
+    id: d.id,
+    state,
+    pending_urls: [],
+    attempt_count: d.attemptCount,
+    first_attempt_at: d.firstAttemptAt?.toISOString() ?? null,
+    last_attempt_at: null,
+    next_attempt_at: null,
+    last_error: lastError,
+    last_status: null,
+    delivered_at: null,
+  };
+}
+
+async function attemptUrl(url: string, request: OutgoingRequest): Promise<{ url: string; attempt: TimedAttempt | null }> {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    origin = url;
+  }
+  const release = await limiter().acquire(origin);
+  if (!release) return { url, attempt: null };
+  let attempt: TimedAttempt | undefined;
+  try {
+    attempt = await postWebhook(url, request);
+    return { url, attempt };
+  } finally {
+    release(attempt?.durationMs);
+  }
+}

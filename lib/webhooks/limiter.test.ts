@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { OriginLimiter } from "./limiter";
+
+describe("OriginLimiter", () => {
+  it("caps concurrency per origin and leaves other origins alone", async () => {
+    const l = new OriginLimiter(2, 60_000);
+    const a1 = await l.acquire("a");
+    const a2 = await l.acquire("a");
+    let a3Granted = false;
+    const a3 = l.acquire("a").then((r) => ((a3Granted = true), r));
+    const b1 = await l.acquire("b");
+    expect(b1).toBeTypeOf("function");
+    await Promise.resolve();
+    expect(a3Granted).toBe(false);
+    a1!(5);
+    expect(await a3).toBeTypeOf("function");
+    a2!(5);
+  });
+
+  it("lets requests queue behind a fast origin", async () => {
+    const l = new OriginLimiter(1, 1_000);
+    const first = await l.acquire("fast");
+    first!(2);
+    const held = await l.acquire("fast");
+    const queued = Array.from({ length: 50 }, () => l.acquire("fast"));
+    held!(2);
+    for (const q of queued) (await q)!(2);
+    expect((await Promise.all(queued)).every((r) => r !== null)).toBe(true);
+  });
+
+  it("defers at once behind an origin whose requests take long", async () => {
+    const l = new OriginLimiter(2, 1_000);
+    const slow1 = await l.acquire("slow");
+    slow1!(5_000); // a timeout
+    const h1 = await l.acquire("slow");
+    const h2 = await l.acquire("slow");
+    expect(await l.acquire("slow")).toBeNull();
+    expect(await l.acquire("other")).toBeTypeOf("function");
+    h1!(5_000);
+    h2!(5_000);
+  });
+
+  it("defers a waiter that waited too long", async () => {
+    const l = new OriginLimiter(1, 10);
+    const held = await l.acquire("x");
+    expect(await l.acquire("x")).toBeNull();
+    held!();
+  });
+
+  it("releasing twice frees only one slot", async () => {
+    const l = new OriginLimiter(1, 10);
+    const r = await l.acquire("x");
+    r!();
+    r!();
+    const first = await l.acquire("x");
+    expect(first).toBeTypeOf("function");
+    expect(await l.acquire("x")).toBeNull();
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
+ * connections. A request that would have to queue behind a slow origin is handed back at once
+ * (deferred, to be retried shortly without counting as an attempt) instead of holding its whole
+ * batch hostage behind a queue of 5-second timeouts. "Slow" is judged from the origin's recent
+ * request durations: a fast origin under load queues happily (its queue drains in milliseconds);
+ * a hanging one is deferred as soon as the expected wait exceeds `maxWaitMs`. A waiter that still
+ * waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
+ */
+type OriginState = { active: number; waiting: (() => void)[]; avgMs: number };
+
+/** Weight of the newest duration in the moving average. */
+const ALPHA = 0.2;
+
+export class OriginLimiter {
+  private origins = new Map<string, OriginState>();
+
+  constructor(
+    private readonly max: number,
+    private readonly maxWaitMs: number,
+  ) {}
+
+  /** Resolves to a release function (call it with the request's duration), or null: defer. */
+  async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
+    let s = this.origins.get(origin);
+    if (!s) this.origins.set(origin, (s = { active: 0, waiting: [], avgMs: 0 }));
+    if (s.active < this.max) {
+      s.active++;
+      return this.releaser(origin, s);
+    }
+    const expectedWaitMs = ((s.waiting.length + 1) / this.max) * s.avgMs;
+    if (expectedWaitMs > this.maxWaitMs) return null;
+    const state = s;
+    return new Promise((resolve) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(this.releaser(origin, state));
+      };
+      const timer = setTimeout(() => {
+        const i = state.waiting.indexOf(grant);
+        if (i >= 0) state.waiting.splice(i, 1);
+        resolve(null);
+      }, this.maxWaitMs * 3);
+      state.waiting.push(grant);
+    });
+  }
+
+  private releaser(origin: string, s: OriginState) {
+    let done = false;
+    return (durationMs?: number) => {
+      if (done) return;
+      done = true;
+      if (durationMs !== undefined) s.avgMs = s.avgMs === 0 ? durationMs : s.avgMs + ALPHA * (durationMs - s.avgMs);
+      const next = s.waiting.shift();
+      // The slot passes straight to the next waiter; otherwise it is freed.
+      if (next) return next();
+      s.active--;
+      if (s.active <= 0 && s.avgMs < this.maxWaitMs / 10) this.origins.delete(origin);
+    };
+  }
+}

@@ -1,0 +1,72 @@
+// Faults: a worker killed with SIGKILL mid-run, and two workers at once. Nothing is lost; duplicates
+// only across a crash (at-least-once). Figures are printed for the report.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { boss } from "../lib/queue";
+import { closeDb } from "../lib/db";
+import { createTestDatabase } from "./pg";
+import { startWorker, waitFor, type Proc } from "./stack";
+import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./delivery/counting";
+import { insertDestination, insertWorkspace } from "./delivery/direct";
+import { seedMessages } from "./delivery/seed";
+
+const N = 2_000;
+// A small per-origin cap and a slow-ish receiver make a run last long enough to be interrupted.
+const WORKER_ENV = { WORKER_CONCURRENCY: "8", EVENTRAIL_RETRY_BASE_MS: "1000" };
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let workspaceId: string;
+const procs: Proc[] = [];
+const receivers: CountingReceiver[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  process.env.DATABASE_URL = db.url;
+  workspaceId = await insertWorkspace(db.url);
+});
+afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
+  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeDb();
+  await Promise.all(receivers.map((r) => r.close()));
+  await db?.drop();
+});
+
+async function setUp(tag: string, delayMs: number) {
+  const rx = await startCountingReceiver(delayMs);
+  receivers.push(rx);
+  const destinationId = await insertDestination(db.url, { workspaceId, urls: [`${rx.url}/hook`] });
+  return { rx, destinationId, messages: manyTracks(N, tag) };
+}
+
+describe("faults", () => {
+  it("kill -9 of the worker mid-run: after a restart every message is delivered", async () => {
+    const { rx, destinationId, messages } = await setUp("kill", 20);
+    const first = await startWorker(db.url, WORKER_ENV);
+    procs.push(first);
+    await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages });
+    await waitFor(async () => rx.unique() >= 300, { timeoutMs: 60_000, what: "the run to be under way" });
+    await first.kill("SIGKILL");
+    const atKill = rx.unique();
+    expect(atKill).toBeLessThan(N);
+
+    const second = await startWorker(db.url, WORKER_ENV);
+    procs.push(second);
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, { timeoutMs: 180_000, intervalMs: 500, what: "all messages delivered" });
+    expect(rx.unique()).toBe(N);
+    for (const m of messages) expect(rx.counts.get(m.messageId)).toBeGreaterThanOrEqual(1);
+    console.log(`[faults] kill -9 after ${atKill}/${N} received: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`);
+    await second.stop();
+  }, 300_000);
+
+  it("two workers at once: every message delivered exactly once", async () => {
+    const { rx, destinationId, messages } = await setUp("two", 2);
+    const workers = await Promise.all([startWorker(db.url, WORKER_ENV), startWorker(db.url, WORKER_ENV)]);
+    procs.push(...workers);
+    await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages });
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, { timeoutMs: 120_000, intervalMs: 500, what: "all messages delivered" });
+    expect(rx.unique()).toBe(N);
+    expect(rx.duplicates()).toBe(0);
+    expect(rx.requests).toHaveLength(N);
+    console.log(`[faults] two workers: ${N} delivered, ${rx.duplicates()} duplicates`);
+  }, 200_000);
+});

@@ -1,0 +1,68 @@
+import type { Job, PgBoss } from "pg-boss";
+import { processDeliveryBatch } from "../../lib/delivery/process";
+import { closeDispatchers } from "../../lib/webhooks/dispatchers";
+import { QUEUES } from "../../lib/queue";
+import { log } from "../../lib/log";
+import type { Handler } from "../handler";
+
+/**
+ * `deliver` jobs are taken several at a time (each carries up to 100 deliveries) and handled as
+ * one batch: one load, concurrent POSTs, one recording statement. A full fetch makes pg-boss fetch
+ * again at once (burst); LISTEN/NOTIFY wakes the worker when new jobs are inserted; and since a
+ * NOTIFY fires at insert, not when a delayed retry job becomes due, the worker also sets itself a
+ * timer for each second in which retries it scheduled fall due (the poll is only a backstop).
+ */
+const JOBS_PER_FETCH = 5;
+const PARALLEL_BATCHES = 4;
+const BACKSTOP_POLL_SECONDS = 10;
+
+const wakeTimers = new Map<number, NodeJS.Timeout>();
+
+function wakeAt(boss: PgBoss, workerId: string, due: Date) {
+  const key = due.getTime();
+  if (wakeTimers.has(key)) return;
+  const timer = setTimeout(() => {
+    wakeTimers.delete(key);
+    boss.notifyWorker(workerId);
+  }, Math.max(0, key - Date.now()) + 20);
+  timer.unref();
+  wakeTimers.set(key, timer);
+}
+
+export const deliverHandler: Handler = {
+  queue: "deliver",
+  async start({ boss }) {
+    const def = QUEUES.deliver;
+    let workerId = "";
+    workerId = await boss.work(
+      def.name,
+      {
+        batchSize: JOBS_PER_FETCH,
+        burstWhenBatchFull: true,
+        localConcurrency: PARALLEL_BATCHES,
+        pollingIntervalSeconds: 2,
+        notifyPollingIntervalSeconds: BACKSTOP_POLL_SECONDS,
+      },
+      async (jobs: Job<unknown>[]) => {
+        const ids: string[] = [];
+        for (const job of jobs) {
+          const parsed = def.schema.safeParse(job.data);
+          if (parsed.success) ids.push(...parsed.data.deliveryIds);
+          else log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
+        }
+        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids }).catch((err: Error) => {
+          // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
+          log().warn({ jobIds: jobs.map((j) => j.id), err: err.message }, "deliver batch not recorded; jobs will be retried");
+          throw err;
+        });
+        for (const due of dueTimes) wakeAt(boss, workerId, due);
+        log().debug({ jobIds: jobs.map((j) => j.id), ...summary }, "deliver batch done");
+      },
+    );
+  },
+  async stop() {
+    for (const t of wakeTimers.values()) clearTimeout(t);
+    wakeTimers.clear();
+    await closeDispatchers();
+  },
+};
