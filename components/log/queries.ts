@@ -1,4 +1,5 @@
 import type { AttemptDetailDto, AttemptDto } from "@/lib/delivery/attempt-schemas";
+import type { MessageDetailDto } from "@/lib/delivery/messages";
 import { api } from "@/lib/client/api";
 
 /** Filters of the request log, as they sit in the URL query string and in GET /api/attempts. */
@@ -30,21 +31,5 @@ export function fetchAttempts(filter: LogFilter, cursor: string | null, signal?:
 }
 
 export const fetchAttempt = (id: string, signal?: AbortSignal) => api<AttemptDetailDto>(`/api/attempts/${id}`, { signal });
-
-export type MessageDetailDto = {
-  message: { id: string; messageId: string; type: string; userId: string | null; anonymousId: string | null; sourceId: string | null; receivedAt: string; timestamp: string; payload: unknown };
-  deliveries: {
-    id: string;
-    destinationId: string;
-    destinationName: string | null;
-    state: "pending" | "delivered" | "failed";
-    attemptCount: number;
-    lastError: string | null;
-    lastStatus: number | null;
-    nextAttemptAt: string | null;
-    deliveredAt: string | null;
-  }[];
-  attempts: AttemptDetailDto[];
-};
 
 export const fetchMessage = (id: string, signal?: AbortSignal) => api<MessageDetailDto>(`/api/messages/${id}`, { signal });
