@@ -21,7 +21,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   });
 
   await page.goto("/capture");
-  await expect(page.getByRole("heading", { name: "Capture URLs" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Capture URLs", exact: true })).toBeVisible();
   await page.getByRole("button", { name: /^(New capture URL|Create a capture URL)$/ }).click();
   await expect(page.getByRole("heading", { name: "Capture URL", exact: true })).toBeVisible();
   const url = (await page.getByTestId("capture-url").textContent())!.trim();
@@ -70,7 +70,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await page.getByLabel("Response delay (ms)").fill("300");
   await page.getByRole("button", { name: "Save response settings" }).click();
   await expect(page.getByText("Responds 503 after 300 ms")).toBeVisible();
-  const res = await page.request.post(url, { data: { hello: "world" } });
+  const res = await page.request.post(url, { data: { hello: "world" }, headers: { connection: "close" } });
   expect(res.status()).toBe(503);
   await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(8);
 

@@ -8,9 +8,9 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   const source = await createSource(page, "Web app");
 
   await page.goto("/destinations");
-  await expect(page.getByRole("heading", { name: "Destinations" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Destinations", exact: true })).toBeVisible();
   await page.goto("/destinations/new");
-  await expect(page.getByRole("heading", { name: "New Webhooks destination" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "New Webhooks destination", exact: true })).toBeVisible();
 
   // Nothing filled in: the shared schema's errors appear inline, nothing is sent.
   await page.getByRole("button", { name: "Create destination" }).click();
@@ -67,7 +67,7 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await page.getByRole("checkbox", { name: "Web app" }).check();
   await page.getByRole("button", { name: "Create destination" }).click();
 
-  await expect(page.getByRole("heading", { name: "Orders service" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Orders service", exact: true })).toBeVisible();
   const id = page.url().split("/destinations/")[1];
   const stored = await api(page, "GET", `/api/destinations/${id}`);
   expect(stored).toMatchObject({
@@ -94,7 +94,7 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await page.getByRole("button", { name: "Remove URL 2" }).click();
   await page.getByRole("switch", { name: "Enabled" }).click();
   await page.getByRole("button", { name: "Save changes" }).click();
-  await expect(page.getByRole("heading", { name: "Orders service" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Orders service", exact: true })).toBeVisible();
   expect(await api(page, "GET", `/api/destinations/${id}`)).toMatchObject({ urls: ["https://orders.example.com/webhooks"], enabled: false });
 
   // The list shows it with its state, URL and connected source.

@@ -18,7 +18,7 @@ test("send events through the Tracking API and find their attempts in the reques
   ]);
 
   await page.goto(`/log?destinationId=${dest.id}`);
-  await expect(page.getByRole("heading", { name: "Request log" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Request log", exact: true })).toBeVisible();
   const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
   // Header row + one attempt per delivered message (the log tails the newest page).
   await expect(rows).toHaveCount(4, { timeout: 30_000 });
@@ -81,7 +81,7 @@ test("send events through the Tracking API and find their attempts in the reques
 
   // The source debugger shows the accepted calls and the rejected one with its reason.
   await page.goto(`/sources/${source.id}`);
-  await expect(page.getByRole("heading", { name: "Debugger" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: /^Debugger/ })).toBeVisible();
   const calls = page.getByRole("list", { name: "Recent calls" });
   await expect(calls.getByRole("button", { name: new RegExp(`^Accepted track ${ids.track}`) })).toBeVisible();
   const rejected = calls.getByRole("button", { name: new RegExp(`^Rejected track log-bad-${run}`) });

@@ -64,7 +64,7 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
 
   // The overview counts them: retries and the success for this destination.
   await page.goto(`/overview?range=1h&destination=${dest.id}`);
-  await expect(page.getByRole("heading", { name: "Delivery overview" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Delivery overview", exact: true })).toBeVisible();
   await expect(page.getByLabel("Attempts", { exact: true })).not.toHaveText("0");
   await expect(page.getByRole("img", { name: /Stacked bar chart/ })).toBeVisible();
   await shot(page, "overview");
