@@ -88,7 +88,7 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(rejected).toBeVisible();
   await rejected.click();
   await expect(page.getByText(/Reason: .*event/i)).toBeVisible();
+  await shot(page, "source-debugger");
   await page.getByRole("radio", { name: /rejected/i }).click();
   await expect(calls.getByRole("button", { name: /^Accepted/ })).toHaveCount(0);
-  await shot(page, "source-debugger");
 });
