@@ -1,28 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { api, createCaptureBin, createSource, sendBatch } from "./api";
 import { ARTIFACTS } from "./owner";
-
-// The story's setup through the Management API with the owner's session (cookie + CSRF header).
-// (Same as the dashboard branch's e2e/api.ts; switch to it once both are on main.)
-async function api<T = any>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  const csrf = (await page.context().cookies()).find((c) => c.name === "er_csrf")?.value ?? "";
-  const res = await page.request.fetch(path, {
-    method,
-    headers: { "x-csrf-token": decodeURIComponent(csrf), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    data: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok()) throw new Error(`${method} ${path} → ${res.status()} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-const createSource = (page: Page, name: string) => api<{ id: string; writeKey: string }>(page, "POST", "/api/sources", { name });
-const createCaptureBin = (page: Page, input: { name?: string }) => api<{ id: string; url: string }>(page, "POST", "/api/capture-bins", input);
-async function sendBatch(page: Page, writeKey: string, batch: Record<string, unknown>[]) {
-  const res = await page.request.post("/v1/batch", {
-    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`, "content-type": "application/json" },
-    data: JSON.stringify({ batch }),
-  });
-  expect(res.status()).toBe(200);
-}
 
 test("build an audience, preview it, connect it to a capture URL, sync now, see the identify calls arrive", async ({ page }) => {
   test.setTimeout(120_000);
