@@ -1,35 +1,25 @@
-import { expect, test, type APIRequestContext, type BrowserContext } from "@playwright/test";
-import { ARTIFACTS } from "./owner";
+import { expect, test } from "@playwright/test";
+import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { shot } from "./shot";
 
-/** page.request carries the session cookie; writes also need the CSRF header from er_csrf. */
-async function apiAs(context: BrowserContext, request: APIRequestContext) {
-  const csrf = (await context.cookies()).find((c) => c.name === "er_csrf")?.value;
-  expect(csrf, "the owner's session has a CSRF cookie").toBeTruthy();
-  return async <T>(path: string, data: unknown): Promise<T> => {
-    const res = await request.post(path, { data, headers: { "x-csrf-token": decodeURIComponent(csrf!) } });
-    expect(res.ok(), `${path} → ${res.status()} ${await res.text()}`).toBe(true);
-    return (await res.json()) as T;
-  };
-}
+const SECRET = "e2e-deletion-secret";
 
-test("erase a user from the dashboard and see the delete notification arrive at a capture URL", async ({ page, context }) => {
-  const post = await apiAs(context, page.request);
+test("erase a user from the dashboard and see the delete notification arrive at a capture URL", async ({ page }) => {
+  test.setTimeout(150_000);
+  // Setup the story does not exercise in the browser: a source with the user's data, a capture URL
+  // and a signed Webhooks destination pointing at it.
   const tag = Date.now().toString(36);
   const userId = `erase-me-${tag}`;
-  const source = await post<{ id: string; writeKey: string }>("/api/sources", { name: `Shop ${tag}` });
-  const bin = await post<{ id: string; url: string }>("/api/capture-bins", { name: `deletions ${tag}` });
-  await post("/api/destinations", { name: `Hook ${tag}`, urls: [bin.url], headers: [], enabled: true, sourceIds: [source.id] });
-
-  // The user's data, through the Tracking API.
-  const tracked = await page.request.post("/v1/track", {
-    headers: { authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString("base64")}` },
-    data: { userId, event: "Order Completed", properties: { total: 42 } },
-  });
-  expect(tracked.status()).toBe(200);
+  const source = await createSource(page, `Shop ${tag}`);
+  const bin = await createCaptureBin(page, { name: `Deletions ${tag}` });
+  await api(page, "POST", "/api/destinations", { name: `Hook ${tag}`, urls: [bin.url], headers: [], sharedSecret: SECRET, enabled: true, sourceIds: [source.id] });
+  await sendBatch(page, source.writeKey, [{ type: "track", userId, event: "Order Completed", properties: { total: 42 } }]);
+  // The track arrives first (a delivery still pending when the user is erased would be stopped).
+  await expect.poll(async () => (await api(page, "GET", `/api/capture-bins/${bin.id}/requests`)).requests.length, { timeout: 60_000 }).toBe(1);
 
   await page.goto("/deletions");
-  await expect(page.getByRole("heading", { name: "Deletions" })).toBeVisible();
-  await page.getByRole("button", { name: "New deletion request" }).click();
+  await expect(page.getByRole("heading", { name: "Deletions", exact: true })).toBeVisible();
+  await page.getByRole("button", { name: /^(New deletion request|Create a deletion request)$/ }).first().click();
 
   // Validation in the browser: nothing to erase.
   await page.getByLabel("User IDs").fill(" \n , ");
@@ -41,27 +31,33 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Erase 2 users" }).click();
 
-  await expect(page.getByRole("heading", { name: "Deletion request" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Deletion request", exact: true })).toBeVisible();
   await expect(page.locator("[data-status=completed]").first()).toBeVisible({ timeout: 60_000 });
   await expect(page.getByRole("list", { name: "Affected sources" })).toContainText(`Shop ${tag}`);
   const row = page.getByRole("table", { name: "Delete notifications" }).getByRole("row", { name: new RegExp(userId) });
   await expect(row).toContainText(`Hook ${tag}`);
   await expect(row.locator("[data-status=delivered]")).toBeVisible({ timeout: 60_000 });
-  await page.screenshot({ path: `${ARTIFACTS}/deletion-detail.png`, fullPage: true });
-
-  // What the capture URL received: the delete body, exactly.
-  const res = await page.request.get(`/api/capture-bins/${bin.id}/requests`);
-  const { requests } = (await res.json()) as { requests: { body: string; headers: Record<string, string> }[] };
-  const deletes = requests.map((r) => JSON.parse(r.body)).filter((b) => b.type === "delete");
-  expect(deletes).toHaveLength(1);
-  expect(Object.keys(deletes[0]).sort()).toEqual(["timestamp", "type", "userId"]);
-  expect(deletes[0]).toMatchObject({ type: "delete", userId });
-  expect(deletes[0].timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  // Its attempts are one click away in the request log.
+  await expect(row.getByRole("link", { name: "1", exact: true })).toHaveAttribute("href", /^\/log\?messageId=delete-[0-9a-f]{32}&destinationId=/);
+  await shot(page, "deletion-detail");
 
   // The list shows the finished request.
-  await page.getByRole("link", { name: "Deletions" }).first().click();
+  await page.getByRole("navigation").getByRole("link", { name: "Deletions" }).click();
   const item = page.getByRole("link", { name: new RegExp(userId) });
   await expect(item.locator("[data-status=completed]")).toBeVisible();
   await expect(item).toContainText("1 source affected · 1 notification");
-  await page.screenshot({ path: `${ARTIFACTS}/deletions.png`, fullPage: true });
+  await shot(page, "deletions");
+
+  // At the capture URL: the delete body, exactly, signed with the destination's secret.
+  await page.goto(`/capture/${bin.id}`);
+  await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(2);
+  await page.getByLabel("Shared secret (X-Signature)").fill(SECRET);
+  await page.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
+  const details = page.getByRole("region", { name: "Request details" });
+  const body = JSON.parse((await details.getByLabel("Request body").textContent())!);
+  expect(Object.keys(body).sort()).toEqual(["timestamp", "type", "userId"]);
+  expect(body).toMatchObject({ type: "delete", userId });
+  expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  await expect(details.getByLabel("X-Signature verified")).toBeVisible();
+  await shot(page, "deletion-capture");
 });

@@ -129,7 +129,19 @@ function Notifications({ d }: { d: DeletionDetailDto }) {
                   <td className={td}>
                     <StatusBadge status={n.state} />
                   </td>
-                  <td className={td}>{n.attemptCount}</td>
+                  <td className={td}>
+                    {n.attemptCount > 0 ? (
+                      <Link
+                        href={`/log?${new URLSearchParams({ messageId: n.messageId, destinationId: n.destination.id })}`}
+                        className="text-indigo-600 hover:underline"
+                        title="See the attempts in the request log"
+                      >
+                        {n.attemptCount}
+                      </Link>
+                    ) : (
+                      0
+                    )}
+                  </td>
                   <td className={`${td} max-w-xs truncate`} title={n.lastError ?? undefined}>
                     {n.deliveredAt ? `Delivered ${when(n.deliveredAt)}` : n.lastError ?? (n.lastStatus ? `HTTP ${n.lastStatus}` : "—")}
                   </td>
