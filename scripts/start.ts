@@ -7,6 +7,7 @@ import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
 import { buildIfNeeded, root } from "./lib/build";
+import { withNodeOptions } from "./lib/runtime";
 
 const say = (msg: string) => console.log(`[eventrail] ${msg}`);
 
@@ -72,7 +73,7 @@ async function main() {
     return;
   }
 
-  const env = { ...process.env, NODE_ENV: "production" as const };
+  const env = withNodeOptions({ ...process.env, NODE_ENV: "production" });
   const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
   const web = spawn(bin("next"), ["start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"], {
     cwd: root,

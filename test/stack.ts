@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { root } from "../scripts/lib/build";
+import { withNodeOptions } from "../scripts/lib/runtime";
 import { createTestDatabase } from "./pg";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -24,7 +25,7 @@ export async function freePort(): Promise<number> {
 export type Proc = { child: ChildProcess; output: () => string; stop(): Promise<void>; kill(signal?: NodeJS.Signals): Promise<void> };
 
 function launch(cmd: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(cmd, args, { cwd: root, env: withNodeOptions({ ...process.env, ...env }), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const keep = (d: Buffer) => {
     out += d.toString();
