@@ -1,8 +1,9 @@
 import type { Handler } from "./handler";
 import { deliverHandler } from "./handlers/deliver";
+import { maintenanceHandler } from "./handlers/maintenance";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/queue.ts.
  */
-export const handlers: Handler[] = [deliverHandler];
+export const handlers: Handler[] = [deliverHandler, maintenanceHandler];

@@ -6,6 +6,7 @@ import { postWebhook, type TimedAttempt } from "../webhooks/http";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, type OutgoingRequest } from "../webhooks/request";
+import { observeDeliveryBatch } from "../metrics/delivery";
 import { toAttemptRow } from "./attempt-row";
 import { DELIVERIES_PER_JOB, onClient } from "./enqueue";
 import { loadDueDeliveries, type LoadedDelivery } from "./load";
@@ -64,6 +65,8 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
     }
   }
   const t3 = performance.now();
+  const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
+  observeDeliveryBatch(attempts, updates, (id) => destinationOf.get(id));
   return {
     ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
     loaded: deliveries.length,
