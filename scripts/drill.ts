@@ -18,7 +18,9 @@ import { scenarios } from "./drill/scenarios";
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
 const ONLY = process.env.DRILL_ONLY?.split(",").map((s) => s.trim());
 // Short retries so that the drills finish in minutes: first retry after ~200 ms, steps capped at 2 s.
-const ENV = { EVENTRAIL_RETRY_BASE_MS: "200", EVENTRAIL_RETRY_MAX_MS: "2000", LOG_LEVEL: "warn" };
+const ENV = { EVENTRAIL_RETRY_BASE_MS: "200", EVENTRAIL_RETRY_MAX_MS: "2000" };
+// Workers log at info (their "worker started" line is how startWorker knows they are up).
+const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
 
 async function main() {
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
@@ -28,7 +30,7 @@ async function main() {
   await migrate(url);
   const db = new pg.Pool({ connectionString: url, max: 3 });
   db.on("error", () => {});
-  const app = await startApp(url, ENV);
+  const app = await startApp(url, APP_ENV);
   const workers: Proc[] = [await startWorker(url, ENV)];
   console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
 
