@@ -20,7 +20,8 @@ export type DrillReceiver = {
 
 const HANG_MS = 8_000;
 
-export async function startDrillReceiver(behave: (messageId: string) => Behaviour = () => "ok"): Promise<DrillReceiver> {
+/** `delayMs`: how long a 2xx answer takes (keeps requests in flight, for the crash drills). */
+export async function startDrillReceiver(behave: (messageId: string) => Behaviour = () => "ok", opts: { delayMs?: number } = {}): Promise<DrillReceiver> {
   const sockets = new Set<net.Socket>();
   const rx: DrillReceiver = {
     url: "",
@@ -54,11 +55,16 @@ export async function startDrillReceiver(behave: (messageId: string) => Behaviou
         res.end("flapping");
         return;
       }
-      res.writeHead(200, { "content-type": "text/plain" });
-      res.end("ok", () => {
-        rx.receipts.set(messageId, (rx.receipts.get(messageId) ?? 0) + 1);
-        if (!rx.firstAt.has(messageId)) rx.firstAt.set(messageId, Date.now());
-      });
+      const answer = () => {
+        if (req.socket.destroyed) return;
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end("ok", () => {
+          rx.receipts.set(messageId, (rx.receipts.get(messageId) ?? 0) + 1);
+          if (!rx.firstAt.has(messageId)) rx.firstAt.set(messageId, Date.now());
+        });
+      };
+      if (opts.delayMs) setTimeout(answer, opts.delayMs);
+      else answer();
     });
   });
   server.on("connection", (s) => {

@@ -34,7 +34,8 @@ export function scenarios(events: number): Scenario[] {
       events,
       spacingMs: 700,
       timeLimitMs: 180_000,
-      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver()] }],
+      // A 100 ms receiver keeps deliveries in flight, so the kills land mid-request.
+      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 100 })] }],
       async fault(stack: Stack) {
         for (let i = 0; i < 5; i++) {
           await sleep(3_000);
@@ -50,7 +51,7 @@ export function scenarios(events: number): Scenario[] {
       events,
       spacingMs: 400,
       timeLimitMs: 180_000,
-      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver()] }],
+      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 20 })] }],
       async fault(stack: Stack) {
         await sleep(2_000);
         await stack.restartPostgres(4_000);
