@@ -33,8 +33,10 @@ async function main() {
     }, 30_000);
     force.unref();
     try {
-      await boss.stop({ graceful: true, timeout: 20_000, close: true });
+      // The pool stays open until the handlers have stopped: late delivery rounds still record through it.
+      await boss.stop({ graceful: true, timeout: 20_000, close: false });
       for (const h of handlers) await h.stop?.();
+      await boss.stop({ close: true });
       await flushMetrics();
       await closeDb();
       logger.info("worker stopped");
