@@ -10,7 +10,8 @@
  * A worker that dies meanwhile leaves the safety job, which attempts them again (at-least-once).
  */
 export const BATCH_PATIENCE_MS = 1_000;
-export const SAFETY_DELAY_S = 60;
+// Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
+export const SAFETY_DELAY_S = 30;
 
 /** The values of the promises settled within `ms`, and the indexes of those still pending then. */
 export async function settleWithin<T>(promises: Promise<T>[], ms: number): Promise<{ done: T[]; late: number[] }> {
