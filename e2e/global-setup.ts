@@ -6,8 +6,10 @@ import { buildIfNeeded } from "../scripts/lib/build";
 export default async function globalSetup() {
   buildIfNeeded((m) => console.log(`[e2e] ${m}`));
   const db = await createTestDatabase();
-  const app = await startApp(db.url);
-  const worker = await startWorker(db.url);
+  // Short retry steps so the retry story sees several retries and a 1-minute window run out in time.
+  const env = { EVENTRAIL_RETRY_BASE_MS: "500", EVENTRAIL_RETRY_MAX_MS: "3000" };
+  const app = await startApp(db.url, env);
+  const worker = await startWorker(db.url, env);
   process.env.E2E_BASE_URL = app.url;
   process.env.E2E_DATABASE_URL = db.url;
   return async () => {

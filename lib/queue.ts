@@ -20,7 +20,16 @@ export const QUEUES = {
   audienceSync: {
     name: "audience-sync",
     schema: z.object({ audienceId: z.string().uuid(), syncId: z.string().uuid().optional(), trigger: z.string().default("manual") }),
-    options: { notify: true, retryLimit: 3, retryDelay: 30, expireInSeconds: 1800 },
+    // A worker that dies mid-sync stops its heartbeat: the job is retried within a minute, and
+    // the retry resumes from what the dead one committed (not 30 minutes later at expiry).
+    options: { notify: true, retryLimit: 3, retryDelay: 30, expireInSeconds: 1800, heartbeatSeconds: 60 },
+  },
+  /** The audience schedule's tick (pg-boss cron, every minute): queues the syncs that are due. */
+  audienceSchedule: {
+    name: "audience-schedule",
+    // pg-boss cron jobs carry no data (null).
+    schema: z.object({}).passthrough().nullable(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
   },
   /** Erase users and send delete notifications. */
   deletion: {

@@ -1,4 +1,5 @@
 import type { Handler } from "./handler";
+import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deliverHandler } from "./handlers/deliver";
 import { maintenanceHandler } from "./handlers/maintenance";
 
@@ -6,4 +7,4 @@ import { maintenanceHandler } from "./handlers/maintenance";
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/queue.ts.
  */
-export const handlers: Handler[] = [deliverHandler, maintenanceHandler];
+export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, maintenanceHandler];

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { isReservedHeader } from "../webhooks/request";
-import { isStandardSecret } from "../webhooks/signing";
+import { isReservedHeader, isStandardSecret } from "../webhooks/rules";
 import { MESSAGE_TYPES } from "../webhooks/payload";
 
 /** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */

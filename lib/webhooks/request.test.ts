@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildRequest, isReservedHeader, maskHeaders } from "./request";
+import { buildRequest, maskHeaders } from "./request";
+import { isReservedHeader } from "./rules";
 import { xSignature } from "./signing";
 
 const msg = {

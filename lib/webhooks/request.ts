@@ -1,21 +1,8 @@
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import { standardWebhooksHeaders, xSignature } from "./signing";
+import { isReservedHeader } from "./rules";
 
 export const USER_AGENT = "Eventrail.io/1.0";
-
-/** Header names a customer may not set: ours, or ones that would break the request. Lowercase. */
-export const RESERVED_HEADERS = [
-  "content-type",
-  "user-agent",
-  "x-signature",
-  "content-length",
-  "host",
-  "webhook-id",
-  "webhook-timestamp",
-  "webhook-signature",
-] as const;
-
-export const isReservedHeader = (name: string) => (RESERVED_HEADERS as readonly string[]).includes(name.trim().toLowerCase());
 
 /** What signing and headers need from a destination. */
 export type SigningSettings = {

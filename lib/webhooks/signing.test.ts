@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { generateStandardSecret, isStandardSecret, standardWebhooksHeaders, xSignature } from "./signing";
+import { generateStandardSecret, standardWebhooksHeaders, xSignature } from "./signing";
+import { isStandardSecret } from "./rules";
 
 describe("X-Signature", () => {
   it("is lowercase hex HMAC-SHA1 over the exact UTF-8 bytes", () => {

@@ -1,22 +1,15 @@
 import crypto from "node:crypto";
+import { WHSEC } from "./rules";
 
 /** The seed's X-Signature: lowercase hex HMAC-SHA1 with the shared secret over exactly the body bytes (UTF-8). */
 export function xSignature(secret: string, body: string): string {
   return crypto.createHmac("sha1", secret).update(body, "utf8").digest("hex");
 }
 
-const WHSEC = "whsec_";
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateStandardSecret(): string {
   return WHSEC + crypto.randomBytes(32).toString("base64");
-}
-
-/** True for `whsec_<base64>` whose key is at least 24 bytes (the spec's lower bound). */
-export function isStandardSecret(secret: string): boolean {
-  if (!secret.startsWith(WHSEC)) return false;
-  const b64 = secret.slice(WHSEC.length);
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(b64) && Buffer.from(b64, "base64").length >= 24;
 }
 
 /**

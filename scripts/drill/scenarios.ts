@@ -32,8 +32,9 @@ export function scenarios(events: number): Scenario[] {
       id: "3",
       title: "worker killed with SIGKILL every 3 s and restarted (5 times)",
       events,
-      spacingMs: 700,
-      timeLimitMs: 180_000,
+      // Sending lasts ~30 s, so every kill lands while events flow.
+      spacingMs: 3_000,
+      timeLimitMs: 240_000,
       // A 100 ms receiver keeps deliveries in flight, so the kills land mid-request.
       destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 100 })] }],
       async fault(stack: Stack) {
@@ -49,7 +50,8 @@ export function scenarios(events: number): Scenario[] {
       id: "4",
       title: "Postgres stopped mid-run for 4 s and restarted",
       events,
-      spacingMs: 400,
+      // Sending lasts ~10 s, so the outage is mid-send (the client retries the 503s).
+      spacingMs: 1_000,
       timeLimitMs: 180_000,
       destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 20 })] }],
       async fault(stack: Stack) {

@@ -1,0 +1,11 @@
+import { PageHeader } from "@/components/ui/card";
+import { AudienceForm } from "@/components/audiences/audience-form";
+
+export default function NewAudiencePage() {
+  return (
+    <>
+      <PageHeader title="New audience" description="Combine trait comparisons and events with AND/OR; the preview counts matching users as you build." />
+      <AudienceForm />
+    </>
+  );
+}

@@ -1,0 +1,5 @@
+import { AudiencesList } from "@/components/audiences/audiences-list";
+
+export default function AudiencesPage() {
+  return <AudiencesList />;
+}

@@ -1,0 +1,5 @@
+import { DestinationsList } from "@/components/destinations/destinations-list";
+
+export default function DestinationsPage() {
+  return <DestinationsList />;
+}

@@ -1,0 +1,11 @@
+import { Suspense } from "react";
+import { Spinner } from "@/components/ui/card";
+import { DeliveryOverview } from "@/components/overview/overview";
+
+export default function OverviewPage() {
+  return (
+    <Suspense fallback={<Spinner />}>
+      <DeliveryOverview />
+    </Suspense>
+  );
+}

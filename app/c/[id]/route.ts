@@ -1,0 +1,11 @@
+import { handleCapture } from "@/lib/capture/respond";
+
+export const dynamic = "force-dynamic";
+
+export const GET = handleCapture;
+export const POST = handleCapture;
+export const PUT = handleCapture;
+export const PATCH = handleCapture;
+export const DELETE = handleCapture;
+export const HEAD = handleCapture;
+export const OPTIONS = handleCapture;

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench:log` — the request log at 1,000,000 attempts.
+ *
+ * A fresh database gets 1M attempts across 5 destinations over the last 7 days (one generate_series
+ * INSERT), then the production app answers GET /api/attempts 20 times per case:
+ *   first page     — no filter, newest 50
+ *   filtered page  — one destination + outcome failed + a one-day window two days back
+ * and we print the median server time (HTTP on 127.0.0.1, so it is the server's time plus a
+ * loopback hop), next to GET /api/sources (an authenticated call that reads almost nothing) measured
+ * in the same run as the floor,
+ * and the ratio to the 150 ms goal.
+ */
+import pg from "pg";
+import { randomUUID } from "node:crypto";
+import { buildIfNeeded } from "../scripts/lib/build";
+import { createTestDatabase } from "../test/pg";
+import { ADMIN_TOKEN, startApp } from "../test/stack";
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const RUNS = 20;
+const GOAL_MS = 150;
+const DAY = 86_400_000;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function seed(url: string): Promise<{ workspaceId: string; destinations: string[] }> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const workspaceId = randomUUID();
+    const destinations = Array.from({ length: 5 }, () => randomUUID());
+    await db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'bench')", [workspaceId]);
+    for (const [i, id] of destinations.entries()) {
+      await db.query("INSERT INTO destinations (id, workspace_id, name, urls, updated_at) VALUES ($1, $2, $3, $4, now())", [
+        id,
+        workspaceId,
+        `Destination ${i + 1}`,
+        [`https://hooks${i + 1}.example.com/eventrail`],
+      ]);
+    }
+    const started = Date.now();
+    // Ids ascend with time, as they do when attempts are appended; destination and outcome (85% success,
+    // 10% retry, 5% failed) are hashed from the row number so they do not correlate with each other.
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
+                             attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
+                             response_headers, response_body, error_kind, error_text, outcome, next_retry_at)
+       SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d], md5('m' || g)::uuid, 'msg-' || g,
+              (ARRAY['track','identify','page','screen','group','alias','delete'])[1 + (g / 7) % 7],
+              'user-' || (g % 50000),
+              'https://hooks' || (1 + h.d) || '.example.com/eventrail',
+              1 + (g / 5) % 3,
+              now() - interval '7 days' + (g * (interval '7 days' / $3)),
+              20 + (hashint4(g) & 511),
+              '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
+              '{"version":1,"type":"track","userId":"user-' || g || '","event":"Order Completed","properties":{"total":42}}',
+              CASE WHEN h.o < 5 THEN 500 WHEN h.o < 15 THEN 503 ELSE 200 END,
+              '{"content-type":"application/json"}'::jsonb, '{"ok":true}', NULL, NULL,
+              CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END,
+              NULL
+         FROM generate_series(1, $3::int) AS g,
+              LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
+      [workspaceId, destinations, ROWS],
+    );
+    await db.query("ANALYZE attempts");
+    console.log(`seeded ${ROWS.toLocaleString()} attempts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return { workspaceId, destinations };
+  } finally {
+    await db.end();
+  }
+}
+
+async function time(url: string, headers: Record<string, string>, check: (body: any) => void): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < RUNS + 3; i++) {
+    const t = performance.now();
+    const res = await fetch(url, { headers });
+    const body = await res.json();
+    const ms = performance.now() - t;
+    if (!res.ok) throw new Error(`${url} → ${res.status} ${JSON.stringify(body)}`);
+    check(body);
+    if (i >= 3) out.push(ms); // the first three warm the app and the cache
+  }
+  return out;
+}
+
+async function main() {
+  buildIfNeeded((m) => console.log(`[bench] ${m}`));
+  const db = await createTestDatabase();
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  try {
+    const { workspaceId, destinations } = await seed(db.url);
+    app = await startApp(db.url, { LOG_LEVEL: "warn" });
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": workspaceId };
+    const now = Date.now();
+    const filter = new URLSearchParams({
+      destinationId: destinations[2],
+      outcome: "failed",
+      from: new Date(now - 3 * DAY).toISOString(),
+      to: new Date(now - 2 * DAY).toISOString(),
+      limit: "50",
+    });
+
+    const floor = median(await time(`${app.url}/api/sources`, headers, () => {}));
+    const cases = [
+      { name: "first page", url: `${app.url}/api/attempts?limit=50` },
+      { name: "filtered page (destination + outcome + time range)", url: `${app.url}/api/attempts?${filter}` },
+    ];
+    console.log(`\nGET /api/sources (floor of an authenticated API call): ${floor.toFixed(1)} ms`);
+    for (const c of cases) {
+      const ms = median(
+        await time(c.url, headers, (b) => {
+          if (b.attempts.length !== 50) throw new Error(`${c.name}: expected 50 attempts, got ${b.attempts.length}`);
+        }),
+      );
+      console.log(`${c.name}: median ${ms.toFixed(1)} ms of ${RUNS} · goal ≤ ${GOAL_MS} ms · ratio ${(ms / GOAL_MS).toFixed(2)} · ${(ms / floor).toFixed(1)}× the floor`);
+    }
+  } finally {
+    await app?.stop();
+    await db.drop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+"use client";
+
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Input } from "@/components/ui/field";
+
+/** A secret input with reveal, generate and copy. */
+export function SecretField({
+  id,
+  label,
+  value,
+  error,
+  hint,
+  placeholder,
+  onChange,
+  generate,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  error?: string;
+  hint?: string;
+  placeholder?: string;
+  onChange: (v: string) => void;
+  generate: () => string;
+}) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div className="space-y-1">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">{label}</label>
+      <div className="flex items-center gap-2">
+        <Input
+          id={id}
+          type={shown ? "text" : "password"}
+          autoComplete="off"
+          spellCheck={false}
+          value={value}
+          placeholder={placeholder}
+          aria-invalid={!!error}
+          aria-describedby={error ? `${id}-error` : undefined}
+          onChange={(e) => onChange(e.target.value)}
+          className="font-mono"
+        />
+        <Button variant="secondary" aria-label={`${shown ? "Hide" : "Reveal"} ${label.toLowerCase()}`} onClick={() => setShown((s) => !s)}>
+          {shown ? "Hide" : "Reveal"}
+        </Button>
+        <Button
+          variant="secondary"
+          aria-label={`Generate ${label.toLowerCase()}`}
+          onClick={() => {
+            onChange(generate());
+            setShown(true);
+          }}
+        >
+          Generate
+        </Button>
+        {value ? <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} /> : null}
+      </div>
+      {error ? <p id={`${id}-error`} role="alert" className="text-xs text-red-600">{error}</p> : hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+"use client";
+
+import Link from "next/link";
+import type { AttemptDetailDto } from "@/lib/delivery/attempt-schemas";
+import { formatMs } from "@/components/ui/format";
+import { CodeBlock, HeadersTable } from "@/components/ui/json";
+import { OutcomeBadge, StatusBadge } from "@/components/log/attempt-bits";
+
+/** The attempts of one test-send, inline: status, timing, response, and what was sent. */
+export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
+  return (
+    <section aria-label="Test result" className="mt-4 space-y-3">
+      {attempts.map((a) => (
+        <div key={a.id} className="rounded-md ring-1 ring-slate-200">
+          <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-3 py-2 text-sm">
+            <StatusBadge attempt={a} />
+            <OutcomeBadge outcome={a.outcome} />
+            <span className="tabular-nums text-slate-600" aria-label="Duration">{formatMs(a.durationMs)}</span>
+            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500" title={a.url}>{a.url}</span>
+            <Link href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`} className="text-xs text-indigo-700 hover:underline">In the log →</Link>
+          </div>
+          <div className="space-y-3 p-3">
+            {a.errorText ? <p className="text-sm text-red-700">{a.errorKind ? `${a.errorKind}: ` : ""}{a.errorText}</p> : null}
+            <div>
+              <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response body</h4>
+              <CodeBlock value={a.responseBody ?? ""} label="Response body" maxHeight="max-h-48" />
+            </div>
+            <details>
+              <summary className="cursor-pointer text-xs text-indigo-700">Request and response headers, request body</summary>
+              <div className="mt-2 grid gap-3 md:grid-cols-2">
+                <div>
+                  <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Request headers</h4>
+                  <HeadersTable headers={a.requestHeaders} label="Request headers" />
+                </div>
+                <div>
+                  <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response headers</h4>
+                  <HeadersTable headers={a.responseHeaders} label="Response headers" />
+                </div>
+              </div>
+              <h4 className="mb-1 mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">Request body</h4>
+              <CodeBlock value={a.requestBody ?? ""} label="Request body" maxHeight="max-h-48" />
+            </details>
+          </div>
+        </div>
+      ))}
+    </section>
+  );
+}

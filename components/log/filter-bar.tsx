@@ -1,0 +1,102 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/field";
+import { selectClass } from "@/components/ui/format";
+import { destinationKeys, fetchDestinations } from "@/components/destinations/queries";
+import type { LogFilter } from "./queries";
+
+const RANGES = [
+  { label: "Last hour", ms: 3600_000 },
+  { label: "Last 24 hours", ms: 86_400_000 },
+  { label: "Last 7 days", ms: 7 * 86_400_000 },
+] as const;
+
+/** datetime-local shows local time without a zone; the URL keeps ISO instants. */
+const toLocalInput = (iso?: string) => {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
+
+/** A text filter that applies on Enter or when focus leaves, not on every keystroke. */
+function TextFilter({ label, value, placeholder, onApply }: { label: string; value?: string; placeholder: string; onApply: (v: string | undefined) => void }) {
+  const [draft, setDraft] = useState(value ?? "");
+  useEffect(() => setDraft(value ?? ""), [value]);
+  const apply = () => {
+    const v = draft.trim() || undefined;
+    if (v !== value) onApply(v);
+  };
+  return (
+    <Input
+      aria-label={label}
+      placeholder={placeholder}
+      value={draft}
+      onChange={(e) => setDraft(e.target.value)}
+      onBlur={apply}
+      onKeyDown={(e) => e.key === "Enter" && apply()}
+      className="font-mono text-xs"
+    />
+  );
+}
+
+export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; onChange: (patch: LogFilter) => void; onClear: () => void }) {
+  const destinations = useQuery({ queryKey: destinationKeys.list(), queryFn: ({ signal }) => fetchDestinations(signal) });
+  const active = Object.keys(filter).length;
+  const set = (k: keyof LogFilter) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange({ [k]: e.target.value || undefined });
+
+  return (
+    <div className="mb-4 space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" role="search" aria-label="Filter attempts">
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <select aria-label="Destination" className={selectClass} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
+          <option value="">All destinations</option>
+          {destinations.data?.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
+        </select>
+        <select aria-label="Outcome" className={selectClass} value={filter.outcome ?? ""} onChange={set("outcome")}>
+          <option value="">Any outcome</option>
+          <option value="success">Success</option>
+          <option value="retry">Retrying</option>
+          <option value="failed">Failed</option>
+        </select>
+        <select aria-label="Status" className={selectClass} value={filter.statusClass ?? ""} onChange={set("statusClass")}>
+          <option value="">Any status</option>
+          {["2xx", "3xx", "4xx", "5xx"].map((c) => <option key={c} value={c}>{c}</option>)}
+          <option value="none">No response</option>
+        </select>
+        <select aria-label="Event type" className={selectClass} value={filter.type ?? ""} onChange={set("type")}>
+          <option value="">Any type</option>
+          {MESSAGE_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+        <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
+        <TextFilter label="Message ID" placeholder="messageId" value={filter.messageId} onApply={(messageId) => onChange({ messageId })} />
+        <div className="sm:col-span-2">
+          <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
+        </div>
+      </div>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="text-xs font-medium text-slate-500">Time</span>
+        {RANGES.map((r) => (
+          <Button key={r.label} variant="secondary" className="text-xs" onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}>
+            {r.label}
+          </Button>
+        ))}
+        <label className="flex items-center gap-1 text-xs text-slate-500">
+          From
+          <input type="datetime-local" aria-label="From" className={`${selectClass} pr-2 text-xs`} value={toLocalInput(filter.from)} onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })} />
+        </label>
+        <label className="flex items-center gap-1 text-xs text-slate-500">
+          To
+          <input type="datetime-local" aria-label="To" className={`${selectClass} pr-2 text-xs`} value={toLocalInput(filter.to)} onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })} />
+        </label>
+        <span className="flex-1" />
+        {active ? (
+          <Button variant="ghost" onClick={onClear}>Clear {active} filter{active === 1 ? "" : "s"}</Button>
+        ) : null}
+      </div>
+    </div>
+  );
+}

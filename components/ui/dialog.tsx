@@ -1,0 +1,60 @@
+"use client";
+
+import { useEffect, useRef, type ReactNode } from "react";
+import { Button } from "./button";
+
+/**
+ * A confirmation in a native modal <dialog>: focus moves into it, Escape cancels, and the
+ * page behind is inert — keyboard and screen readers get that for free.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  tone = "primary",
+  busy = false,
+  confirmDisabled = false,
+  onConfirm,
+  onCancel,
+}: {
+  open: boolean;
+  title: string;
+  children?: ReactNode;
+  confirmLabel: string;
+  tone?: "primary" | "danger";
+  busy?: boolean;
+  confirmDisabled?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby="confirm-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+      className="m-auto w-full max-w-md rounded-lg bg-white p-0 shadow-xl ring-1 ring-slate-200 backdrop:bg-slate-900/40"
+    >
+      {open ? (
+        <div className="p-5">
+          <h2 id="confirm-title" className="text-base font-semibold text-slate-900">{title}</h2>
+          {children ? <div className="mt-2 text-sm text-slate-600">{children}</div> : null}
+          <div className="mt-5 flex justify-end gap-2">
+            <Button variant="secondary" onClick={onCancel} autoFocus>Cancel</Button>
+            <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>{busy ? "Working…" : confirmLabel}</Button>
+          </div>
+        </div>
+      ) : null}
+    </dialog>
+  );
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { formatBytes, formatMs, formatRate, relativeTime, statusTone } from "./format";
+
+describe("dashboard formatting", () => {
+  it("says how long ago", () => {
+    const now = Date.parse("2026-01-01T12:00:00Z");
+    expect(relativeTime("2026-01-01T11:59:58Z", now)).toBe("just now");
+    expect(relativeTime("2026-01-01T11:59:30Z", now)).toBe("30s ago");
+    expect(relativeTime("2026-01-01T11:00:00Z", now)).toBe("1h ago");
+    expect(relativeTime("2025-12-30T12:00:00Z", now)).toBe("2d ago");
+  });
+  it("formats durations, rates and sizes", () => {
+    expect(formatMs(null)).toBe("—");
+    expect(formatMs(87.4)).toBe("87 ms");
+    expect(formatMs(1530)).toBe("1.5 s");
+    expect(formatRate(null)).toBe("—");
+    expect(formatRate(1)).toBe("100%");
+    expect(formatRate(0.9876)).toBe("98.8%");
+    expect(formatBytes(2048)).toBe("2.0 KB");
+  });
+  it("colours statuses by what they mean for delivery", () => {
+    expect(statusTone(204)).toBe("green");
+    expect(statusTone(429)).toBe("amber");
+    expect(statusTone(404)).toBe("red");
+    expect(statusTone(null)).toBe("slate");
+  });
+});

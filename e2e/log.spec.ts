@@ -1,0 +1,94 @@
+import { expect, test } from "@playwright/test";
+import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { shot } from "./shot";
+
+test("send events through the Tracking API and find their attempts in the request log", async ({ page }) => {
+  test.setTimeout(120_000);
+  const source = await createSource(page, "Checkout backend");
+  const bin = await createCaptureBin(page, { name: "log story" });
+  const dest = await api(page, "POST", "/api/destinations", { name: "Log story hook", urls: [bin.url], headers: [], enabled: true, sourceIds: [source.id] });
+  const run = Date.now().toString(36);
+  const ids = { track: `log-track-${run}`, identify: `log-identify-${run}`, page: `log-page-${run}` };
+  await sendBatch(page, source.writeKey, [
+    { type: "track", userId: `buyer-${run}`, event: "Checkout Started", messageId: ids.track, properties: { cart: 3 } },
+    { type: "identify", userId: `buyer-${run}`, traits: { plan: "pro" }, messageId: ids.identify },
+    { type: "page", userId: `buyer-${run}`, name: "Pricing", messageId: ids.page },
+    // Rejected alone (track without event): visible in the source debugger with its reason.
+    { type: "track", userId: `buyer-${run}`, messageId: `log-bad-${run}` },
+  ]);
+
+  await page.goto(`/log?destinationId=${dest.id}`);
+  await expect(page.getByRole("heading", { name: "Request log", exact: true })).toBeVisible();
+  const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
+  // Header row + one attempt per delivered message (the log tails the newest page).
+  await expect(rows).toHaveCount(4, { timeout: 30_000 });
+  await expect(page.getByLabel("Destination").first()).toHaveValue(dest.id);
+
+  // Filter by event type: kept in the URL and survives a reload.
+  await page.getByLabel("Event type").selectOption("track");
+  await expect(page).toHaveURL(/type=track/);
+  await expect(rows).toHaveCount(2);
+  await page.reload();
+  await expect(page.getByLabel("Event type")).toHaveValue("track");
+  await expect(rows).toHaveCount(2);
+
+  // Filter by messageId (Enter applies it) and open the attempt.
+  await page.getByLabel("Event type").selectOption("");
+  await page.getByLabel("Message ID").fill(ids.identify);
+  await page.getByLabel("Message ID").press("Enter");
+  await expect(page).toHaveURL(new RegExp(`messageId=${ids.identify}`));
+  await expect(rows).toHaveCount(2);
+  const row = rows.nth(1);
+  await expect(row.getByText("200")).toBeVisible();
+  await expect(row.getByText("Success")).toBeVisible();
+  await expect(row.getByText(/^\d+ ms$|^\d+(\.\d)? s$/)).toBeVisible();
+  await row.click();
+
+  const panel = page.getByRole("complementary", { name: "Attempt detail" });
+  await expect(panel.getByText(`POST ${bin.url}`)).toBeVisible();
+  await expect(panel.getByLabel("Duration")).toHaveText(/\d+ ms|\d+(\.\d)? s/);
+  const sent = JSON.parse((await panel.getByLabel("Request body").textContent())!);
+  expect(sent).toMatchObject({ type: "identify", userId: `buyer-${run}`, traits: { plan: "pro" }, messageId: ids.identify });
+  await expect(panel.getByRole("table", { name: "Request headers" }).getByText("Eventrail.io/1.0")).toBeVisible();
+  await expect(panel.getByRole("table", { name: "Response headers" })).toBeVisible();
+  await expect(panel.getByText("delivered")).toBeVisible();
+  await expect(panel.getByRole("list", { name: "Attempts of this message" }).getByRole("listitem")).toHaveCount(1);
+  await expect(page).toHaveURL(/attempt=\d+/);
+  await shot(page, "log");
+
+  // Replay one message: confirmed, then a second attempt joins its chain.
+  await panel.getByRole("button", { name: "Replay message" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Replay message" }).click();
+  await expect(panel.getByRole("list", { name: "Attempts of this message" }).getByRole("listitem")).toHaveCount(2, { timeout: 30_000 });
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+
+  // Keyset paging: 60 more track calls make the filtered log longer than one page (50).
+  await sendBatch(
+    page,
+    source.writeKey,
+    Array.from({ length: 60 }, (_, i) => ({ type: "track", userId: `bulk-${run}`, event: "Bulk Imported", messageId: `bulk-${run}-${i}` })),
+  );
+  await expect
+    .poll(async () => (await api(page, "GET", `/api/attempts?destinationId=${dest.id}&type=track&limit=200`)).attempts.length, { timeout: 60_000 })
+    .toBe(61);
+  await page.goto(`/log?destinationId=${dest.id}&type=track`);
+  await expect(page.getByText("50 attempts shown")).toBeVisible();
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(page.getByText("61 attempts shown")).toBeVisible();
+  await expect(page.getByText("End of the log")).toBeVisible();
+  await expect(rows).toHaveCount(62);
+
+  // The source debugger shows the accepted calls and the rejected one with its reason.
+  await page.goto(`/sources/${source.id}`);
+  await expect(page.getByRole("heading", { name: /^Debugger/ })).toBeVisible();
+  const calls = page.getByRole("list", { name: "Recent calls" });
+  await expect(calls.getByRole("button", { name: new RegExp(`^Accepted track ${ids.track}`) })).toBeVisible();
+  const rejected = calls.getByRole("button", { name: new RegExp(`^Rejected track log-bad-${run}`) });
+  await expect(rejected).toBeVisible();
+  await rejected.click();
+  await expect(page.getByText(/Reason: .*event/i)).toBeVisible();
+  await shot(page, "source-debugger");
+  await page.getByRole("radio", { name: /rejected/i }).click();
+  await expect(calls.getByRole("button", { name: /^Accepted/ })).toHaveCount(0);
+});

@@ -1,0 +1,71 @@
+import { expect, test } from "@playwright/test";
+import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { shot } from "./shot";
+
+/**
+ * The e2e worker runs with a short retry base (global setup), and the destination's retry window is
+ * its minimum (1 minute), so a delivery that keeps getting 500 ends `failed` within the story.
+ */
+test("a destination answered 500 retries, fails, and succeeds on replay once the endpoint answers 200", async ({ page }) => {
+  test.setTimeout(240_000);
+  const source = await createSource(page, "Retry story source");
+  const bin = await createCaptureBin(page, { name: "flaky endpoint", responseStatus: 500 });
+  const dest = await api(page, "POST", "/api/destinations", {
+    name: "Flaky endpoint",
+    urls: [bin.url],
+    headers: [],
+    enabled: true,
+    sourceIds: [source.id],
+    retryWindowMinutes: 1,
+  });
+  const messageId = `retry-${Date.now().toString(36)}`;
+  await sendBatch(page, source.writeKey, [{ type: "track", userId: "u-retry", event: "Payment Failed", messageId }]);
+
+  // Retries appear in the log, each answered 500.
+  await page.goto(`/log?messageId=${messageId}`);
+  const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
+  // Header + at least 3 attempts (the list refreshes every few seconds, so it may jump past 3).
+  await expect.poll(() => rows.count(), { timeout: 60_000 }).toBeGreaterThanOrEqual(4);
+  await expect(rows.nth(1).getByText("500")).toBeVisible();
+  await expect(rows.nth(1).getByText("Retrying")).toBeVisible();
+  await shot(page, "log-retries");
+
+  // The retry window (1 minute) runs out while the endpoint still answers 500: the delivery fails.
+  await page.goto(`/log?messageId=${messageId}&outcome=failed`);
+  await expect(rows).toHaveCount(2, { timeout: 120_000 });
+  await rows.nth(1).click();
+  const panel = page.getByRole("complementary", { name: "Attempt detail" });
+  await expect(panel.getByText("failed", { exact: true })).toBeVisible();
+
+  // The endpoint is fixed: the capture URL now answers 200.
+  await page.goto(`/capture/${bin.id}`);
+  await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem").first()).toBeVisible();
+  await page.getByLabel("Response status").fill("200");
+  await page.getByRole("button", { name: "Save response settings" }).click();
+  await expect(page.getByText("Responds 200", { exact: true })).toBeVisible();
+
+  // Replay every failed delivery matching the filter, after seeing how many that is.
+  await page.goto(`/log?messageId=${messageId}&outcome=failed`);
+  await expect(rows).toHaveCount(2);
+  await page.getByRole("button", { name: "Replay failed…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Replay failed deliveries" });
+  await expect(dialog.getByTestId("replay-count")).toHaveText("1");
+  await dialog.getByRole("button", { name: "Replay 1" }).click();
+  await expect(page.getByText("Replaying 1 delivery")).toBeVisible();
+
+  // The replayed delivery succeeds: a 200 attempt with outcome success, the message delivered.
+  await page.goto(`/log?messageId=${messageId}&outcome=success`);
+  await expect(rows).toHaveCount(2, { timeout: 30_000 });
+  await expect(rows.nth(1).getByText("200")).toBeVisible();
+  await rows.nth(1).click();
+  await expect(page.getByRole("complementary", { name: "Attempt detail" }).getByText("delivered", { exact: true })).toBeVisible();
+  const chain = page.getByRole("complementary", { name: "Attempt detail" }).getByRole("list", { name: "Attempts of this message" }).getByRole("listitem");
+  expect(await chain.count()).toBeGreaterThanOrEqual(4);
+
+  // The overview counts them: retries and the success for this destination.
+  await page.goto(`/overview?range=1h&destination=${dest.id}`);
+  await expect(page.getByRole("heading", { name: "Delivery overview", exact: true })).toBeVisible();
+  await expect(page.getByLabel("Attempts", { exact: true })).not.toHaveText("0");
+  await expect(page.getByRole("img", { name: /Stacked bar chart/ })).toBeVisible();
+  await shot(page, "overview");
+});

@@ -1,0 +1,110 @@
+import type pg from "pg";
+import { pool, withTransaction } from "../db";
+import { QUEUES, boss } from "../queue";
+import { onClient } from "../delivery/enqueue";
+import { AppError, notFound } from "../errors";
+import type { AudienceSyncDto, SyncStatus } from "./schemas";
+
+export const SYNC_COLUMNS = `s.id, s.status, s.initial, s.trigger, s.entered, s.exited, s.sent, s.total, s.size, s.error, s.started_at, s.finished_at`;
+
+export type SyncRow = {
+  id: string;
+  status: string;
+  initial: boolean;
+  trigger: string;
+  entered: number;
+  exited: number;
+  sent: number;
+  total: number;
+  size: number;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+};
+
+export function toSyncDto(r: SyncRow): AudienceSyncDto {
+  return {
+    id: r.id,
+    status: r.status as SyncStatus,
+    initial: r.initial,
+    trigger: r.trigger,
+    entered: r.entered,
+    exited: r.exited,
+    sent: r.sent,
+    total: r.total,
+    size: r.size,
+    error: r.error,
+    startedAt: r.started_at.toISOString(),
+    finishedAt: r.finished_at?.toISOString() ?? null,
+    durationMs: r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
+  };
+}
+
+const ACTIVE = `('queued', 'running')`;
+
+/**
+ * Asks for a sync of one audience: a `queued` sync row and its job, committed together on the
+ * caller's client. The audience row is locked first, so concurrent requests (a click while the
+ * schedule fires) serialize and the second finds the first: an audience never has two syncs
+ * waiting. Returns the sync that will run, new or already queued/running.
+ */
+export async function requestAudienceSync(
+  client: pg.PoolClient,
+  opts: { audienceId: string; workspaceId?: string; trigger: "manual" | "schedule" | "created" | "updated" },
+): Promise<{ sync: AudienceSyncDto; created: boolean }> {
+  const { rows: found } = await client.query(
+    `SELECT id FROM audiences WHERE id = $1::uuid AND ($2::uuid IS NULL OR workspace_id = $2::uuid) FOR UPDATE`,
+    [opts.audienceId, opts.workspaceId ?? null],
+  );
+  if (found.length === 0) throw notFound("Audience");
+  const { rows: active } = await client.query<SyncRow>(
+    `SELECT ${SYNC_COLUMNS} FROM audience_syncs s WHERE s.audience_id = $1 AND s.status IN ${ACTIVE} ORDER BY s.started_at DESC LIMIT 1`,
+    [opts.audienceId],
+  );
+  if (active[0]) return { sync: toSyncDto(active[0]), created: false };
+  const { rows } = await client.query<SyncRow>(
+    `INSERT INTO audience_syncs AS s (id, audience_id, status, trigger, started_at)
+     VALUES (gen_random_uuid(), $1, 'queued', $2, now()) RETURNING ${SYNC_COLUMNS}`,
+    [opts.audienceId, opts.trigger],
+  );
+  const sync = rows[0];
+  await (await boss()).send(QUEUES.audienceSync.name, { audienceId: opts.audienceId, syncId: sync.id, trigger: opts.trigger }, { db: onClient(client) });
+  return { sync: toSyncDto(sync), created: true };
+}
+
+/**
+ * The schedule's tick: queues a sync for every audience whose schedule is due (its last sync
+ * started `scheduleMinutes` ago or more, or it never synced) and that has none waiting or running.
+ * Safe to run from several workers at once: requestAudienceSync dedupes under the audience's lock.
+ */
+export async function queueDueAudienceSyncs(): Promise<string[]> {
+  const { rows } = await pool().query<{ id: string }>(
+    `SELECT a.id FROM audiences a
+     WHERE a.schedule_minutes IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM audience_syncs s WHERE s.audience_id = a.id
+                       AND (s.status IN ${ACTIVE} OR s.started_at > now() - make_interval(mins => a.schedule_minutes)))`,
+  );
+  const queued: string[] = [];
+  for (const { id } of rows) {
+    try {
+      const r = await withTransaction((client) => requestAudienceSync(client, { audienceId: id, trigger: "schedule" }));
+      if (r.created) queued.push(id);
+    } catch (err) {
+      // Deleted between the scan and the lock: nothing to do.
+      if (!(err instanceof AppError && err.code === "not_found")) throw err;
+    }
+  }
+  return queued;
+}
+
+/** GET /api/audiences/:id/syncs: newest first. */
+export async function listAudienceSyncs(opts: { workspaceId: string; audienceId: string; limit?: number }): Promise<AudienceSyncDto[]> {
+  const { rows: a } = await pool().query(`SELECT 1 FROM audiences WHERE id = $1 AND workspace_id = $2`, [opts.audienceId, opts.workspaceId]);
+  if (a.length === 0) throw notFound("Audience");
+  const { rows } = await pool().query<SyncRow>(
+    `SELECT ${SYNC_COLUMNS} FROM audience_syncs s WHERE s.audience_id = $1 ORDER BY s.started_at DESC LIMIT $2`,
+    [opts.audienceId, opts.limit ?? 50],
+  );
+  return rows.map(toSyncDto);
+}
+

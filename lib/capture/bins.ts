@@ -1,0 +1,138 @@
+import crypto from "node:crypto";
+import { pool, prisma } from "../db";
+import { env } from "../env";
+import { AppError, notFound } from "../errors";
+import { CAPTURE_LIMITS, type CaptureBinDto, type CapturedRequestDto, type CreateCaptureBinInput, type UpdateCaptureBinInput } from "./schemas";
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** 24 lowercase alphanumerics (~124 bits): the URL is public, so the id is its only secret. */
+export function generateBinId(): string {
+  return Array.from(crypto.randomBytes(24), (b) => ALPHABET[b % ALPHABET.length]).join("");
+}
+
+/** The server's public base: the operator's setting, else the origin the dashboard called us on. */
+export function publicBase(req: Request): string {
+  const configured = env().EVENTRAIL_PUBLIC_URL;
+  if (configured) return configured.replace(/\/$/, "");
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  const proto = req.headers.get("x-forwarded-proto") ?? new URL(req.url).protocol.replace(":", "");
+  return host ? `${proto}://${host}` : new URL(req.url).origin;
+}
+
+type BinRow = {
+  id: string;
+  name: string;
+  response_status: number;
+  response_delay_ms: number;
+  created_at: Date;
+  request_count: number;
+  last_request_at: Date | null;
+};
+
+const toBinDto = (r: BinRow, base: string): CaptureBinDto => ({
+  id: r.id,
+  name: r.name,
+  path: `/c/${r.id}`,
+  url: `${base}/c/${r.id}`,
+  responseStatus: r.response_status,
+  responseDelayMs: r.response_delay_ms,
+  requestCount: Number(r.request_count),
+  lastRequestAt: r.last_request_at ? r.last_request_at.toISOString() : null,
+  createdAt: r.created_at.toISOString(),
+});
+
+const BIN_SQL = `
+  SELECT b.id, b.name, b.response_status, b.response_delay_ms, b.created_at,
+         coalesce(s.n, 0)::int AS request_count, s.last AS last_request_at
+    FROM capture_bins b
+    LEFT JOIN LATERAL (SELECT count(*) AS n, max(received_at) AS last FROM captured_requests r WHERE r.bin_id = b.id) s ON true`;
+
+export async function listCaptureBins(opts: { workspaceId: string; base: string }): Promise<CaptureBinDto[]> {
+  const { rows } = await pool().query<BinRow>(`${BIN_SQL} WHERE b.workspace_id = $1 ORDER BY b.created_at DESC`, [opts.workspaceId]);
+  return rows.map((r) => toBinDto(r, opts.base));
+}
+
+export async function getCaptureBin(opts: { workspaceId: string; id: string; base: string }): Promise<CaptureBinDto> {
+  const { rows } = await pool().query<BinRow>(`${BIN_SQL} WHERE b.workspace_id = $1 AND b.id = $2`, [opts.workspaceId, opts.id]);
+  if (!rows[0]) throw notFound("Capture URL");
+  return toBinDto(rows[0], opts.base);
+}
+
+export async function createCaptureBin(opts: { workspaceId: string; input: CreateCaptureBinInput; base: string }): Promise<CaptureBinDto> {
+  const count = await prisma().captureBin.count({ where: { workspaceId: opts.workspaceId } });
+  if (count >= CAPTURE_LIMITS.binsPerWorkspace) {
+    throw new AppError("conflict", `A workspace can have at most ${CAPTURE_LIMITS.binsPerWorkspace} capture URLs; delete one first`);
+  }
+  const id = generateBinId();
+  await prisma().captureBin.create({
+    data: {
+      id,
+      workspaceId: opts.workspaceId,
+      name: opts.input.name ?? "",
+      responseStatus: opts.input.responseStatus ?? 200,
+      responseDelayMs: opts.input.responseDelayMs ?? 0,
+    },
+  });
+  return getCaptureBin({ workspaceId: opts.workspaceId, id, base: opts.base });
+}
+
+export async function updateCaptureBin(opts: { workspaceId: string; id: string; input: UpdateCaptureBinInput; base: string }): Promise<CaptureBinDto> {
+  const { count } = await prisma().captureBin.updateMany({ where: { id: opts.id, workspaceId: opts.workspaceId }, data: opts.input });
+  if (count === 0) throw notFound("Capture URL");
+  return getCaptureBin(opts);
+}
+
+export async function deleteCaptureBin(opts: { workspaceId: string; id: string }): Promise<void> {
+  const { count } = await prisma().captureBin.deleteMany({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+  if (count === 0) throw notFound("Capture URL");
+}
+
+type RequestRow = {
+  id: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string;
+  body_size: number;
+  truncated: boolean;
+  received_at: Date;
+};
+
+const toRequestDto = (r: RequestRow): CapturedRequestDto => ({
+  id: String(r.id),
+  method: r.method,
+  path: r.path,
+  query: r.query,
+  headers: r.headers,
+  body: r.body,
+  bodySize: r.body_size,
+  truncated: r.truncated,
+  receivedAt: r.received_at.toISOString(),
+});
+
+/** Newest first; with `after`, only requests that arrived since (the page polls with its newest id). */
+export async function listCapturedRequests(opts: { workspaceId: string; binId: string; after?: string; limit: number }): Promise<CapturedRequestDto[]> {
+  await assertBinInWorkspace(opts.workspaceId, opts.binId);
+  // id::text keeps bigint ids exact in JSON; ORDER BY names the table's column, not the text alias.
+  const { rows } = await pool().query<RequestRow>(
+    `SELECT r.id::text AS id, r.method, r.path, r.query, r.headers, r.body, r.body_size, r.truncated, r.received_at
+       FROM captured_requests r
+      WHERE r.bin_id = $1 AND ($2::bigint IS NULL OR r.id > $2::bigint)
+      ORDER BY r.id DESC
+      LIMIT $3`,
+    [opts.binId, opts.after ?? null, opts.limit],
+  );
+  return rows.map(toRequestDto);
+}
+
+export async function clearCapturedRequests(opts: { workspaceId: string; binId: string }): Promise<void> {
+  await assertBinInWorkspace(opts.workspaceId, opts.binId);
+  await pool().query("DELETE FROM captured_requests WHERE bin_id = $1", [opts.binId]);
+}
+
+async function assertBinInWorkspace(workspaceId: string, binId: string): Promise<void> {
+  const { rowCount } = await pool().query("SELECT 1 FROM capture_bins WHERE id = $1 AND workspace_id = $2", [binId, workspaceId]);
+  if (!rowCount) throw notFound("Capture URL");
+}

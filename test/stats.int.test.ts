@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type ApiClient, type Stack } from "./stack";
+
+let stack: Stack;
+let a: ApiClient;
+let b: ApiClient;
+let db: pg.Client;
+
+beforeAll(async () => {
+  stack = await startStack({ workers: 0 });
+  a = await stack.newWorkspace("A");
+  b = await stack.newWorkspace("B");
+  db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+type Seed = { workspaceId: string; destinationId: string; at: Date; outcome: "success" | "retry" | "failed"; durationMs: number };
+
+/** Attempts rows written directly: the stats read the request log, whoever wrote it. */
+async function seed(rows: Seed[]) {
+  for (const r of rows) {
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome)
+       VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', 1, $6, $7, '{}', '{}', $8)`,
+      [r.workspaceId, randomUUID(), r.destinationId, randomUUID(), randomUUID(), r.at, r.durationMs, r.outcome],
+    );
+  }
+}
+
+const T0 = new Date("2026-03-01T10:00:00.000Z");
+const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+
+describe("GET /api/stats/deliveries", () => {
+  const d1 = randomUUID();
+  const d2 = randomUUID();
+
+  beforeAll(async () => {
+    // Destination 1: minute 0 → durations 10..100 (10 attempts: 8 success, 1 retry, 1 failed); minute 2 → 1 success.
+    await seed(
+      Array.from({ length: 10 }, (_, i) => ({
+        workspaceId: a.workspaceId!,
+        destinationId: d1,
+        at: new Date(at(0).getTime() + i * 1000),
+        outcome: i === 8 ? ("retry" as const) : i === 9 ? ("failed" as const) : ("success" as const),
+        durationMs: (i + 1) * 10,
+      })),
+    );
+    await seed([{ workspaceId: a.workspaceId!, destinationId: d1, at: at(2), outcome: "success", durationMs: 500 }]);
+    // Destination 2 in the same workspace, and another workspace's attempts in the same window.
+    await seed([{ workspaceId: a.workspaceId!, destinationId: d2, at: at(1), outcome: "failed", durationMs: 5000 }]);
+    await seed([{ workspaceId: b.workspaceId!, destinationId: randomUUID(), at: at(0), outcome: "success", durationMs: 1 }]);
+    // Outside the window.
+    await seed([{ workspaceId: a.workspaceId!, destinationId: d1, at: at(10), outcome: "success", durationMs: 1 }]);
+  });
+
+  const window = `from=${at(0).toISOString()}&to=${at(5).toISOString()}`;
+
+  it("counts attempts by outcome per bucket with latency percentiles, continuous over empty buckets", async () => {
+    const s = await a.get(`/api/stats/deliveries?destinationId=${d1}&${window}&bucket=1m`);
+    expect(s.bucketSeconds).toBe(60);
+    expect(s.series.map((x: { start: string }) => x.start)).toEqual([0, 1, 2, 3, 4].map((m) => at(m).toISOString()));
+    const [m0, m1, m2] = s.series;
+    expect(m0).toMatchObject({ total: 10, success: 8, retry: 1, failed: 1, successRate: 0.8 });
+    // percentile_cont over 10..100: p50 = 55, p95 = 95.5, p99 = 99.1
+    expect(m0.p50).toBeCloseTo(55, 5);
+    expect(m0.p95).toBeCloseTo(95.5, 5);
+    expect(m0.p99).toBeCloseTo(99.1, 5);
+    expect(m1).toMatchObject({ total: 0, successRate: null, p50: null });
+    expect(m2).toMatchObject({ total: 1, success: 1, p50: 500, p99: 500 });
+    expect(s.totals).toMatchObject({ total: 11, success: 9, retry: 1, failed: 1 });
+    expect(s.totals.successRate).toBeCloseTo(9 / 11, 10);
+    expect(s.totals.p50).toBe(60);
+  });
+
+  it("covers every destination of the workspace when none is named, and nothing of other workspaces", async () => {
+    const s = await a.get(`/api/stats/deliveries?${window}&bucket=1m`);
+    expect(s.totals).toMatchObject({ total: 12, success: 9, failed: 2 });
+    expect(s.series[1]).toMatchObject({ total: 1, failed: 1, p50: 5000 });
+    const other = await b.get(`/api/stats/deliveries?${window}&bucket=1m`);
+    expect(other.totals.total).toBe(1);
+  });
+
+  it("gives per-destination volume and success rate", async () => {
+    const { destinations } = await a.get(`/api/stats/destinations?${window}`);
+    const byId = Object.fromEntries(destinations.map((d: { destinationId: string }) => [d.destinationId, d]));
+    expect(byId[d1]).toMatchObject({ total: 11, success: 9 });
+    expect(byId[d2]).toMatchObject({ total: 1, success: 0, failed: 1, successRate: 0 });
+    expect(Object.keys(byId)).toHaveLength(2);
+  });
+
+  it("refuses bad parameters with field errors", async () => {
+    const r = await a.request("GET", `/api/stats/deliveries?from=${at(5).toISOString()}&to=${at(0).toISOString()}&bucket=1w`);
+    expect(r.status).toBe(422);
+    expect(Object.keys(r.body.error.fields).sort()).toEqual(["bucket"]);
+    const inverted = await a.request("GET", `/api/stats/deliveries?from=${at(5).toISOString()}&to=${at(0).toISOString()}`);
+    expect(inverted.body.error.fields.from).toBeDefined();
+    expect((await a.request("GET", "/api/stats/deliveries?destinationId=nope")).status).toBe(422);
+    expect((await fetch(`${stack.app.url}/api/stats/deliveries`)).status).toBe(401);
+  });
+});
