@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from "./delivery/receiver";
 import { MUTATING, discoverApiRoutes } from "./api-routes";
 import { postTracking } from "./tracking";
 
-type Ids = { source: string; destination: string; message: string; attempt: string; token: string };
+type Ids = { source: string; destination: string; message: string; attempt: string; token: string; audience: string; bin: string };
 type Ctx = { a: ApiClient; b: ApiClient; ids: Ids };
 
 /** A route about one resource: its path for workspace A's resource, and a valid body. */
@@ -21,6 +21,8 @@ type PublicSpec = { kind: "public"; why: string };
 type Spec = ItemSpec | CollectionSpec | PublicSpec;
 
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
+/** Users who performed "E" at least once in the last 30 days. */
+const CONDITION = { event: "E", atLeast: 1, withinDays: 30 };
 
 const SPECS: Record<string, Spec> = {
   "GET /api/health": { kind: "public", why: "liveness for load balancers: database and queue reachable, no data" },
@@ -41,6 +43,17 @@ const SPECS: Record<string, Spec> = {
   "GET /api/messages/[id]": { kind: "item", id: "message" },
   "GET /api/attempts/[id]": { kind: "item", id: "attempt" },
   "DELETE /api/tokens/[id]": { kind: "item", id: "token" },
+  "GET /api/audiences/[id]": { kind: "item", id: "audience" },
+  "PATCH /api/audiences/[id]": { kind: "item", id: "audience", body: { name: "hijacked" } },
+  "DELETE /api/audiences/[id]": { kind: "item", id: "audience" },
+  "POST /api/audiences/[id]/sync": { kind: "item", id: "audience", body: {} },
+  "GET /api/audiences/[id]/syncs": { kind: "item", id: "audience" },
+  "GET /api/audiences/[id]/members": { kind: "item", id: "audience" },
+  "GET /api/capture-bins/[id]": { kind: "item", id: "bin" },
+  "PATCH /api/capture-bins/[id]": { kind: "item", id: "bin", body: { name: "hijacked" } },
+  "DELETE /api/capture-bins/[id]": { kind: "item", id: "bin" },
+  "GET /api/capture-bins/[id]/requests": { kind: "item", id: "bin" },
+  "DELETE /api/capture-bins/[id]/requests": { kind: "item", id: "bin" },
 
   "GET /api/sources": {
     kind: "collection",
@@ -103,6 +116,54 @@ const SPECS: Record<string, Spec> = {
       expect(ids((await a.get("/api/tokens")).tokens)).not.toContain(created.id);
     },
   },
+  "GET /api/audiences": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect(ids((await b.get("/api/audiences")).audiences)).not.toContain(a.audience);
+    },
+  },
+  "POST /api/audiences": {
+    kind: "collection",
+    body: { name: "x", sourceIds: ["00000000-0000-4000-8000-000000000000"], condition: CONDITION },
+    async crossWorkspace({ b, ids: a }) {
+      const r = await b.request("POST", "/api/audiences", { name: "steal", sourceIds: [a.source], destinationIds: [a.destination], condition: CONDITION });
+      expect(r.status).toBe(422);
+      expect(ids((await b.get("/api/audiences")).audiences)).toEqual([]);
+    },
+  },
+  "POST /api/audiences/preview": {
+    kind: "collection",
+    body: { sourceIds: ["00000000-0000-4000-8000-000000000000"], condition: CONDITION },
+    async crossWorkspace({ a, b, ids: x }) {
+      // A's own preview counts its user; B, naming A's source, gets nothing of it.
+      expect((await a.post("/api/audiences/preview", { sourceIds: [x.source], condition: CONDITION })).count).toBe(1);
+      const r = await b.request("POST", "/api/audiences/preview", { sourceIds: [x.source], condition: CONDITION });
+      expect(r.status === 422 || (r.status === 200 && r.body.count === 0)).toBe(true);
+    },
+  },
+  "GET /api/capture-bins": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect(ids((await b.get("/api/capture-bins")).bins)).not.toContain(a.bin);
+    },
+  },
+  "POST /api/capture-bins": {
+    kind: "collection",
+    body: { name: "b" },
+    async crossWorkspace({ a, b }) {
+      const created = await b.post("/api/capture-bins", { name: "B's" });
+      expect((await a.request("GET", `/api/capture-bins/${created.id}`)).status).toBe(404);
+    },
+  },
+  "GET /api/stats/deliveries": {
+    kind: "collection",
+    async crossWorkspace({ a, b, ids: x }) {
+      const mine = await a.get(`/api/stats/deliveries?destinationId=${x.destination}`);
+      const theirs = await b.get(`/api/stats/deliveries?destinationId=${x.destination}`);
+      expect(JSON.stringify(mine)).not.toEqual(JSON.stringify(theirs));
+      expect(JSON.stringify(theirs.totals ?? theirs)).not.toMatch(/"total":[1-9]/);
+    },
+  },
   "POST /api/workspaces": {
     kind: "collection",
     body: { name: "w" },
@@ -121,7 +182,7 @@ let rx: Receiver;
 let a: ApiClient;
 let b: ApiClient;
 let A: Ids;
-let session: { cookie: string; csrf: string; workspaceSource: string; workspaceDestination: string; token: string };
+let session: { cookie: string; csrf: string; workspaceSource: string; workspaceDestination: string; token: string; audience: string; bin: string };
 
 function pathFor(route: string, spec: Spec, which: Ids): string {
   if (spec.kind !== "item") return route;
@@ -138,7 +199,9 @@ beforeAll(async () => {
   expect((await postTracking(stack.app.url, "/v1/track", { userId: "u1", event: "E", messageId: "sec-1" }, { writeKey: source.writeKey })).status).toBe(200);
   const attempt = await waitFor(async () => (await a.get(`/api/attempts?destinationId=${destination.id}`)).attempts[0], { what: "A's attempt" });
   const token = await a.post("/api/tokens", { name: "A's extra" });
-  A = { source: source.id, destination: destination.id, message: attempt.messageRowId, attempt: String(attempt.id), token: token.id };
+  const audience = await a.post("/api/audiences", { name: "A's audience", sourceIds: [source.id], destinationIds: [destination.id], condition: CONDITION });
+  const bin = await a.post("/api/capture-bins", { name: "A's bin" });
+  A = { source: source.id, destination: destination.id, message: attempt.messageRowId, attempt: String(attempt.id), token: token.id, audience: audience.id, bin: bin.id };
 
   // A dashboard session (first-run setup creates the owner and its own workspace).
   const res = await fetch(`${stack.app.url}/api/auth/setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "owner@example.com", password: "correct horse battery" }) });
@@ -154,7 +217,9 @@ beforeAll(async () => {
   const ownSource = await asOwner("POST", "/api/sources", { name: "owner's" });
   const ownDestination = await asOwner("POST", "/api/destinations", { name: "owner's", urls: [`${rx.url}/o`], sourceIds: [] });
   const ownToken = await asOwner("POST", "/api/tokens", { name: "owner's" });
-  session = { cookie, csrf, workspaceSource: ownSource.id, workspaceDestination: ownDestination.id, token: ownToken.id };
+  const ownAudience = await asOwner("POST", "/api/audiences", { name: "owner's", sourceIds: [ownSource.id], condition: CONDITION });
+  const ownBin = await asOwner("POST", "/api/capture-bins", { name: "owner's" });
+  session = { cookie, csrf, workspaceSource: ownSource.id, workspaceDestination: ownDestination.id, token: ownToken.id, audience: ownAudience.id, bin: ownBin.id };
 });
 afterAll(async () => {
   await rx?.close();
@@ -212,6 +277,8 @@ describe("workspace isolation", () => {
     expect((await a.get(`/api/destinations/${A.destination}`)).name).toBe("A's destination");
     expect(ids((await a.get("/api/tokens")).tokens)).toContain(A.token);
     expect((await a.get("/api/tokens")).tokens.find((t: { id: string }) => t.id === A.token).revokedAt).toBeNull();
+    expect((await a.get(`/api/audiences/${A.audience}`)).name).toBe("A's audience");
+    expect((await a.get(`/api/capture-bins/${A.bin}`)).name).toBe("A's bin");
   });
 
   it("keeps every collection route to the caller's workspace", async () => {
@@ -223,7 +290,7 @@ describe("workspace isolation", () => {
 
 describe("CSRF", () => {
   const mutating = () => authenticated.filter((r) => MUTATING.has(r.method));
-  const own = (): Ids => ({ ...A, source: session.workspaceSource, destination: session.workspaceDestination, token: session.token });
+  const own = (): Ids => ({ ...A, source: session.workspaceSource, destination: session.workspaceDestination, token: session.token, audience: session.audience, bin: session.bin });
 
   it("refuses every cookie-authenticated state change without the CSRF header, or with a wrong one (403)", async () => {
     expect(mutating().length).toBeGreaterThan(8);
@@ -245,6 +312,8 @@ describe("CSRF", () => {
     expect((await get(`/api/destinations/${session.workspaceDestination}`)).status).toBe(200);
     const tokens = await (await get("/api/tokens")).json();
     expect(tokens.tokens.find((t: { id: string }) => t.id === session.token).revokedAt).toBeNull();
+    expect((await get(`/api/audiences/${session.audience}`)).status).toBe(200);
+    expect((await get(`/api/capture-bins/${session.bin}`)).status).toBe(200);
   });
 
   it("lets reads through on the cookie alone, and the same change through with the header", async () => {
