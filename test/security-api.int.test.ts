@@ -164,6 +164,13 @@ const SPECS: Record<string, Spec> = {
       expect(JSON.stringify(theirs.totals ?? theirs)).not.toMatch(/"total":[1-9]/);
     },
   },
+  "GET /api/stats/destinations": {
+    kind: "collection",
+    async crossWorkspace({ a, b, ids: x }) {
+      expect(JSON.stringify(await a.get("/api/stats/destinations"))).toContain(x.destination);
+      expect(JSON.stringify(await b.get("/api/stats/destinations"))).not.toContain(x.destination);
+    },
+  },
   "POST /api/workspaces": {
     kind: "collection",
     body: { name: "w" },

@@ -9,7 +9,7 @@
  * retry jobs, and the safety job is deleted in that transaction: one live job per delivery, as ever.
  * A worker that dies meanwhile leaves the safety job, which attempts them again (at-least-once).
  */
-export const BATCH_PATIENCE_MS = 1_000;
+export const BATCH_PATIENCE_MS = 500;
 // Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
 export const SAFETY_DELAY_S = 30;
 
