@@ -116,6 +116,8 @@ describe("GET /metrics", () => {
   it("keeps counting across worker restarts and counts every live worker", async () => {
     const before = sumOf(await scrape(stack.app.url), "eventrail_delivery_attempts_total");
     await stack.workers[0].stop();
+    // A worker that stopped gracefully leaves the count at once.
+    expect(sumOf(await scrape(stack.app.url), "eventrail_workers")).toBe(0);
     extraWorkers.push(await startWorker(stack.databaseUrl, ENV), await startWorker(stack.databaseUrl, ENV));
     const m = await waitFor(
       async () => {

@@ -18,15 +18,15 @@ const g = globalThis as unknown as { __eventrailPush?: PushState };
 const UPSERT = `
   INSERT INTO metric_instances (id, role, hostname, pid, started_at, seen_at, snapshot)
   VALUES ($1, $2, $3, $4, $5, now(), $6::jsonb)
-  ON CONFLICT (id) DO UPDATE SET seen_at = now(), snapshot = EXCLUDED.snapshot`;
+  ON CONFLICT (id) DO UPDATE SET seen_at = now(), role = EXCLUDED.role, snapshot = EXCLUDED.snapshot`;
 
-async function push(s: PushState): Promise<void> {
+async function push(s: PushState, role = s.role): Promise<void> {
   const snapshot = await metrics().registry.getMetricsAsJSON();
-  await pool().query(UPSERT, [s.id, s.role, os.hostname(), process.pid, s.startedAt, JSON.stringify(snapshot)]);
+  await pool().query(UPSERT, [s.id, role, os.hostname(), process.pid, s.startedAt, JSON.stringify(snapshot)]);
 }
 
-function pushSafely(s: PushState): Promise<void> {
-  s.pushing ??= push(s)
+function pushSafely(s: PushState, role?: string): Promise<void> {
+  s.pushing ??= push(s, role)
     .catch((err: Error) => log().debug({ err: err.message }, "metrics push failed; next interval retries"))
     .finally(() => (s.pushing = undefined));
   return s.pushing;
@@ -42,12 +42,15 @@ export function startMetricsPush(role: "web" | "worker"): void {
   void pushSafely(state);
 }
 
-/** Pushes the final counts and stops (graceful shutdown, before the pool closes). */
+/**
+ * Pushes the final counts and stops (graceful shutdown, before the pool closes). The row becomes
+ * `stopped`, so a worker that stopped leaves the live-worker count at once.
+ */
 export async function flushMetrics(): Promise<void> {
   const s = g.__eventrailPush;
   if (!s) return;
   clearInterval(s.timer);
   await s.pushing;
-  await pushSafely(s);
+  await pushSafely(s, "stopped");
   g.__eventrailPush = undefined;
 }

@@ -35,7 +35,7 @@ export type Scenario = {
   latencyOf?: string;
 };
 
-export type DrillResult = DrillReport & { id: string; title: string; seconds: number; attempts: number; refusals: number; latency?: { p50: number; p99: number; n: number }; pendingAtLimit: boolean };
+export type DrillResult = DrillReport & { id: string; title: string; seconds: number; attempts: number; refusals: number; requestsReceived: number; latency?: { p50: number; p99: number; n: number }; pendingAtLimit: boolean };
 
 async function finalRows(db: pg.Pool, sourceId: string): Promise<DeliveryRow[]> {
   const { rows } = await db.query<{ message_id: string; destination_id: string; state: string; last_error: string | null }>(
@@ -99,7 +99,8 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
     const ms = [...rx.firstAt].map(([m, at]) => at - (sent.sentAt.get(m) ?? at)).sort((a, b) => a - b);
     latency = { p50: percentile(ms, 50), p99: percentile(ms, 99), n: ms.length };
   }
-  return { ...report, id: s.id, title: s.title, seconds: (Date.now() - started) / 1000, attempts, refusals: sent.refusals, latency, pendingAtLimit };
+  const requestsReceived = [...new Set(created.flatMap((c) => c.d.receivers))].reduce((n, rx) => n + rx.requests, 0);
+  return { ...report, id: s.id, title: s.title, seconds: (Date.now() - started) / 1000, attempts, refusals: sent.refusals, requestsReceived, latency, pendingAtLimit };
 }
 
 export function formatResult(r: DrillResult): string {
@@ -107,7 +108,7 @@ export function formatResult(r: DrillResult): string {
   const lines = [
     `[drill ${r.id}] ${r.title}`,
     `  accepted ${r.accepted} · delivered ${r.delivered} · failed ${r.failed}${reasons ? ` (${reasons})` : ""} · lost ${r.lost} · duplicates ${r.duplicates}`,
-    `  deliveries ${r.deliveries} · HTTP attempts ${r.attempts} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
+    `  deliveries ${r.deliveries} · HTTP attempts recorded ${r.attempts}, requests received ${r.requestsReceived} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
   ];
   if (r.latency) lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
   for (const l of r.lostExamples) lines.push(`  LOST ${l}`);

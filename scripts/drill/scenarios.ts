@@ -35,8 +35,8 @@ export function scenarios(events: number): Scenario[] {
       // Sending lasts ~30 s, so every kill lands while events flow.
       spacingMs: 3_000,
       timeLimitMs: 240_000,
-      // A 100 ms receiver keeps deliveries in flight, so the kills land mid-request.
-      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 100 })] }],
+      // A receiver taking 1 s per request keeps ~64 deliveries in flight, so every kill cuts requests off.
+      destinations: async () => [{ name: "steady", receivers: [await startDrillReceiver(() => "ok", { delayMs: 1_000 })] }],
       async fault(stack: Stack) {
         for (let i = 0; i < 5; i++) {
           await sleep(3_000);
