@@ -123,7 +123,7 @@ describe("retention", () => {
       sessions: [],
     });
     worker = await startWorker(db.url, { RETENTION_MESSAGES_DAYS: "2", RETENTION_ATTEMPTS_DAYS: "2", RETENTION_CAPTURES_DAYS: "2" });
-    const schedules = await pool().query(`SELECT name, cron, data FROM pgboss.schedule`);
+    const schedules = await pool().query(`SELECT name, cron, data FROM pgboss.schedule WHERE name = 'maintenance'`);
     expect(schedules.rows).toEqual([{ name: "maintenance", cron: "*/10 * * * *", data: { task: "retention" } }]);
 
     await enqueue("maintenance", { task: "retention" });
