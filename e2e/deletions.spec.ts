@@ -1,0 +1,63 @@
+import { expect, test } from "@playwright/test";
+import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { shot } from "./shot";
+
+const SECRET = "e2e-deletion-secret";
+
+test("erase a user from the dashboard and see the delete notification arrive at a capture URL", async ({ page }) => {
+  test.setTimeout(150_000);
+  // Setup the story does not exercise in the browser: a source with the user's data, a capture URL
+  // and a signed Webhooks destination pointing at it.
+  const tag = Date.now().toString(36);
+  const userId = `erase-me-${tag}`;
+  const source = await createSource(page, `Shop ${tag}`);
+  const bin = await createCaptureBin(page, { name: `Deletions ${tag}` });
+  await api(page, "POST", "/api/destinations", { name: `Hook ${tag}`, urls: [bin.url], headers: [], sharedSecret: SECRET, enabled: true, sourceIds: [source.id] });
+  await sendBatch(page, source.writeKey, [{ type: "track", userId, event: "Order Completed", properties: { total: 42 } }]);
+  // The track arrives first (a delivery still pending when the user is erased would be stopped).
+  await expect.poll(async () => (await api(page, "GET", `/api/capture-bins/${bin.id}/requests`)).requests.length, { timeout: 60_000 }).toBe(1);
+
+  await page.goto("/deletions");
+  await expect(page.getByRole("heading", { name: "Deletions", exact: true })).toBeVisible();
+  await page.getByRole("button", { name: /^(New deletion request|Create a deletion request)$/ }).first().click();
+
+  // Validation in the browser: nothing to erase.
+  await page.getByLabel("User IDs").fill(" \n , ");
+  await page.getByRole("button", { name: "Erase users" }).click();
+  await expect(page.getByText("Enter at least one userId")).toBeVisible();
+
+  // A pasted list: the user, a duplicate and someone Eventrail never saw.
+  await page.getByLabel("User IDs").fill(`${userId}\n${userId}, never-seen-${tag}\n`);
+  page.once("dialog", (d) => void d.accept());
+  await page.getByRole("button", { name: "Erase 2 users" }).click();
+
+  await expect(page.getByRole("heading", { name: "Deletion request", exact: true })).toBeVisible();
+  await expect(page.locator("[data-status=completed]").first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByRole("list", { name: "Affected sources" })).toContainText(`Shop ${tag}`);
+  const row = page.getByRole("table", { name: "Delete notifications" }).getByRole("row", { name: new RegExp(userId) });
+  await expect(row).toContainText(`Hook ${tag}`);
+  await expect(row.locator("[data-status=delivered]")).toBeVisible({ timeout: 60_000 });
+  // Its attempts are one click away in the request log.
+  await expect(row.getByRole("link", { name: "1", exact: true })).toHaveAttribute("href", /^\/log\?messageId=delete-[0-9a-f]{32}&destinationId=/);
+  await shot(page, "deletion-detail");
+
+  // The list shows the finished request.
+  await page.getByRole("navigation").getByRole("link", { name: "Deletions" }).click();
+  const item = page.getByRole("link", { name: new RegExp(userId) });
+  await expect(item.locator("[data-status=completed]")).toBeVisible();
+  await expect(item).toContainText("1 source affected · 1 notification");
+  await shot(page, "deletions");
+
+  // At the capture URL: the delete body, exactly, signed with the destination's secret.
+  await page.goto(`/capture/${bin.id}`);
+  await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(2);
+  await page.getByLabel("Shared secret (X-Signature)").fill(SECRET);
+  await page.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
+  const details = page.getByRole("region", { name: "Request details" });
+  const body = JSON.parse((await details.getByLabel("Request body").textContent())!);
+  expect(Object.keys(body).sort()).toEqual(["timestamp", "type", "userId"]);
+  expect(body).toMatchObject({ type: "delete", userId });
+  expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  await expect(details.getByLabel("X-Signature verified")).toBeVisible();
+  await shot(page, "deletion-capture");
+});
