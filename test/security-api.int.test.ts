@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from "./delivery/receiver";
 import { MUTATING, discoverApiRoutes } from "./api-routes";
 import { postTracking } from "./tracking";
 
-type Ids = { source: string; destination: string; message: string; attempt: string; token: string; audience: string; bin: string };
+type Ids = { source: string; destination: string; message: string; attempt: string; token: string; audience: string; bin: string; deletion: string };
 type Ctx = { a: ApiClient; b: ApiClient; ids: Ids };
 
 /** A route about one resource: its path for workspace A's resource, and a valid body. */
@@ -49,6 +49,7 @@ const SPECS: Record<string, Spec> = {
   "POST /api/audiences/[id]/sync": { kind: "item", id: "audience", body: {} },
   "GET /api/audiences/[id]/syncs": { kind: "item", id: "audience" },
   "GET /api/audiences/[id]/members": { kind: "item", id: "audience" },
+  "GET /api/deletions/[id]": { kind: "item", id: "deletion" },
   "GET /api/capture-bins/[id]": { kind: "item", id: "bin" },
   "PATCH /api/capture-bins/[id]": { kind: "item", id: "bin", body: { name: "hijacked" } },
   "DELETE /api/capture-bins/[id]": { kind: "item", id: "bin" },
@@ -171,6 +172,24 @@ const SPECS: Record<string, Spec> = {
       expect(JSON.stringify(await b.get("/api/stats/destinations"))).not.toContain(x.destination);
     },
   },
+  "GET /api/deletions": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect(ids((await b.get("/api/deletions")).deletions)).not.toContain(a.deletion);
+    },
+  },
+  "POST /api/deletions": {
+    kind: "collection",
+    body: { userIds: ["nobody"] },
+    async crossWorkspace({ a, b, ids: x }) {
+      // B erasing "u1" erases B's u1, never A's: A's message from u1 keeps its payload.
+      const req = await b.post("/api/deletions", { userIds: ["u1"] });
+      await waitFor(async () => (await b.get(`/api/deletions/${req.id}`)).status === "completed", { what: "B's deletion to complete" });
+      const message = await a.get(`/api/messages/${x.message}`);
+      expect(JSON.stringify(message)).toContain('"userId":"u1"');
+      expect(message.message.payload).not.toBeNull();
+    },
+  },
   "POST /api/workspaces": {
     kind: "collection",
     body: { name: "w" },
@@ -208,7 +227,8 @@ beforeAll(async () => {
   const token = await a.post("/api/tokens", { name: "A's extra" });
   const audience = await a.post("/api/audiences", { name: "A's audience", sourceIds: [source.id], destinationIds: [destination.id], condition: CONDITION });
   const bin = await a.post("/api/capture-bins", { name: "A's bin" });
-  A = { source: source.id, destination: destination.id, message: attempt.messageRowId, attempt: String(attempt.id), token: token.id, audience: audience.id, bin: bin.id };
+  const deletion = await a.post("/api/deletions", { userIds: ["someone-else"] });
+  A = { source: source.id, destination: destination.id, message: attempt.messageRowId, attempt: String(attempt.id), token: token.id, audience: audience.id, bin: bin.id, deletion: deletion.id };
 
   // A dashboard session (first-run setup creates the owner and its own workspace).
   const res = await fetch(`${stack.app.url}/api/auth/setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "owner@example.com", password: "correct horse battery" }) });
