@@ -25,34 +25,39 @@ const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
 async function main() {
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-drill-"));
-  let pgServer: EmbeddedDb = await startEmbeddedPostgres(dir);
-  const url = pgServer.url;
-  await migrate(url);
-  const db = new pg.Pool({ connectionString: url, max: 3 });
-  db.on("error", () => {});
-  const app = await startApp(url, APP_ENV);
-  const workers: Proc[] = [await startWorker(url, ENV)];
-  console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
-
-  const stack: Stack = {
-    appUrl: app.url,
-    db,
-    workers,
-    startWorker: () => startWorker(url, ENV),
-    pg: () => pgServer,
-    async restartPostgres(downMs) {
-      await pgServer.stop();
-      console.log(`[drill] Postgres stopped`);
-      await new Promise((r) => setTimeout(r, downMs));
-      pgServer = await startEmbeddedPostgres(dir);
-      if (pgServer.url !== url) throw new Error(`Postgres came back on another port (${pgServer.url})`);
-      console.log(`[drill] Postgres restarted`);
-    },
-  };
-
+  let pgServer: EmbeddedDb | undefined;
+  let db: pg.Pool | undefined;
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  const workers: Proc[] = [];
   const results: DrillResult[] = [];
   let failure: unknown;
+  // Everything started here is stopped in `finally`, whatever fails on the way.
   try {
+    pgServer = await startEmbeddedPostgres(dir);
+    const url = pgServer.url;
+    await migrate(url);
+    db = new pg.Pool({ connectionString: url, max: 3 });
+    db.on("error", () => {});
+    app = await startApp(url, APP_ENV);
+    workers.push(await startWorker(url, ENV));
+    console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
+
+    const stack: Stack = {
+      appUrl: app.url,
+      db,
+      workers,
+      startWorker: () => startWorker(url, ENV),
+      pg: () => pgServer!,
+      async restartPostgres(downMs) {
+        await pgServer!.stop();
+        console.log(`[drill] Postgres stopped`);
+        await new Promise((r) => setTimeout(r, downMs));
+        pgServer = await startEmbeddedPostgres(dir);
+        if (pgServer.url !== url) throw new Error(`Postgres came back on another port (${pgServer.url})`);
+        console.log(`[drill] Postgres restarted`);
+      },
+    };
+
     for (const s of scenarios(EVENTS)) {
       if (ONLY && !ONLY.includes(s.id) && !(s.id === "6a" && ONLY.includes("6"))) continue;
       const r = await runScenario(stack, s);
@@ -64,10 +69,10 @@ async function main() {
   } catch (err) {
     failure = err;
   } finally {
-    await Promise.all(stack.workers.map((w) => w.stop()));
-    await app.stop();
-    await db.end().catch(() => {});
-    await pgServer.stop().catch(() => {});
+    await Promise.all(workers.map((w) => w.stop()));
+    await app?.stop();
+    await db?.end().catch(() => {});
+    await pgServer?.stop().catch(() => {});
     fs.rmSync(dir, { recursive: true, force: true });
   }
   if (failure) throw failure;
