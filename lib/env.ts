@@ -12,6 +12,8 @@ const schema = z.object({
     .enum(["0", "1", "true", "false"])
     .default("0")
     .transform((v) => v === "1" || v === "true"),
+  /** Bearer token Prometheus sends to GET /metrics (the admin token works too); /metrics is never open. */
+  EVENTRAIL_METRICS_TOKEN: z.string().min(16).optional(),
   EVENTRAIL_DATA_DIR: z.string().default(".data"),
   /** Public base URL used to show capture URLs and cookies' Secure flag. */
   EVENTRAIL_PUBLIC_URL: z.string().url().optional(),

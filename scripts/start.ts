@@ -16,12 +16,14 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error("the web app exited during start-up");
     try {
+      // 200 only: until the worker has installed the queue schema the app answers 503, and "ready"
+      // must mean ready to accept events.
       const res = await fetch(`${url}/api/health`);
-      if (res.status === 200 || res.status === 503) return;
+      if (res.status === 200) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`the web app did not answer on ${url} within ${timeoutMs / 1000}s`);
+  throw new Error(`the web app did not become healthy on ${url} within ${timeoutMs / 1000}s`);
 }
 
 async function main() {

@@ -50,8 +50,9 @@ describe("faults", () => {
     await pgServer!.stop();
     const atStop = rx.unique();
     // Requests already in flight complete while the database is down, so recording them fails:
-    // the restart must not lose those deliveries (their jobs are retried once the heartbeat lapses).
-    await waitFor(async () => worker!.output().includes("deliver batch not recorded"), { timeoutMs: 60_000, what: "the worker to hit the outage" });
+    // the restart must not lose those deliveries (their jobs are retried once the heartbeat lapses,
+    // or — for rounds that outlived their batch, lib/delivery/detach.ts — their safety job runs).
+    await waitFor(async () => /deliver batch not recorded|late deliveries not recorded/.test(worker!.output()), { timeoutMs: 60_000, what: "the worker to hit the outage" });
     const beforeRestart = rx.unique();
     pgServer = await startEmbeddedPostgres(dir);
     expect(pgServer.url).toBe(url);

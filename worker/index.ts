@@ -2,6 +2,7 @@ import { createBoss, createQueues } from "../lib/queue";
 import { env } from "../lib/env";
 import { log } from "../lib/log";
 import { closeDb } from "../lib/db";
+import { flushMetrics, startMetricsPush } from "../lib/metrics/push";
 import { handlers } from "./registry";
 
 process.env.EVENTRAIL_PROCESS ??= "worker";
@@ -16,6 +17,8 @@ async function main() {
   await createQueues(boss);
   const ctx = { boss };
   for (const h of handlers) await h.start(ctx);
+  // Also the worker's heartbeat (the worker count in /metrics).
+  startMetricsPush("worker");
   logger.info({ queues: handlers.map((h) => h.queue) }, "worker started");
   process.send?.({ type: "ready" });
 
@@ -30,8 +33,11 @@ async function main() {
     }, 30_000);
     force.unref();
     try {
-      await boss.stop({ graceful: true, timeout: 20_000, close: true });
+      // The pool stays open until the handlers have stopped: late delivery rounds still record through it.
+      await boss.stop({ graceful: true, timeout: 20_000, close: false });
       for (const h of handlers) await h.stop?.();
+      await boss.stop({ close: true });
+      await flushMetrics();
       await closeDb();
       logger.info("worker stopped");
       process.exit(0);

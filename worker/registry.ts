@@ -2,9 +2,10 @@ import type { Handler } from "./handler";
 import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deletionHandler } from "./handlers/deletion";
 import { deliverHandler } from "./handlers/deliver";
+import { maintenanceHandler } from "./handlers/maintenance";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/queue.ts.
  */
-export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, deletionHandler];
+export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, deletionHandler, maintenanceHandler];

@@ -33,6 +33,8 @@ export async function listApiTokens(opts: { workspaceId: string }): Promise<ApiT
 }
 
 export async function revokeApiToken(opts: { workspaceId: string; id: string }): Promise<ApiTokenDto> {
+  // Not a uuid: no such token (Postgres would reject the comparison and make it a 500).
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(opts.id)) throw notFound("Token");
   const { count } = await prisma().apiToken.updateMany({
     where: { id: opts.id, workspaceId: opts.workspaceId, revokedAt: null },
     data: { revokedAt: new Date() },

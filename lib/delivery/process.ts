@@ -6,6 +6,9 @@ import { postWebhook, type TimedAttempt } from "../webhooks/http";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, type OutgoingRequest } from "../webhooks/request";
+import { log } from "../log";
+import { observeDeliveryBatch } from "../metrics/delivery";
+import { BATCH_PATIENCE_MS, SAFETY_DELAY_S, settleWithin, trackLate } from "./detach";
 import { toAttemptRow } from "./attempt-row";
 import { DELIVERIES_PER_JOB, onClient } from "./enqueue";
 import { loadDueDeliveries, type LoadedDelivery } from "./load";
@@ -25,6 +28,8 @@ export type BatchSummary = {
   retried: number;
   deferred: number;
   attempts: number;
+  /** rounds still in flight after BATCH_PATIENCE_MS, recorded when they end (detach.ts) */
+  late: number;
   /** when the retry jobs this batch enqueued become due */
   dueTimes: Date[];
   /** ms spent loading, sending, recording */
@@ -34,36 +39,36 @@ export type BatchSummary = {
 /**
  * Delivers a batch of deliveries (the ids of one or more `deliver` jobs): one query loads them all,
  * every URL is POSTed concurrently (capped per origin), then one statement records every attempt
- * and delivery, in the same transaction as the retry jobs when there are any. Throws only when the
- * database fails, so pg-boss retries the jobs (at-least-once).
+ * and delivery, in the same transaction as the retry jobs when there are any. Rounds held up by a
+ * slow endpoint are recorded later, on their own, so they do not hold the batch (detach.ts). Throws
+ * only when the database fails, so pg-boss retries the jobs (at-least-once).
  */
-export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: string[] }): Promise<BatchSummary> {
+export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: string[]; onLateDue?: (due: Date[]) => void }): Promise<BatchSummary> {
   const t0 = performance.now();
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
-  const rounds = await Promise.all(deliveries.map((d) => runRound(d)));
+  const running = deliveries.map((d) => runRound(d));
+  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS);
   const t2 = performance.now();
 
-  const attempts = rounds.flatMap((r) => r.attempts);
-  const updates = rounds.map((r) => r.update);
-  const retries = updates.filter((u) => u.state === "pending" && u.next_attempt_at);
-  if (retries.length === 0) {
-    await recordRound(pool(), attempts, updates);
-  } else {
-    const client = await pool().connect();
-    try {
-      await client.query("BEGIN");
-      await recordRound(client, attempts, updates);
-      await opts.boss.insert(QUEUES.deliver.name, retryJobs(retries), { db: onClient(client) });
-      await client.query("COMMIT");
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
+  const lateIds = late.map((i) => deliveries[i].id);
+  const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
+  const { safetyJobId, dueTimes } = await commitRounds(opts.boss, rounds, { lateIds });
   const t3 = performance.now();
+  observeDeliveryBatch(rounds.flatMap((r) => r.attempts), rounds.map((r) => r.update), (id) => destinationOf.get(id));
+  if (late.length > 0) {
+    // Recorded when they end, in their own transaction, which also deletes their safety job.
+    trackLate(
+      Promise.all(late.map((i) => running[i]))
+        .then(async (lateRounds) => {
+          const r = await commitRounds(opts.boss, lateRounds, { cancelJobId: safetyJobId });
+          observeDeliveryBatch(lateRounds.flatMap((x) => x.attempts), lateRounds.map((x) => x.update), (id) => destinationOf.get(id));
+          opts.onLateDue?.(r.dueTimes);
+        })
+        .catch((err: Error) => log().warn({ deliveries: lateIds.length, safetyJobId, err: err.message }, "late deliveries not recorded; their safety job retries them")),
+    );
+  }
+  const updates = rounds.map((r) => r.update);
   return {
     ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
     loaded: deliveries.length,
@@ -71,9 +76,47 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
     failed: updates.filter((u) => u.state === "failed").length,
     retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,
     deferred: rounds.filter((r) => r.update.state === "pending" && r.attempts.length === 0).length,
-    attempts: attempts.length,
-    dueTimes: [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t)),
+    late: late.length,
+    attempts: rounds.reduce((n, r) => n + r.attempts.length, 0),
+    dueTimes,
   };
+}
+
+/**
+ * Records rounds in ONE statement, in one transaction with their retry jobs when there are any, and
+ * with the late deliveries' safety job (lateIds) or the deletion of the safety job they no longer
+ * need (cancelJobId). Throws when the database fails, so pg-boss retries the jobs (at-least-once).
+ */
+async function commitRounds(boss: PgBoss, rounds: Round[], opts: { lateIds?: string[]; cancelJobId?: string | null }): Promise<{ safetyJobId: string | null; dueTimes: Date[] }> {
+  const attempts = rounds.flatMap((r) => r.attempts);
+  const updates = rounds.map((r) => r.update);
+  const retries = updates.filter((u) => u.state === "pending" && u.next_attempt_at);
+  const dueTimes = [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t));
+  const lateIds = opts.lateIds ?? [];
+  if (retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
+    await recordRound(pool(), attempts, updates);
+    return { safetyJobId: null, dueTimes };
+  }
+  const client = await pool().connect();
+  try {
+    await client.query("BEGIN");
+    await recordRound(client, attempts, updates);
+    const db = onClient(client);
+    if (retries.length > 0) await boss.insert(QUEUES.deliver.name, retryJobs(retries), { db });
+    let safetyJobId: string | null = null;
+    if (lateIds.length > 0) {
+      await client.query(`UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [lateIds, SAFETY_DELAY_S]);
+      safetyJobId = await boss.send(QUEUES.deliver.name, { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, db });
+    }
+    if (opts.cancelJobId) await boss.deleteJob(QUEUES.deliver.name, opts.cancelJobId, { db });
+    await client.query("COMMIT");
+    return { safetyJobId, dueTimes };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** Retry jobs grouped by due second (next_attempt_at was rounded up to it), at most DELIVERIES_PER_JOB each. */

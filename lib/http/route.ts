@@ -1,9 +1,9 @@
-import crypto from "node:crypto";
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { AppError, STATUS_BY_CODE, fieldErrorsFromIssues } from "../errors";
 import { log } from "../log";
 import { authenticate, type Principal } from "./principal";
+import { requestIdOf } from "./request-id";
 
 type RouteContext = { params: Promise<Record<string, string>> };
 
@@ -33,33 +33,54 @@ function toResponse(result: unknown, requestId: string, status = 200): Response 
   return NextResponse.json(result, { status, headers: { "x-request-id": requestId } });
 }
 
+/**
+ * One access log line per API request, with its request id. The path only: query strings carry
+ * filters such as userId, and headers (Authorization, Cookie) never reach the line at all.
+ */
+function logRequest(req: Request, requestId: string, res: Response, started: number, principal?: Principal): void {
+  if (!res.headers.has("x-request-id")) res.headers.set("x-request-id", requestId);
+  log().info(
+    { requestId, method: req.method, path: new URL(req.url).pathname, status: res.status, ms: Math.round(performance.now() - started), ...(principal ? { auth: principal.kind, workspaceId: principal.workspaceId } : {}) },
+    "api request",
+  );
+}
+
 /** A Management API route: authenticates, runs the handler, maps errors to the JSON error format. */
 export function apiRoute<P = Record<string, string>>(
   handler: (ctx: ApiContext<P>) => Promise<unknown>,
   opts: { status?: number } = {},
 ) {
   return async (req: Request, ctx: RouteContext): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id") ?? crypto.randomUUID();
+    const requestId = requestIdOf(req);
+    const started = performance.now();
+    let principal: Principal | undefined;
+    let res: Response;
     try {
-      const principal = await authenticate(req);
+      principal = await authenticate(req);
       const params = ((await ctx?.params) ?? {}) as P;
-      return toResponse(await handler({ req, principal, params, requestId }), requestId, opts.status);
+      res = toResponse(await handler({ req, principal, params, requestId }), requestId, opts.status);
     } catch (err) {
-      return errorResponse(err, requestId);
+      res = errorResponse(err, requestId);
     }
+    logRequest(req, requestId, res, started, principal);
+    return res;
   };
 }
 
 /** A route without authentication (health, login, setup). */
 export function publicRoute<P = Record<string, string>>(handler: (ctx: { req: Request; params: P; requestId: string }) => Promise<unknown>) {
   return async (req: Request, ctx: RouteContext): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id") ?? crypto.randomUUID();
+    const requestId = requestIdOf(req);
+    const started = performance.now();
+    let res: Response;
     try {
       const params = ((await ctx?.params) ?? {}) as P;
-      return toResponse(await handler({ req, params, requestId }), requestId);
+      res = toResponse(await handler({ req, params, requestId }), requestId);
     } catch (err) {
-      return errorResponse(err, requestId);
+      res = errorResponse(err, requestId);
     }
+    logRequest(req, requestId, res, started);
+    return res;
   };
 }
 

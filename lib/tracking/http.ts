@@ -1,5 +1,6 @@
-import crypto from "node:crypto";
+import { requestIdOf } from "../http/request-id";
 import { log } from "../log";
+import { countTrackingRequest } from "../metrics/tracking";
 import { TrackingError, isDatabaseUnavailable } from "./errors";
 import { ingestCall, type TrackingEndpoint } from "./ingest";
 
@@ -18,26 +19,36 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  */
 export function trackingRoute(endpoint: TrackingEndpoint) {
   return async (req: Request): Promise<Response> => {
-    try {
-      const result = await ingestCall({ req, endpoint });
-      return json(200, result.rejected.length ? { success: true, rejected: result.rejected } : { success: true });
-    } catch (err) {
-      if (err instanceof TrackingError && err.code !== "unavailable") {
-        // Reading stopped mid-body: the rest of it is still on the socket, so the connection cannot be reused.
-        const headers: Record<string, string> = err.code === "body_too_large" ? { connection: "close" } : {};
-        return json(err.status, { success: false, error: { code: err.code, message: err.message } }, headers);
-      }
-      if (err instanceof TrackingError || isDatabaseUnavailable(err)) {
-        log().warn({ endpoint, err: (err as Error).message }, "tracking call refused: database unavailable");
-        return json(
-          503,
-          { success: false, error: { code: "unavailable", message: "The database is unavailable; nothing was stored. Retry later." } },
-          { "retry-after": String(RETRY_AFTER_SECONDS) },
-        );
-      }
-      const requestId = crypto.randomUUID();
-      log().error({ requestId, endpoint, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "tracking call failed");
-      return json(500, { success: false, error: { code: "internal", message: `Internal error (request ${requestId}); nothing was stored` } });
-    }
+    const requestId = requestIdOf(req);
+    const started = performance.now();
+    const res = await answer(req, endpoint, requestId);
+    res.headers.set("x-request-id", requestId);
+    countTrackingRequest(endpoint, res.status);
+    // One line per request; never the body or the Authorization header (the write key).
+    log().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
+    return res;
   };
+}
+
+async function answer(req: Request, endpoint: TrackingEndpoint, requestId: string): Promise<Response> {
+  try {
+    const result = await ingestCall({ req, endpoint });
+    return json(200, result.rejected.length ? { success: true, rejected: result.rejected } : { success: true });
+  } catch (err) {
+    if (err instanceof TrackingError && err.code !== "unavailable") {
+      // Reading stopped mid-body: the rest of it is still on the socket, so the connection cannot be reused.
+      const headers: Record<string, string> = err.code === "body_too_large" ? { connection: "close" } : {};
+      return json(err.status, { success: false, error: { code: err.code, message: err.message } }, headers);
+    }
+    if (err instanceof TrackingError || isDatabaseUnavailable(err)) {
+      log().warn({ requestId, endpoint, err: (err as Error).message }, "tracking call refused: database unavailable");
+      return json(
+        503,
+        { success: false, error: { code: "unavailable", message: "The database is unavailable; nothing was stored. Retry later." } },
+        { "retry-after": String(RETRY_AFTER_SECONDS) },
+      );
+    }
+    log().error({ requestId, endpoint, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) }, "tracking call failed");
+    return json(500, { success: false, error: { code: "internal", message: `Internal error (request ${requestId}); nothing was stored` } });
+  }
 }

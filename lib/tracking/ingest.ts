@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { countTrackedMessages } from "../metrics/tracking";
 import { checkContentType, parseCallBody, readLimitedBody } from "./body";
 import { TrackingError } from "./errors";
 import type { MessageType } from "./limits";
@@ -57,5 +58,6 @@ export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoin
   });
 
   const stored = await storeCall({ source, receivedAt, accepted, rejections });
+  countTrackedMessages({ sourceId: source.id, accepted, rejected: rejections, duplicates: stored.duplicates });
   return { ...stored, rejected: rejections.map(({ index, messageId, reason }) => ({ index, messageId, reason })) };
 }

@@ -1,5 +1,6 @@
 import type { Job, PgBoss } from "pg-boss";
 import { processDeliveryBatch } from "../../lib/delivery/process";
+import { drainLateRounds } from "../../lib/delivery/detach";
 import { closeDispatchers } from "../../lib/webhooks/dispatchers";
 import { QUEUES } from "../../lib/queue";
 import { log } from "../../lib/log";
@@ -50,7 +51,7 @@ export const deliverHandler: Handler = {
           if (parsed.success) ids.push(...parsed.data.deliveryIds);
           else log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
         }
-        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids }).catch((err: Error) => {
+        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids, onLateDue: (due) => due.forEach((d) => wakeAt(boss, workerId, d)) }).catch((err: Error) => {
           // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
           log().warn({ jobIds: jobs.map((j) => j.id), err: err.message }, "deliver batch not recorded; jobs will be retried");
           throw err;
@@ -61,6 +62,8 @@ export const deliverHandler: Handler = {
     );
   },
   async stop() {
+    // Rounds that outlived their batch finish and are recorded before the pool closes.
+    await drainLateRounds();
     for (const t of wakeTimers.values()) clearTimeout(t);
     wakeTimers.clear();
     await closeDispatchers();

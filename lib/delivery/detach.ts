@@ -1,0 +1,45 @@
+/**
+ * A batch must not be held by its slowest endpoint: while one round waits out a hanging URL's 5 s
+ * timeout, the batch's pg-boss slot would stay taken, and deliveries to healthy URLs queued behind it
+ * would wait too (drill 6 measured ×10 on the healthy URL's latency). So a batch waits at most
+ * BATCH_PATIENCE_MS for its rounds; the rounds still in flight then are "late": the batch records
+ * the others and completes, and in the same transaction gives the late deliveries a safety job
+ * (SAFETY_DELAY_S later) and pushes their next_attempt_at to it. When the late rounds end (within
+ * the attempt timeout plus the limiter's longest wait), they are recorded on their own, with their
+ * retry jobs, and the safety job is deleted in that transaction: one live job per delivery, as ever.
+ * A worker that dies meanwhile leaves the safety job, which attempts them again (at-least-once).
+ */
+export const BATCH_PATIENCE_MS = 500;
+// Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
+export const SAFETY_DELAY_S = 30;
+
+/** The values of the promises settled within `ms`, and the indexes of those still pending then. */
+export async function settleWithin<T>(promises: Promise<T>[], ms: number): Promise<{ done: T[]; late: number[] }> {
+  const results: { v?: T; settled: boolean }[] = promises.map(() => ({ settled: false }));
+  const all = Promise.all(promises.map((p, i) => p.then((v) => void (results[i] = { v, settled: true }))));
+  let timer: NodeJS.Timeout | undefined;
+  const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([all, patience]);
+  } finally {
+    clearTimeout(timer);
+  }
+  // A round that rejected after the patience is handled by the late path's own catch.
+  all.catch(() => {});
+  const done: T[] = [];
+  const late: number[] = [];
+  results.forEach((r, i) => (r.settled ? done.push(r.v as T) : late.push(i)));
+  return { done, late };
+}
+
+const inFlight = new Set<Promise<void>>();
+
+/** Runs a late recording, tracked so that a graceful stop waits for it (drainLateRounds). */
+export function trackLate(work: Promise<void>): void {
+  const p = work.finally(() => inFlight.delete(p));
+  inFlight.add(p);
+}
+
+export async function drainLateRounds(): Promise<void> {
+  while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+}

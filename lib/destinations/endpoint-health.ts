@@ -1,0 +1,68 @@
+import { pool } from "../db";
+import { notFound } from "../errors";
+import { SAMPLE_PER_URL, WINDOW_HOURS, computeEndpointHealth, type EndpointHealth, type RecentAttempt } from "./health";
+
+/**
+ * Recent attempts per destination, at most SAMPLE_PER_URL × 5 URLs of them, newest first: one bounded
+ * scan of the attempts (workspace_id, destination_id, id DESC) index per destination, whatever the
+ * volume. `destinationIds` null: every enabled destination (metrics).
+ */
+const RECENT = `
+SELECT d.id AS destination_id, d.workspace_id, d.urls, a.url, a.outcome, a.error_kind, a.error_text, a.response_status,
+       to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at
+  FROM destinations d
+  LEFT JOIN LATERAL (
+    SELECT url, outcome, error_kind, error_text, response_status, started_at
+      FROM attempts a
+     WHERE a.workspace_id = d.workspace_id AND a.destination_id = d.id
+       AND a.started_at > now() - make_interval(hours => ${WINDOW_HOURS})
+     ORDER BY a.id DESC
+     LIMIT ${SAMPLE_PER_URL * 5}
+  ) a ON true
+ WHERE ($1::uuid IS NULL OR d.workspace_id = $1) AND ($2::uuid[] IS NULL OR d.id = ANY($2)) AND ($2::uuid[] IS NOT NULL OR d.enabled)`;
+
+type Row = {
+  destination_id: string;
+  workspace_id: string;
+  urls: string[];
+  url: string | null;
+  outcome: string | null;
+  error_kind: string | null;
+  error_text: string | null;
+  response_status: number | null;
+  started_at: string | null;
+};
+
+export type DestinationHealth = { destinationId: string; workspaceId: string; urls: EndpointHealth[] };
+
+async function healthOf(workspaceId: string | null, destinationIds: string[] | null): Promise<DestinationHealth[]> {
+  const { rows } = await pool().query<Row>(RECENT, [workspaceId, destinationIds]);
+  const byDestination = new Map<string, { workspaceId: string; urls: string[]; attempts: Map<string, RecentAttempt[]> }>();
+  for (const r of rows) {
+    let d = byDestination.get(r.destination_id);
+    if (!d) byDestination.set(r.destination_id, (d = { workspaceId: r.workspace_id, urls: r.urls, attempts: new Map() }));
+    if (r.url === null) continue;
+    const list = d.attempts.get(r.url) ?? [];
+    list.push({ outcome: r.outcome!, startedAt: r.started_at!, errorKind: r.error_kind, errorText: r.error_text, responseStatus: r.response_status });
+    d.attempts.set(r.url, list);
+  }
+  // Only the destination's current URLs: a URL removed from it is no longer its endpoint.
+  return [...byDestination].map(([destinationId, d]) => ({
+    destinationId,
+    workspaceId: d.workspaceId,
+    urls: d.urls.map((url) => computeEndpointHealth(url, d.attempts.get(url) ?? [])),
+  }));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /api/destinations/:id/health: each URL's state, success rate, failures in a row and last error. */
+export async function getDestinationHealth(opts: { workspaceId: string; id: string }): Promise<{ destinationId: string; urls: EndpointHealth[] }> {
+  if (!UUID.test(opts.id)) throw notFound("Destination");
+  const [found] = await healthOf(opts.workspaceId, [opts.id]);
+  if (!found) throw notFound("Destination");
+  return { destinationId: found.destinationId, urls: found.urls };
+}
+
+/** Every enabled destination's endpoint health (for /metrics). */
+export const listEndpointHealth = () => healthOf(null, null);

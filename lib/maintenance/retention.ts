@@ -1,0 +1,75 @@
+import type pg from "pg";
+import { pool } from "../db";
+
+/**
+ * Retention (PRODUCT.md §10): messages, attempts and captured requests older than their configured
+ * ages are deleted by the `maintenance` queue's scheduled job, in batches of BATCH_SIZE rows. Each
+ * batch is one short statement of its own (a TID scan of rows picked off the table's time index), so
+ * no lock is held for long, ingest and delivery carry on between batches, and autovacuum reclaims
+ * the space behind it. Why batched deletes rather than time partitions: see the README.
+ */
+export const BATCH_SIZE = 5_000;
+
+export type RetentionDays = { messages: number; attempts: number; captures: number };
+export type RetentionResult = { attempts: number; messages: number; captures: number; sessions: number; batches: number; complete: boolean };
+
+const cutoff = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
+
+const DELETE_ATTEMPTS = `
+  DELETE FROM attempts WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM attempts WHERE started_at < $1 LIMIT $2))`;
+
+// A message whose deliveries are still pending is kept (its delivery needs the payload) whatever its
+// age; it is deleted by a later run once its deliveries are delivered or failed. Its deliveries go
+// with it (ON DELETE CASCADE). The re-check in the DELETE narrows the race with a concurrent replay.
+const NOT_PENDING = `NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_row_id = m.id AND d.state = 'pending')`;
+const DELETE_MESSAGES = `
+  DELETE FROM messages m WHERE m.ctid = ANY(ARRAY(
+    SELECT m.ctid FROM messages m WHERE m.received_at < $1 AND ${NOT_PENDING} LIMIT $2))
+    AND ${NOT_PENDING}`;
+
+const DELETE_CAPTURES = `
+  DELETE FROM captured_requests WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM captured_requests WHERE received_at < $1 LIMIT $2))`;
+
+const DELETE_SESSIONS = `
+  DELETE FROM sessions WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM sessions WHERE expires_at < $1 LIMIT $2))`;
+
+type Db = Pick<pg.Pool, "query">;
+
+/** Deletes in batches until fewer than a batch remain or the deadline passes (the next run resumes). */
+async function drain(db: Db, sql: string, before: string, deadline: number, batchSize: number, counts: { batches: number }): Promise<{ deleted: number; complete: boolean }> {
+  let deleted = 0;
+  for (;;) {
+    const r = await db.query(sql, [before, batchSize]);
+    counts.batches++;
+    deleted += r.rowCount ?? 0;
+    if ((r.rowCount ?? 0) < batchSize) return { deleted, complete: true };
+    if (Date.now() > deadline) return { deleted, complete: false };
+  }
+}
+
+/**
+ * One retention run. Attempts go before messages, so the attempt log never shows rows whose message
+ * is already gone for longer than the attempt retention allows.
+ */
+export async function pruneExpiredData(opts: { days: RetentionDays; now?: Date; budgetMs?: number; batchSize?: number; db?: Db }): Promise<RetentionResult> {
+  const now = opts.now ?? new Date();
+  const db = opts.db ?? pool();
+  const deadline = Date.now() + (opts.budgetMs ?? 10 * 60_000);
+  const batchSize = opts.batchSize ?? BATCH_SIZE;
+  const counts = { batches: 0 };
+  const attempts = await drain(db, DELETE_ATTEMPTS, cutoff(now, opts.days.attempts), deadline, batchSize, counts);
+  const messages = await drain(db, DELETE_MESSAGES, cutoff(now, opts.days.messages), deadline, batchSize, counts);
+  const captures = await drain(db, DELETE_CAPTURES, cutoff(now, opts.days.captures), deadline, batchSize, counts);
+  const sessions = await drain(db, DELETE_SESSIONS, now.toISOString(), deadline, batchSize, counts);
+  return {
+    attempts: attempts.deleted,
+    messages: messages.deleted,
+    captures: captures.deleted,
+    sessions: sessions.deleted,
+    batches: counts.batches,
+    complete: attempts.complete && messages.complete && captures.complete && sessions.complete,
+  };
+}

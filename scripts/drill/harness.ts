@@ -1,0 +1,116 @@
+/**
+ * One drill run: a workspace of its own, destinations pointing at drill receivers, events sent through
+ * the real Tracking API while a fault is injected, then a wait until every delivery is final (or the
+ * time limit), and the verdict from the database and the receivers.
+ */
+import type pg from "pg";
+import { ADMIN_TOKEN, ApiClient, type Proc } from "../../test/stack";
+import type { EmbeddedDb } from "../../lib/db/embedded";
+import { computeDrillReport, percentile, type DeliveryRow, type DrillReport } from "./report";
+import type { DrillReceiver } from "./receiver";
+import { sendEvents } from "./sender";
+
+export type Stack = {
+  appUrl: string;
+  db: pg.Pool;
+  workers: Proc[];
+  startWorker(): Promise<Proc>;
+  restartPostgres(downMs: number): Promise<void>;
+  pg: () => EmbeddedDb;
+};
+
+export type DrillDestination = { name: string; receivers: DrillReceiver[]; mode?: "any" | "every"; retryWindowMinutes?: number };
+
+export type Scenario = {
+  id: string;
+  title: string;
+  events: number;
+  /** pause between batches of 100, to spread the events over the fault */
+  spacingMs: number;
+  timeLimitMs: number;
+  destinations(): Promise<DrillDestination[]>;
+  /** runs alongside the sending; resolves when the fault is over */
+  fault?(stack: Stack): Promise<void>;
+  /** receivers whose latency is reported (first 2xx receipt − when the event was sent) */
+  latencyOf?: string;
+};
+
+export type DrillResult = DrillReport & { id: string; title: string; seconds: number; attempts: number; refusals: number; requestsReceived: number; latency?: { p50: number; p99: number; n: number }; pendingAtLimit: boolean };
+
+async function finalRows(db: pg.Pool, sourceId: string): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<{ message_id: string; destination_id: string; state: string; last_error: string | null }>(
+    `SELECT m.message_id, d.destination_id, d.state, d.last_error FROM messages m JOIN deliveries d ON d.message_row_id = m.id WHERE m.source_id = $1`,
+    [sourceId],
+  );
+  return rows.map((r) => ({ messageId: r.message_id, destinationId: r.destination_id, state: r.state, lastError: r.last_error }));
+}
+
+export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResult> {
+  const started = Date.now();
+  const admin = new ApiClient(stack.appUrl, ADMIN_TOKEN);
+  const ws = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: `drill ${s.id}` });
+  const api = new ApiClient(stack.appUrl, ws.token, ws.workspace.id);
+  const source = await api.post<{ id: string; writeKey: string }>("/api/sources", { name: `drill ${s.id}` });
+  const dests = await s.destinations();
+  const created: { id: string; d: DrillDestination }[] = [];
+  for (const d of dests) {
+    const dto = await api.post<{ id: string }>("/api/destinations", {
+      name: d.name,
+      urls: d.receivers.map((r, i) => `${r.url}/hook/${i}`),
+      sourceIds: [source.id],
+      mode: d.mode ?? "any",
+      retryWindowMinutes: d.retryWindowMinutes ?? 240,
+    });
+    created.push({ id: dto.id, d });
+  }
+
+  const deadline = started + s.timeLimitMs;
+  const [sent] = await Promise.all([
+    sendEvents({ baseUrl: stack.appUrl, writeKey: source.writeKey, tag: `d${s.id}`, count: s.events, deadline, spacingMs: s.spacingMs }),
+    s.fault?.(stack),
+  ]);
+
+  // Wait for every delivery to be final, riding out a database that is still coming back.
+  let rows: DeliveryRow[] = [];
+  let pendingAtLimit = true;
+  while (Date.now() < deadline) {
+    rows = await finalRows(stack.db, source.id).catch(() => rows);
+    if (rows.length >= sent.accepted.size * created.length && rows.every((r) => r.state !== "pending")) {
+      pendingAtLimit = false;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  rows = await finalRows(stack.db, source.id).catch(() => rows);
+
+  const receipts = new Map<string, Map<string, number>>();
+  for (const { id, d } of created) {
+    const merged = new Map<string, number>();
+    for (const rx of d.receivers) for (const [m, n] of rx.receipts) merged.set(m, (merged.get(m) ?? 0) + n);
+    receipts.set(id, merged);
+  }
+  const report = computeDrillReport({ accepted: sent.accepted, destinationIds: created.map((c) => c.id), rows, receipts });
+  const attempts = (await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts WHERE workspace_id = $1`, [ws.workspace.id]).catch(() => ({ rows: [{ n: -1 }] }))).rows[0].n;
+
+  let latency: DrillResult["latency"];
+  const measured = created.find((c) => c.d.name === s.latencyOf);
+  if (measured) {
+    const rx = measured.d.receivers[0];
+    const ms = [...rx.firstAt].map(([m, at]) => at - (sent.sentAt.get(m) ?? at)).sort((a, b) => a - b);
+    latency = { p50: percentile(ms, 50), p99: percentile(ms, 99), n: ms.length };
+  }
+  const requestsReceived = [...new Set(created.flatMap((c) => c.d.receivers))].reduce((n, rx) => n + rx.requests, 0);
+  return { ...report, id: s.id, title: s.title, seconds: (Date.now() - started) / 1000, attempts, refusals: sent.refusals, requestsReceived, latency, pendingAtLimit };
+}
+
+export function formatResult(r: DrillResult): string {
+  const reasons = Object.entries(r.failedReasons).map(([k, n]) => `${n}× ${k}`).join("; ");
+  const lines = [
+    `[drill ${r.id}] ${r.title}`,
+    `  accepted ${r.accepted} · delivered ${r.delivered} · failed ${r.failed}${reasons ? ` (${reasons})` : ""} · lost ${r.lost} · duplicates ${r.duplicates}`,
+    `  deliveries ${r.deliveries} · HTTP attempts recorded ${r.attempts}, requests received ${r.requestsReceived} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
+  ];
+  if (r.latency) lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
+  for (const l of r.lostExamples) lines.push(`  LOST ${l}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,31 @@
+import { env } from "../../lib/env";
+import { log } from "../../lib/log";
+import { QUEUES } from "../../lib/queue";
+import { pruneExpiredData } from "../../lib/maintenance/retention";
+import { retireSilentInstances } from "../../lib/maintenance/retire-instances";
+import { jobHandler, type Handler } from "../handler";
+
+/**
+ * Housekeeping on the `maintenance` queue, scheduled with pg-boss cron (one job per tick however many
+ * workers run): retention every 10 minutes, so each run has little to delete.
+ */
+export const RETENTION_CRON = "*/10 * * * *";
+
+const run = jobHandler("maintenance", { batchSize: 1 }, async (data, job) => {
+  if (data.task !== "retention") {
+    log().warn({ jobId: job.id, task: data.task }, "unknown maintenance task, ignored");
+    return;
+  }
+  const e = env();
+  const result = await pruneExpiredData({ days: { messages: e.RETENTION_MESSAGES_DAYS, attempts: e.RETENTION_ATTEMPTS_DAYS, captures: e.RETENTION_CAPTURES_DAYS } });
+  const retired = await retireSilentInstances();
+  log().info({ jobId: job.id, ...result, retiredInstances: retired }, "retention run done");
+});
+
+export const maintenanceHandler: Handler = {
+  queue: "maintenance",
+  async start(ctx) {
+    await ctx.boss.schedule(QUEUES.maintenance.name, RETENTION_CRON, { task: "retention" });
+    await run.start(ctx);
+  },
+};
