@@ -8,6 +8,7 @@ import type { DestinationDto } from "@/lib/destinations/schemas";
 import { api } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { EndpointHealth } from "./endpoint-health";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { formatRate } from "@/components/ui/format";
 import { fetchSources, sourceKeys } from "@/components/sources/queries";
@@ -89,6 +90,12 @@ export function DestinationDetail({ id }: { id: string }) {
           <TestSendPanel destinationId={d.id} />
           <RecentAttempts destinationId={d.id} />
         </div>
+        <div className="space-y-6">
+        <Card className="p-5">
+          <h2 className="text-sm font-semibold text-slate-900">Endpoint health</h2>
+          <p className="mt-1 text-xs text-slate-500">From each URL's recent attempts; a failing URL never holds back the others.</p>
+          <EndpointHealth destinationId={d.id} />
+        </Card>
         <Card className="h-fit p-5">
           <h2 className="text-sm font-semibold text-slate-900">Configuration</h2>
           <dl className="mt-2 divide-y divide-slate-100">
@@ -116,6 +123,7 @@ export function DestinationDetail({ id }: { id: string }) {
             </Row>
           </dl>
         </Card>
+        </div>
       </div>
     </>
   );

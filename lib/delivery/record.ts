@@ -49,14 +49,20 @@ WITH logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
                         error_kind, error_text, outcome, next_retry_at)
-  SELECT workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
-         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-         error_kind, error_text, outcome, next_retry_at
+  SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
+         x.started_at, x.duration_ms, x.request_headers,
+         -- A deletion request may have erased the message while this attempt was in flight: then the
+         -- log keeps the attempt's metadata but not the user's data.
+         CASE WHEN m.payload IS NULL THEN NULL ELSE x.request_body END,
+         x.response_status, x.response_headers,
+         CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
+         x.error_kind, x.error_text, x.outcome, x.next_retry_at
   FROM jsonb_to_recordset($1::jsonb) AS x(
     workspace_id uuid, delivery_id uuid, destination_id uuid, message_row_id uuid, message_id text, type text, user_id text,
     url text, attempt_number int, started_at timestamptz, duration_ms int, request_headers jsonb, request_body text,
     response_status int, response_headers jsonb, response_body text, error_kind text, error_text text, outcome text,
     next_retry_at timestamptz)
+  LEFT JOIN messages m ON m.id = x.message_row_id
   RETURNING 1
 )
 UPDATE deliveries d SET
