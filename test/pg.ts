@@ -30,6 +30,14 @@ export async function createTestDatabase(
 
   const drop = () =>
     withAdmin(async (client) => {
+      // Let connections that are closing (pools ended a moment ago) finish on their own first:
+      // terminating them mid-close surfaces as an unhandled error in the process that owned them.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     });
