@@ -82,7 +82,9 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
     enabled: true,
     sourceIds: [source.id],
   });
-  await expect(page.getByText("https://backup.example.com/webhooks")).toBeVisible();
+  await expect(page.locator("dl").getByText("https://backup.example.com/webhooks")).toBeVisible();
+  // Each URL also has its health line (no attempts yet).
+  await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("https://backup.example.com/webhooks")).toBeVisible();
   await expect(page.getByText("X-Api-Key: ••••")).toBeVisible();
   await shot(page, "destination");
 
