@@ -2,7 +2,7 @@ import { handleCapture } from "@/lib/capture/respond";
 
 export const dynamic = "force-dynamic";
 
-// Sub-paths of a capture URL (/c/:id/anything) land in the same bin with their path recorded.
+// The public capture receiver: /c/:id and any sub-path below it land in the same bin, with the path recorded.
 export const GET = handleCapture;
 export const POST = handleCapture;
 export const PUT = handleCapture;
