@@ -122,8 +122,7 @@ async function main() {
     console.log(`ratio        first sync / ceiling = ${(firstTotal / ceiling).toFixed(2)}×`);
     await closeDb();
   } finally {
-    const g = globalThis as unknown as { __eventrailBoss?: Promise<{ stop(o: object): Promise<void> }> };
-    if (g.__eventrailBoss) await (await g.__eventrailBoss).stop({ graceful: false, close: true }).catch(() => {});
+    await (await import("../lib/queue")).closeBoss();
     await db.drop();
   }
 }

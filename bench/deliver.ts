@@ -16,7 +16,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Pool } from "undici";
 import pg from "pg";
-import { boss } from "../lib/queue";
+import { closeBoss } from "../lib/queue";
 import { closeDb } from "../lib/db";
 import { buildIfNeeded, root } from "../scripts/lib/build";
 import { createTestDatabase } from "../test/pg";
@@ -215,7 +215,7 @@ async function main() {
       );
   } finally {
     sink.stop();
-    await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+    await closeBoss();
     await closeDb();
     await db.drop();
   }

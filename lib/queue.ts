@@ -85,6 +85,13 @@ export function boss(): Promise<PgBoss> {
   return g.__eventrailBoss;
 }
 
+/** Stops the process-wide instance if one was started (tests, benchmarks, shutdown); a later boss() starts afresh. */
+export async function closeBoss(): Promise<void> {
+  const started = g.__eventrailBoss;
+  g.__eventrailBoss = undefined;
+  if (started) await (await started).stop({ graceful: false, close: true }).catch(() => {});
+}
+
 /** Validates the payload against the queue's schema, then sends. */
 export async function enqueue<K extends QueueKey>(
   key: K,

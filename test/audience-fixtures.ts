@@ -5,6 +5,7 @@
 
 import { randomUUID } from "node:crypto";
 import { closeDb, pool, withTransaction } from "../lib/db";
+import { closeBoss } from "../lib/queue";
 import { updateProfiles } from "../lib/audiences/profiles";
 import { createTestDatabase } from "./pg";
 
@@ -16,9 +17,7 @@ export async function useTestDatabase(): Promise<{ url: string; close(): Promise
   return {
     url: db.url,
     async close() {
-      const g = globalThis as unknown as { __eventrailBoss?: Promise<{ stop(o: object): Promise<void> }> };
-      if (g.__eventrailBoss) await (await g.__eventrailBoss).stop({ graceful: false, close: true }).catch(() => {});
-      g.__eventrailBoss = undefined;
+      await closeBoss();
       await closeDb();
       await db.drop();
     },

@@ -1,7 +1,7 @@
 // Faults: a worker killed with SIGKILL mid-run, and two workers at once. Nothing is lost; duplicates
 // only across a crash (at-least-once). Figures are printed for the report.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boss } from "../lib/queue";
+import { closeBoss } from "../lib/queue";
 import { closeDb } from "../lib/db";
 import { createTestDatabase } from "./pg";
 import { startWorker, waitFor, type Proc } from "./stack";
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
-  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeBoss();
   await closeDb();
   await Promise.all(receivers.map((r) => r.close()));
   await db?.drop();

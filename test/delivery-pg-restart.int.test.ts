@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boss } from "../lib/queue";
+import { closeBoss } from "../lib/queue";
 import { closeDb } from "../lib/db";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
 import { migrate } from "../lib/db/migrate";
@@ -30,7 +30,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await worker?.stop();
-  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeBoss();
   await closeDb();
   await rx?.close();
   await pgServer?.stop().catch(() => {});

@@ -2,7 +2,7 @@
 // connect time, by literal IP and by name, and the receiver sees nothing; the built-in capture URL
 // on the server's own origin still works.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boss } from "../lib/queue";
+import { closeBoss } from "../lib/queue";
 import { closeDb } from "../lib/db";
 import { createTestDatabase } from "./pg";
 import { startWorker, waitFor, type Proc } from "./stack";
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeBoss();
   await closeDb();
   await Promise.all([target?.close(), ownServer?.close()]);
   await db?.drop();

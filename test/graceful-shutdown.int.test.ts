@@ -1,7 +1,7 @@
 // SIGTERM mid-run: the worker finishes its in-flight deliveries, records every attempt it made, leaves
 // no job active, and exits 0; a new worker delivers the rest, and nothing is sent twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boss } from "../lib/queue";
+import { closeBoss } from "../lib/queue";
 import { closeDb, pool } from "../lib/db";
 import { createTestDatabase } from "./pg";
 import { startWorker, waitFor, type Proc } from "./stack";
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
-  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeBoss();
   await closeDb();
   await rx?.close();
   await db?.drop();

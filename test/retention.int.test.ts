@@ -1,7 +1,7 @@
 // Retention: rows of various ages, deleted in bounded batches by the maintenance job (through a real
 // worker and pg-boss), keeping whatever is younger than its retention and messages still being delivered.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boss, enqueue } from "../lib/queue";
+import { closeBoss, enqueue } from "../lib/queue";
 import { closeDb, pool } from "../lib/db";
 import { pruneExpiredData } from "../lib/maintenance/retention";
 import { createTestDatabase } from "./pg";
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+  await closeBoss();
   await closeDb();
   await db?.drop();
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await (await lib?.queue.boss())?.stop({ graceful: false, close: true });
+  await lib?.queue.closeBoss();
   await lib?.dbm.closeDb();
   await client?.end();
   await db?.drop();

@@ -1,5 +1,5 @@
 /** Shared set-up for delivery integration tests: a stack, a workspace, a source, and seeding through createDeliveries. */
-import { boss } from "../../lib/queue";
+import { closeBoss } from "../../lib/queue";
 import { closeDb } from "../../lib/db";
 import { startStack, waitFor, type ApiClient, type Stack } from "../stack";
 import { seedMessages, type SeedMessage } from "./seed";
@@ -39,7 +39,7 @@ export async function startDeliveryContext(env: Record<string, string> = {}): Pr
         { timeoutMs: opts.timeoutMs ?? 60_000, what: `message ${rowId} to settle` },
       ),
     async close() {
-      await (await boss()).stop({ graceful: false, close: true }).catch(() => {});
+      await closeBoss();
       await closeDb();
       await stack.stop();
     },
