@@ -3,7 +3,15 @@ import { defineConfig, devices } from "@playwright/test";
 /**
  * e2e: one spec per user story, in Chromium (Debian's), against `next start` and a worker on a
  * fresh database that e2e/global-setup.ts prepares. No retries: a flaky story is a bug.
+ *
+ * Order (one worker, projects chained by their dependencies): the fresh-install story; the page walk
+ * of every empty page; the stories at desktop width; then, in parallel chains, the destination story
+ * again at phone width (390×844) and the page walk of every page filled with the stories' data, at
+ * both widths and in dark mode. Every page a story or a walk photographs also passes the phone and
+ * overflow checks (e2e/shot.ts → e2e/checks.ts).
  */
+const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
+
 export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
@@ -19,17 +27,34 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   projects: [
     // The fresh-install story runs first and leaves a logged-in owner for the other stories.
     { name: "foundation", testMatch: /foundation\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },
+    { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], use: desktop },
     {
       name: "stories",
-      testIgnore: /foundation\.spec\.ts/,
-      dependencies: ["foundation"],
-      use: { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" },
+      testIgnore: /(foundation|walk-empty|walk)\.spec\.ts/,
+      dependencies: ["walk-empty"],
+      use: desktop,
     },
+    // The story that exercises forms, rows and navigation, at phone width: the menu, focus on new rows, no overflow.
+    {
+      name: "phone",
+      testMatch: /destinations\.spec\.ts/,
+      dependencies: ["stories"],
+      use: { ...desktop, viewport: { width: 390, height: 844 } },
+    },
+    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["stories"], use: desktop },
   ],
 });

@@ -4,14 +4,16 @@ import { defineConfig } from "vitest/config";
 const root = path.dirname(new URL(import.meta.url).pathname);
 
 export default defineConfig({
-  resolve: { alias: { "@": root } },
+  // "server-only" marks modules the browser must never import (Next enforces it at build time);
+  // in tests, as in the worker (node --conditions=react-server), it resolves to its empty module.
+  resolve: { alias: { "@": root, "server-only": path.join(root, "node_modules/server-only/empty.js") } },
   test: {
     projects: [
       {
         extends: true,
         test: {
           name: "unit",
-          include: ["{lib,worker,app,components,scripts,bench}/**/*.test.ts"],
+          include: ["{lib,worker,app,components,scripts,bench}/**/*.test.ts", "test/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },
@@ -21,7 +23,7 @@ export default defineConfig({
           name: "integration",
           include: ["{lib,worker,app,test,scripts}/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
-          globalSetup: ["test/global-setup.ts"],
+          globalSetup: ["test/harness/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // Files start their own apps, workers and databases; two at a time suits 2 cores.

@@ -12,7 +12,7 @@
  *
  * Env: BENCH_PROFILES (100000).
  */
-import { createTestDatabase } from "../test/pg";
+import { createTestDatabase } from "../test/harness/pg";
 
 const PROFILES = Number(process.env.BENCH_PROFILES ?? 100_000);
 
@@ -24,13 +24,15 @@ async function main() {
   process.env.DATABASE_URL = db.url;
   process.env.LOG_LEVEL ??= "warn";
   // Imported after DATABASE_URL is set: they read it once.
-  const { pool, closeDb } = await import("../lib/db");
+  const { pool } = await import("../lib/platform/db");
   const { createAudience } = await import("../lib/audiences/audiences");
   const { runAudienceSync } = await import("../lib/audiences/sync");
-  const { createAudienceSchema } = await import("../lib/audiences/schemas");
+  const { createAudienceSchema } = await import("../lib/audiences/contract");
   try {
     const p = pool();
-    const { rows: ws } = await p.query<{ id: string }>(`INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id`);
+    const { rows: ws } = await p.query<{ id: string }>(
+      `INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id`,
+    );
     const workspaceId = ws[0].id;
     const { rows: src } = await p.query<{ id: string }>(
       `INSERT INTO sources (id, workspace_id, name, write_key, updated_at) VALUES (gen_random_uuid(), $1, 'bench', md5(random()::text), now()) RETURNING id`,
@@ -69,7 +71,9 @@ async function main() {
       [workspaceId, sourceId, PROFILES],
     );
     await p.query(`ANALYZE profiles; ANALYZE messages`);
-    console.log(`seeded ${PROFILES.toLocaleString("en-US")} profiles and ${(PROFILES * 1.2).toLocaleString("en-US")} track calls in ${ms(performance.now() - t)}`);
+    console.log(
+      `seeded ${PROFILES.toLocaleString("en-US")} profiles and ${(PROFILES * 1.2).toLocaleString("en-US")} track calls in ${ms(performance.now() - t)}`,
+    );
 
     const audience = await createAudience({
       workspaceId,
@@ -77,7 +81,12 @@ async function main() {
         name: "Bench Buyers",
         sourceIds: [sourceId],
         destinationIds: [destinationId],
-        condition: { any: [{ trait: "plan", op: "equals", value: "pro" }, { event: "Order Completed", atLeast: 2, withinDays: 7 }] },
+        condition: {
+          any: [
+            { trait: "plan", op: "equals", value: "pro" },
+            { event: "Order Completed", atLeast: 2, withinDays: 7 },
+          ],
+        },
       }),
     });
     const first = await runAudienceSync({ audienceId: audience.id, syncId: audience.lastSync!.id, trigger: "created" });
@@ -115,14 +124,19 @@ async function main() {
     }
     const ceiling = performance.now() - t;
 
-    console.log(`\naudience: ${first.size.toLocaleString("en-US")} of ${PROFILES.toLocaleString("en-US")} profiles (${((first.size / PROFILES) * 100).toFixed(1)} %)`);
-    console.log(`first sync   compute ${ms(first.computeMs)} · enqueue ${ms(first.enqueueMs)} (${first.sent.toLocaleString("en-US")} identifies) · total ${ms(firstTotal)}  ${goal(firstTotal, 10_000)}`);
-    console.log(`re-sync 1 %  compute ${ms(resync.computeMs)} · enqueue ${ms(resync.enqueueMs)} (${resync.entered} entered, ${resync.exited} exited) · total ${ms(resyncTotal)}  ${goal(resyncTotal, 2_000)}`);
+    console.log(
+      `\naudience: ${first.size.toLocaleString("en-US")} of ${PROFILES.toLocaleString("en-US")} profiles (${((first.size / PROFILES) * 100).toFixed(1)} %)`,
+    );
+    console.log(
+      `first sync   compute ${ms(first.computeMs)} · enqueue ${ms(first.enqueueMs)} (${first.sent.toLocaleString("en-US")} identifies) · total ${ms(firstTotal)}  ${goal(firstTotal, 10_000)}`,
+    );
+    console.log(
+      `re-sync 1 %  compute ${ms(resync.computeMs)} · enqueue ${ms(resync.enqueueMs)} (${resync.entered} entered, ${resync.exited} exited) · total ${ms(resyncTotal)}  ${goal(resyncTotal, 2_000)}`,
+    );
     console.log(`ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}`);
     console.log(`ratio        first sync / ceiling = ${(firstTotal / ceiling).toFixed(2)}×`);
-    await closeDb();
   } finally {
-    await (await import("../lib/queue")).closeBoss();
+    await (await import("../lib/platform/runtime")).closeRuntime();
     await db.drop();
   }
 }

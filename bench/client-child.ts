@@ -16,7 +16,7 @@ type Client = { track(m: { userId: string; event: string; properties: Record<str
 
 async function makeClient(): Promise<Client> {
   if (which === "eventrail") {
-    const { Analytics } = await import("../lib/analytics/analytics");
+    const { Analytics } = await import("../lib/sdk/analytics");
     // Segment's queue is unbounded; ours is raised to the call count so that neither drops calls.
     const a = new Analytics(WRITE_KEY, { endpoint, flushAt: batchSize, flushAfter: 5000, maxQueueSize: calls });
     a.on("failure", (e) => console.error(`failure: ${e.error.message}`));
@@ -41,7 +41,11 @@ const sampler = setInterval(sample, 20);
 
 const started = performance.now();
 for (let i = 0; i < calls; i++) {
-  client.track({ userId: `user-${i % 1000}`, event: "Order Completed", properties: { orderId: `order-${i}`, total: 19.99, currency: "EUR", items: 3, coupon: null } });
+  client.track({
+    userId: `user-${i % 1000}`,
+    event: "Order Completed",
+    properties: { orderId: `order-${i}`, total: 19.99, currency: "EUR", items: 3, coupon: null },
+  });
   if (i % YIELD_EVERY === YIELD_EVERY - 1) {
     sample();
     await new Promise((r) => setImmediate(r));

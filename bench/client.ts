@@ -39,13 +39,24 @@ const sink = http.createServer((req, res) => {
 await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
 const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 
-type Figures = { which: string; callsPerSecond: number; elapsedMs: number; baselineRssMb: number; peakRssMb: number; peakHeapMb: number } & Counts;
+type Figures = {
+  which: string;
+  callsPerSecond: number;
+  elapsedMs: number;
+  baselineRssMb: number;
+  peakRssMb: number;
+  peakHeapMb: number;
+} & Counts;
 
 function run(which: string): Promise<Figures> {
   counts = { batches: 0, messages: 0, bodyBytes: 0, headerBytes: 0 };
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "client-child.ts"), which, endpoint, String(CALLS), String(BATCH)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(import.meta.dirname, "client-child.ts"), which, endpoint, String(CALLS), String(BATCH)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   return new Promise((resolve, reject) =>
@@ -61,7 +72,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const which of round % 2 ? ["eventrail", "segment"] : ["segment", "eventrail"]) {
     const f = await run(which);
     if (f.messages !== CALLS) throw new Error(`${which}: the sink received ${f.messages} of ${CALLS} messages`);
-    console.log(`round ${round} ${which.padEnd(9)} ${Math.round(f.callsPerSecond).toString().padStart(7)} calls/s  ${f.batches} batches  peak RSS ${f.peakRssMb.toFixed(1)} MB`);
+    console.log(
+      `round ${round} ${which.padEnd(9)} ${Math.round(f.callsPerSecond).toString().padStart(7)} calls/s  ${f.batches} batches  peak RSS ${f.peakRssMb.toFixed(1)} MB`,
+    );
     if (!best[which] || f.callsPerSecond > best[which].callsPerSecond) best[which] = f;
   }
 }
@@ -79,4 +92,6 @@ const [ours, theirs] = rows;
 console.log(`\nthroughput ratio (eventrail / segment): ${(ours.callsPerSecond / theirs.callsPerSecond).toFixed(2)}×  (goal ≥ 1.00×)`);
 console.log(`peak RSS ratio   (eventrail / segment): ${(ours.peakRssMb / theirs.peakRssMb).toFixed(2)}×  (goal ≤ 1.00×)`);
 console.log(`peak heap ratio  (eventrail / segment): ${(ours.peakHeapMb / theirs.peakHeapMb).toFixed(2)}×`);
-console.log(`bytes on the wire ratio (body+headers): ${((ours.bodyBytes + ours.headerBytes) / (theirs.bodyBytes + theirs.headerBytes)).toFixed(2)}×`);
+console.log(
+  `bytes on the wire ratio (body+headers): ${((ours.bodyBytes + ours.headerBytes) / (theirs.bodyBytes + theirs.headerBytes)).toFixed(2)}×`,
+);

@@ -16,13 +16,12 @@ import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Pool } from "undici";
 import pg from "pg";
-import { closeBoss } from "../lib/queue";
-import { closeDb } from "../lib/db";
+import { closeRuntime } from "../lib/platform/runtime";
 import { buildIfNeeded, root } from "../scripts/lib/build";
-import { createTestDatabase } from "../test/pg";
-import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../test/stack";
-import { insertDestination, insertWorkspace, withClient } from "../test/delivery/direct";
-import { seedMessages } from "../test/delivery/seed";
+import { createTestDatabase } from "../test/harness/pg";
+import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../test/harness/stack";
+import { insertDestination, insertWorkspace, withClient } from "../test/harness/delivery/direct";
+import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -35,7 +34,10 @@ const CONCURRENCY = 64;
 type Sink = { port: number; ask<T>(cmd: string): Promise<T>; stop(): void };
 
 async function startSink(): Promise<Sink> {
-  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const waiting = new Map<string, (m: any) => void>();
   child.on("message", (m: any) => {
     const w = waiting.get(m.type);
@@ -64,7 +66,13 @@ function messages(n: number, tag: string) {
     userId: `user-${i % 5000}`,
     anonymousId: `anon-${i % 7000}`,
     event: "Order Completed",
-    properties: { orderId: `ord-${i}`, revenue: 19.99 + (i % 100), currency: "EUR", items: [{ sku: `SKU-${i % 300}`, qty: 1 + (i % 3) }], coupon: i % 5 ? null : "WINTER" },
+    properties: {
+      orderId: `ord-${i}`,
+      revenue: 19.99 + (i % 100),
+      currency: "EUR",
+      items: [{ sku: `SKU-${i % 300}`, qty: 1 + (i % 3) }],
+      coupon: i % 5 ? null : "WINTER",
+    },
     context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
   }));
 }
@@ -78,9 +86,19 @@ async function transactions(url: string, db: string): Promise<number> {
 
 async function throughput(db: { url: string; name: string }, sink: Sink) {
   const workspaceId = await insertWorkspace(db.url);
-  const destinationId = await insertDestination(db.url, { workspaceId, urls: [`http://127.0.0.1:${sink.port}/hook`], sharedSecret: "bench-secret" });
+  const destinationId = await insertDestination(db.url, {
+    workspaceId,
+    urls: [`http://127.0.0.1:${sink.port}/hook`],
+    sharedSecret: "bench-secret",
+  });
   const workers: Proc[] = [];
-  for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(db.url, { LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info", ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}) }));
+  for (let i = 0; i < WORKERS; i++)
+    workers.push(
+      await startWorker(db.url, {
+        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info",
+        ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
+      }),
+    );
   await sleep(1_500);
   const xact0 = await transactions(db.url, db.name);
 
@@ -94,7 +112,9 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   while (delivered < N) {
     await sleep(100);
     polls++;
-    delivered = (await poll.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'delivered'`, [destinationId])).rows[0].n;
+    delivered = (
+      await poll.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'delivered'`, [destinationId])
+    ).rows[0].n;
     if (performance.now() - t0 > 600_000) throw new Error(`only ${delivered}/${N} delivered after 10 minutes`);
   }
   const t1 = performance.now();
@@ -102,17 +122,52 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   await sleep(1_500); // let backends flush their statistics
   const xact1 = await transactions(db.url, db.name);
   for (const w of workers) await w.stop();
-  if (process.env.BENCH_WORKER_LOG) for (const w of workers) console.log(w.output().split("\n").filter((l) => l.includes("batch done")).join("\n"));
+  if (process.env.BENCH_WORKER_LOG)
+    for (const w of workers)
+      console.log(
+        w
+          .output()
+          .split("\n")
+          .filter((l) => l.includes("batch done"))
+          .join("\n"),
+      );
   const seconds = (t1 - t0) / 1000;
-  const failed = await withClient(db.url, async (c) => (await c.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state <> 'delivered'`, [destinationId])).rows[0].n);
-  return { rate: N / seconds, seconds, seedSeconds: (t0 - tSeed) / 1000, xactPerDelivery: (xact1 - xact0 - polls - 2) / N, failed, destinationId };
+  const failed = await withClient(
+    db.url,
+    async (c) =>
+      (await c.query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state <> 'delivered'`, [destinationId]))
+        .rows[0].n,
+  );
+  return {
+    rate: N / seconds,
+    seconds,
+    seedSeconds: (t0 - tSeed) / 1000,
+    xactPerDelivery: (xact1 - xact0 - polls - 2) / N,
+    failed,
+    destinationId,
+  };
 }
 
 /** Raw POSTs of the worker run's bodies (from the attempt log), or before it of equal bodies built the same way. */
 async function ceiling(db: { url: string }, sink: Sink, destinationId: string | null) {
   const bodies: string[] = destinationId
-    ? await withClient(db.url, async (c) => (await c.query(`SELECT request_body FROM attempts WHERE destination_id = $1`, [destinationId])).rows.map((r) => r.request_body))
-    : messages(N, "tp").map((m, i) => JSON.stringify(buildPayload({ type: "track", messageId: m.messageId, userId: m.userId, anonymousId: m.anonymousId, timestamp: new Date(Date.now() + i).toISOString(), receivedAt: new Date().toISOString(), sentAt: null, payload: m })));
+    ? await withClient(db.url, async (c) =>
+        (await c.query(`SELECT request_body FROM attempts WHERE destination_id = $1`, [destinationId])).rows.map((r) => r.request_body),
+      )
+    : messages(N, "tp").map((m, i) =>
+        JSON.stringify(
+          buildPayload({
+            type: "track",
+            messageId: m.messageId,
+            userId: m.userId,
+            anonymousId: m.anonymousId,
+            timestamp: new Date(Date.now() + i).toISOString(),
+            receivedAt: new Date().toISOString(),
+            sentAt: null,
+            payload: m,
+          }),
+        ),
+      );
   const headers = { "content-type": "application/json", "user-agent": "Eventrail.io/1.0" };
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 });
   let next = 0;
@@ -132,7 +187,10 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
   return { rate: bodies.length / seconds, seconds, count: bodies.length };
 }
 
-async function endToEnd(db: { url: string }, sink: Sink): Promise<{ p50: number; p99: number; max: number; sent: number; received: number } | { skipped: string }> {
+async function endToEnd(
+  db: { url: string },
+  sink: Sink,
+): Promise<{ p50: number; p99: number; max: number; sent: number; received: number } | { skipped: string }> {
   buildIfNeeded((m) => console.log(`[bench] ${m}`));
   const app = await startApp(db.url);
   const worker = await startWorker(db.url);
@@ -145,7 +203,12 @@ async function endToEnd(db: { url: string }, sink: Sink): Promise<{ p50: number;
     const client = new Pool(app.url, { connections: 16, pipelining: 1 });
     const auth = `Basic ${Buffer.from(`${source.writeKey}:`).toString("base64")}`;
     const post = async (batch: object[]) => {
-      const res = await client.request({ path: "/v1/batch", method: "POST", headers: { "content-type": "application/json", authorization: auth }, body: JSON.stringify({ batch }) });
+      const res = await client.request({
+        path: "/v1/batch",
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: auth },
+        body: JSON.stringify({ batch }),
+      });
       await res.body.text();
       return res.statusCode;
     };
@@ -164,7 +227,13 @@ async function endToEnd(db: { url: string }, sink: Sink): Promise<{ p50: number;
       const due = start + tick * 10;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      const batch = Array.from({ length: perTick }, () => ({ type: "track", userId: `u-${seq % 1000}`, event: "E2E", messageId: `e2e-${seq++}`, properties: { tick } }));
+      const batch = Array.from({ length: perTick }, () => ({
+        type: "track",
+        userId: `u-${seq % 1000}`,
+        event: "E2E",
+        messageId: `e2e-${seq++}`,
+        properties: { tick },
+      }));
       inflight.push(
         post(batch).then((status) => {
           const at = performance.timeOrigin + performance.now();
@@ -181,8 +250,17 @@ async function endToEnd(db: { url: string }, sink: Sink): Promise<{ p50: number;
       await sleep(250);
     }
     await client.close();
-    const latencies = receipts.filter(([id]) => acked.has(id)).map(([id, at]) => Math.max(0, at - acked.get(id)!)).sort((a, b) => a - b);
-    return { p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies[latencies.length - 1], sent: acked.size, received: latencies.length };
+    const latencies = receipts
+      .filter(([id]) => acked.has(id))
+      .map(([id, at]) => Math.max(0, at - acked.get(id)!))
+      .sort((a, b) => a - b);
+    return {
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      max: latencies[latencies.length - 1],
+      sent: acked.size,
+      received: latencies.length,
+    };
   } finally {
     await worker.stop();
     await app.stop();
@@ -199,14 +277,18 @@ async function main() {
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
     const before = await ceiling(db, sink, null);
     const tp = await throughput(db, sink);
-    console.log(`[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`);
+    console.log(
+      `[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`,
+    );
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
     console.log(
       `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)})`,
     );
     console.log(`[bench] ratio: ${(tp.rate / ceilRate).toFixed(2)} (goal ≥ 0.5)`);
-    console.log(`[bench] database transactions per delivery: ${tp.xactPerDelivery.toFixed(4)} (fetch + load + record + complete per batch of up to 500, plus pg-boss housekeeping)`);
+    console.log(
+      `[bench] database transactions per delivery: ${tp.xactPerDelivery.toFixed(4)} (fetch + load + record + complete per batch of up to 500, plus pg-boss housekeeping)`,
+    );
     const e2e = await endToEnd(db, sink);
     if ("skipped" in e2e) console.log(`[bench] e2e latency: skipped — ${e2e.skipped}`);
     else
@@ -215,8 +297,7 @@ async function main() {
       );
   } finally {
     sink.stop();
-    await closeBoss();
-    await closeDb();
+    await closeRuntime();
     await db.drop();
   }
 }

@@ -13,8 +13,8 @@
 import pg from "pg";
 import { randomUUID } from "node:crypto";
 import { buildIfNeeded } from "../scripts/lib/build";
-import { createTestDatabase } from "../test/pg";
-import { ADMIN_TOKEN, startApp } from "../test/stack";
+import { createTestDatabase } from "../test/harness/pg";
+import { ADMIN_TOKEN, startApp } from "../test/harness/stack";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = 20;
@@ -116,7 +116,9 @@ async function main() {
           if (b.attempts.length !== 50) throw new Error(`${c.name}: expected 50 attempts, got ${b.attempts.length}`);
         }),
       );
-      console.log(`${c.name}: median ${ms.toFixed(1)} ms of ${RUNS} · goal ≤ ${GOAL_MS} ms · ratio ${(ms / GOAL_MS).toFixed(2)} · ${(ms / floor).toFixed(1)}× the floor`);
+      console.log(
+        `${c.name}: median ${ms.toFixed(1)} ms of ${RUNS} · goal ≤ ${GOAL_MS} ms · ratio ${(ms / GOAL_MS).toFixed(2)} · ${(ms / floor).toFixed(1)}× the floor`,
+      );
     }
   } finally {
     await app?.stop();

@@ -10,14 +10,19 @@
  */
 import pg from "pg";
 import { BATCH_SIZE, pruneExpiredData } from "../lib/maintenance/retention";
-import { createTestDatabase } from "../test/pg";
-import { insertDestination, insertWorkspace } from "../test/delivery/direct";
+import { createTestDatabase } from "../test/harness/pg";
+import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 300_000);
 
 async function seed(db: pg.Pool, workspaceId: string, destinationId: string) {
   await db.query("TRUNCATE attempts");
-  const body = JSON.stringify({ type: "track", event: "Order Completed", properties: { total: 42.5, items: Array.from({ length: 8 }, (_, i) => ({ sku: `sku-${i}`, qty: 1 })) }, context: { library: { name: "analytics-go", version: "3" } } });
+  const body = JSON.stringify({
+    type: "track",
+    event: "Order Completed",
+    properties: { total: 42.5, items: Array.from({ length: 8 }, (_, i) => ({ sku: `sku-${i}`, qty: 1 })) },
+    context: { library: { name: "analytics-go", version: "3" } },
+  });
   for (let done = 0; done < ROWS; done += 50_000) {
     await db.query(
       `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number, started_at, duration_ms,
@@ -63,8 +68,12 @@ async function main() {
     const singleMs = performance.now() - t;
 
     const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
-    console.log(`  batched (${BATCH_SIZE}/batch): ${r.attempts} rows in ${r.batches} statements, ${(batchedMs / 1000).toFixed(2)} s = ${rate(r.attempts, batchedMs)} rows/s; longest statement ${Math.round(longest)} ms`);
-    console.log(`  ceiling (one DELETE):   ${one.rowCount} rows in ${(singleMs / 1000).toFixed(2)} s = ${rate(one.rowCount ?? 0, singleMs)} rows/s; one statement holding its locks for ${Math.round(singleMs)} ms`);
+    console.log(
+      `  batched (${BATCH_SIZE}/batch): ${r.attempts} rows in ${r.batches} statements, ${(batchedMs / 1000).toFixed(2)} s = ${rate(r.attempts, batchedMs)} rows/s; longest statement ${Math.round(longest)} ms`,
+    );
+    console.log(
+      `  ceiling (one DELETE):   ${one.rowCount} rows in ${(singleMs / 1000).toFixed(2)} s = ${rate(one.rowCount ?? 0, singleMs)} rows/s; one statement holding its locks for ${Math.round(singleMs)} ms`,
+    );
     console.log(`  ratio batched / ceiling throughput: ${(rate(r.attempts, batchedMs) / rate(one.rowCount ?? 1, singleMs)).toFixed(2)}`);
   } finally {
     await db.end();

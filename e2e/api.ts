@@ -10,7 +10,11 @@ export async function api<T = any>(page: Page, method: string, path: string, bod
   const res = await page.request.fetch(path, {
     method,
     // A fresh connection per call: reusing one the server is just closing (keep-alive timeout) resets it.
-    headers: { connection: "close", "x-csrf-token": decodeURIComponent(csrf), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      connection: "close",
+      "x-csrf-token": decodeURIComponent(csrf),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     data: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -27,7 +31,11 @@ export const createCaptureBin = (page: Page, input: { name?: string; responseSta
 /** Sends calls through the Tracking API as a real client would (HTTP Basic with the write key). */
 export async function sendBatch(page: Page, writeKey: string, batch: Record<string, unknown>[]) {
   const res = await page.request.post("/v1/batch", {
-    headers: { connection: "close", authorization: `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`, "content-type": "application/json" },
+    headers: {
+      connection: "close",
+      authorization: `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`,
+      "content-type": "application/json",
+    },
     data: JSON.stringify({ batch }),
   });
   if (!res.ok()) throw new Error(`/v1/batch → ${res.status()} ${await res.text()}`);

@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
-import { ARTIFACTS } from "./owner";
+import { shot } from "./shot";
 
 test("build an audience, preview it, connect it to a capture URL, sync now, see the identify calls arrive", async ({ page }) => {
   test.setTimeout(120_000);
@@ -30,12 +30,18 @@ test("build an audience, preview it, connect it to a capture URL, sync now, see 
   await page.getByLabel("Match").first().selectOption("any");
   await page.getByRole("button", { name: "+ Event condition" }).click();
   await page.getByLabel("Event name").fill("Order Completed");
+  // "At least 0 times" is refused in the builder as typed, as the API would refuse it.
+  await page.getByLabel("At least").fill("0");
+  await expect(page.getByLabel("At least")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("At least")).toHaveAccessibleDescription("At least 1");
+  await page.getByLabel("At least").fill("1");
+  await expect(page.getByLabel("At least")).not.toHaveAttribute("aria-invalid", "true");
   await page.getByRole("button", { name: "+ property filter" }).click();
   await page.getByLabel("Property name").fill("total");
   await page.getByLabel("Property operator").selectOption("gt");
   await page.getByLabel("Property value").fill("100");
   await expect(page.getByTestId("preview-count")).toHaveText("3");
-  await page.screenshot({ path: `${ARTIFACTS}/audience-builder.png`, fullPage: true });
+  await shot(page, "audience-builder");
   await page.getByRole("button", { name: "Create audience" }).click();
 
   // The first sync runs at once (no destination yet: membership only).
@@ -55,22 +61,25 @@ test("build an audience, preview it, connect it to a capture URL, sync now, see 
   await expect(page.getByTestId("sync-row")).toHaveCount(2);
   await expect(page.getByTestId("sync-row").first()).toContainText("completed");
   await expect(page.getByTestId("sync-row").first()).toContainText("3 of 3 sent");
-  await page.screenshot({ path: `${ARTIFACTS}/audience-detail.png`, fullPage: true });
+  await shot(page, "audience-detail");
 
   // The identify calls arrive at the capture URL.
   await page.goto(`/capture/${bin.id}`);
   const captured = page.getByRole("list", { name: "Captured requests" }).getByRole("listitem");
   await expect(captured).toHaveCount(3, { timeout: 30_000 });
-  const { requests } = await api<{ requests: { body: string }[] }>(page, "GET", `/api/capture-bins/${bin.id}/requests`);
-  const bodies = requests.map((r) => JSON.parse(r.body));
+  // The list carries previews; each request's body is fetched whole.
+  const { requests } = await api<{ requests: { id: string }[] }>(page, "GET", `/api/capture-bins/${bin.id}/requests`);
+  const bodies = await Promise.all(
+    requests.map(async (r) => JSON.parse((await api<{ body: string }>(page, "GET", `/api/capture-bins/${bin.id}/requests/${r.id}`)).body)),
+  );
   expect(bodies.map((b) => `${b.type} ${b.userId} ${JSON.stringify(b.traits)}`).sort()).toEqual([
     'identify aud-ann {"e2e_premium_users":true}',
     'identify aud-bob {"e2e_premium_users":true}',
     'identify aud-cat {"e2e_premium_users":true}',
   ]);
-  await page.screenshot({ path: `${ARTIFACTS}/audience-capture.png`, fullPage: true });
+  await shot(page, "audience-capture");
 
   await page.goto("/audiences");
   await expect(page.getByRole("row", { name: /E2E Premium Users/ }).getByTestId("audience-size")).toHaveText("3");
-  await page.screenshot({ path: `${ARTIFACTS}/audiences.png`, fullPage: true });
+  await shot(page, "audiences");
 });

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { api } from "./api";
 import { shot } from "./shot";
 
@@ -20,6 +20,15 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     sourceIds: [],
   });
 
+  const other = await api(page, "POST", "/api/destinations", {
+    name: "Other receiver",
+    urls: ["https://other.example.com/hook"],
+    sharedSecret: "not-the-same-secret",
+    standardWebhooks: true,
+    enabled: true,
+    sourceIds: [],
+  });
+
   await page.goto("/capture");
   await expect(page.getByRole("heading", { name: "Capture URLs", exact: true })).toBeVisible();
   await page.getByRole("button", { name: /^(New capture URL|Create a capture URL)$/ }).click();
@@ -29,8 +38,8 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await expect(page.getByText("Waiting for the first request…")).toBeVisible();
   await expect(page.getByText("Keeps the newest 500 requests")).toBeVisible();
 
-  await page.getByLabel("Shared secret (X-Signature)").fill(SHARED);
-  await page.getByLabel("Standard Webhooks secret").fill(STANDARD);
+  // Signatures are checked by the server against a destination's secrets; the page only picks which one.
+  await page.getByLabel("Check signatures against").selectOption({ label: "Signed receiver" });
   await page.getByLabel("Sign as destination").selectOption({ label: "Signed receiver" });
 
   for (const type of TYPES) {
@@ -58,9 +67,10 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   }
   await shot(page, "capture");
 
-  // A wrong secret turns the check red.
-  await page.getByLabel("Shared secret (X-Signature)").fill("not the secret");
+  // Another destination's secrets turn the checks red.
+  await page.getByLabel("Check signatures against").selectOption({ label: "Other receiver" });
   await expect(page.getByRole("region", { name: "Request details" }).getByLabel("X-Signature does not match")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Request details" }).getByLabel("Standard Webhooks does not match")).toBeVisible();
 
   // The response status and delay are settable, and the receiver answers with them.
   await page.getByLabel("Response status").fill("99");
@@ -78,4 +88,5 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await expect(page.getByRole("row", { name: new RegExp(url.split("/c/")[1]) }).getByText("503")).toBeVisible();
   await shot(page, "capture-list");
   await api(page, "DELETE", `/api/destinations/${dest.id}`);
+  await api(page, "DELETE", `/api/destinations/${other.id}`);
 });

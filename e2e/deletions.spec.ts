@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
 import { shot } from "./shot";
 
@@ -12,14 +12,26 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   const userId = `erase-me-${tag}`;
   const source = await createSource(page, `Shop ${tag}`);
   const bin = await createCaptureBin(page, { name: `Deletions ${tag}` });
-  await api(page, "POST", "/api/destinations", { name: `Hook ${tag}`, urls: [bin.url], headers: [], sharedSecret: SECRET, enabled: true, sourceIds: [source.id] });
+  await api(page, "POST", "/api/destinations", {
+    name: `Hook ${tag}`,
+    urls: [bin.url],
+    headers: [],
+    sharedSecret: SECRET,
+    enabled: true,
+    sourceIds: [source.id],
+  });
   await sendBatch(page, source.writeKey, [{ type: "track", userId, event: "Order Completed", properties: { total: 42 } }]);
   // The track arrives first (a delivery still pending when the user is erased would be stopped).
-  await expect.poll(async () => (await api(page, "GET", `/api/capture-bins/${bin.id}/requests`)).requests.length, { timeout: 60_000 }).toBe(1);
+  await expect
+    .poll(async () => (await api(page, "GET", `/api/capture-bins/${bin.id}/requests`)).requests.length, { timeout: 60_000 })
+    .toBe(1);
 
   await page.goto("/deletions");
   await expect(page.getByRole("heading", { name: "Deletions", exact: true })).toBeVisible();
-  await page.getByRole("button", { name: /^(New deletion request|Create a deletion request)$/ }).first().click();
+  await page
+    .getByRole("button", { name: /^(New deletion request|Create a deletion request)$/ })
+    .first()
+    .click();
 
   // Validation in the browser: nothing to erase.
   await page.getByLabel("User IDs").fill(" \n , ");
@@ -28,17 +40,27 @@ test("erase a user from the dashboard and see the delete notification arrive at 
 
   // A pasted list: the user, a duplicate and someone Eventrail never saw.
   await page.getByLabel("User IDs").fill(`${userId}\n${userId}, never-seen-${tag}\n`);
-  page.once("dialog", (d) => void d.accept());
+  // Confirmed in the in-app dialog (never the browser's confirm()).
   await page.getByRole("button", { name: "Erase 2 users" }).click();
+  const confirm = page.getByRole("dialog", { name: "Erase 2 users?" });
+  await expect(confirm).toBeVisible();
+  await confirm.getByRole("button", { name: "Erase 2 users" }).click();
 
   await expect(page.getByRole("heading", { name: "Deletion request", exact: true })).toBeVisible();
   await expect(page.locator("[data-status=completed]").first()).toBeVisible({ timeout: 60_000 });
   await expect(page.getByRole("list", { name: "Affected sources" })).toContainText(`Shop ${tag}`);
+  // A user Eventrail never saw is not "Erased: Yes": there was nothing to erase.
+  const users = page.getByRole("table", { name: "Users" });
+  await expect(users.getByRole("row", { name: new RegExp(`never-seen-${tag}`) })).toContainText("Nothing stored for this user");
+  await expect(users.getByRole("row", { name: new RegExp(`^${userId}`) })).toContainText("Yes");
   const row = page.getByRole("table", { name: "Delete notifications" }).getByRole("row", { name: new RegExp(userId) });
   await expect(row).toContainText(`Hook ${tag}`);
   await expect(row.locator("[data-status=delivered]")).toBeVisible({ timeout: 60_000 });
   // Its attempts are one click away in the request log.
-  await expect(row.getByRole("link", { name: "1", exact: true })).toHaveAttribute("href", /^\/log\?messageId=delete-[0-9a-f]{32}&destinationId=/);
+  await expect(row.getByRole("link", { name: "1", exact: true })).toHaveAttribute(
+    "href",
+    /^\/log\?messageId=delete-[0-9a-f]{32}&destinationId=/,
+  );
   await shot(page, "deletion-detail");
 
   // The list shows the finished request.
@@ -51,7 +73,8 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   // At the capture URL: the delete body, exactly, signed with the destination's secret.
   await page.goto(`/capture/${bin.id}`);
   await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(2);
-  await page.getByLabel("Shared secret (X-Signature)").fill(SECRET);
+  // Checked by the server against the destination's secret, which the page never sees.
+  await page.getByLabel("Check signatures against").selectOption({ label: `Hook ${tag}` });
   await page.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
   const details = page.getByRole("region", { name: "Request details" });
   const body = JSON.parse((await details.getByLabel("Request body").textContent())!);
@@ -60,4 +83,13 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   await expect(details.getByLabel("X-Signature verified")).toBeVisible();
   await shot(page, "deletion-capture");
+
+  // The source's debugger: the erased call is labelled (nothing to expand), the notice is Eventrail's own.
+  await page.goto(`/sources/${source.id}`);
+  const calls = page.getByRole("list", { name: "Recent calls" });
+  await expect(calls.getByRole("listitem", { name: /^Erased track/ })).toContainText("Erased by a deletion request");
+  await expect(calls.getByRole("button", { name: /^(Accepted|Erased) track/ })).toHaveCount(0);
+  await calls.getByRole("button", { name: /^Delete notice delete/ }).click();
+  await expect(calls.getByRole("link", { name: /^deletion request [0-9a-f]{8}$/ })).toHaveAttribute("href", /^\/deletions\/[0-9a-f-]{36}$/);
+  await shot(page, "source-after-deletion");
 });

@@ -1,5 +1,8 @@
-import { expect, test } from "@playwright/test";
-import { ARTIFACTS, OWNER, STORAGE_STATE } from "./owner";
+import { expect, test } from "./fixtures";
+import { SETUP_CODE } from "../test/harness/stack";
+import { OWNER, STORAGE_STATE } from "./owner";
+import { shot } from "./shot";
+import { walkPage } from "./walk";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -7,6 +10,18 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   // A logged-out visit to a dashboard page lands on the (first-run) setup page.
   await page.goto("/sources");
   await expect(page).toHaveURL(/\/setup/);
+  // The only moment the setup page can be seen: it passes the page walk's checks now.
+  await walkPage(page, "/setup", "setup", { dark: true });
+  // Without the one-time code nobody can claim the install: the page asks for it, a wrong one is refused.
+  await page.getByLabel("Setup code").fill("not-the-code-at-all");
+  await page.getByLabel("Email").fill(OWNER.email);
+  await page.getByLabel("Password").fill(OWNER.password);
+  await page.getByRole("button", { name: "Create owner account" }).click();
+  await expect(page.getByText(/needs the one-time setup code/)).toBeVisible();
+
+  // The link `npm start` prints carries the code: the newcomer just clicks it.
+  await page.goto(`/setup?code=${SETUP_CODE}`);
+  await expect(page.getByLabel("Setup code")).toHaveCount(0);
   await page.getByLabel("Email").fill("not-an-email");
   await page.getByLabel("Password").fill("short");
   await page.getByRole("button", { name: "Create owner account" }).click();
@@ -56,6 +71,27 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   expect(tracked.status()).toBe(200);
   expect(await tracked.json()).toEqual({ success: true });
 
-  await page.screenshot({ path: `${ARTIFACTS}/sources.png`, fullPage: true });
+  // Rotating the key is confirmed in the in-app dialog: cancel keeps the key, confirm replaces it.
+  await page.getByRole("button", { name: "Rotate" }).click();
+  const rotate = page.getByRole("dialog", { name: "Rotate the write key?" });
+  await rotate.getByRole("button", { name: "Cancel" }).click();
+  await expect(rotate).toBeHidden();
+  await expect(page.getByTestId("write-key")).toHaveText(shown);
+  await page.getByRole("button", { name: "Rotate" }).click();
+  await rotate.getByRole("button", { name: "Rotate write key" }).click();
+  await expect(rotate).toBeHidden();
+  await expect(page.getByTestId("write-key")).not.toHaveText(shown);
+
+  // So is revoking an API token.
+  await page.getByRole("link", { name: "Settings" }).click();
+  await page.getByLabel("New API token").fill("CI pipeline");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await expect(page.getByTestId("new-token")).toBeVisible();
+  await page.getByRole("button", { name: "Revoke CI pipeline" }).click();
+  await page.getByRole("dialog", { name: 'Revoke "CI pipeline"?' }).getByRole("button", { name: "Revoke token" }).click();
+  await expect(page.getByRole("row", { name: /CI pipeline/ }).getByText("Revoked")).toBeVisible();
+  await page.getByRole("link", { name: "Sources" }).click();
+
+  await shot(page, "sources");
   await context.storageState({ path: STORAGE_STATE });
 });

@@ -1,5 +1,5 @@
-import { startApp, startWorker } from "../test/stack";
-import { createTestDatabase } from "../test/pg";
+import { startApp, startWorker } from "../test/harness/stack";
+import { createTestDatabase } from "../test/harness/pg";
 import { buildIfNeeded } from "../scripts/lib/build";
 
 /** A fresh install: new database, the production app and one worker. */

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
 import { shot } from "./shot";
 
@@ -6,7 +6,13 @@ test("send events through the Tracking API and find their attempts in the reques
   test.setTimeout(120_000);
   const source = await createSource(page, "Checkout backend");
   const bin = await createCaptureBin(page, { name: "log story" });
-  const dest = await api(page, "POST", "/api/destinations", { name: "Log story hook", urls: [bin.url], headers: [], enabled: true, sourceIds: [source.id] });
+  const dest = await api(page, "POST", "/api/destinations", {
+    name: "Log story hook",
+    urls: [bin.url],
+    headers: [],
+    enabled: true,
+    sourceIds: [source.id],
+  });
   const run = Date.now().toString(36);
   const ids = { track: `log-track-${run}`, identify: `log-identify-${run}`, page: `log-page-${run}` };
   await sendBatch(page, source.writeKey, [
@@ -32,8 +38,19 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(page.getByLabel("Event type")).toHaveValue("track");
   await expect(rows).toHaveCount(2);
 
-  // Filter by messageId (Enter applies it) and open the attempt.
+  // The log leads with the event name and a relative time, on one line.
+  const trackRow = rows.nth(1);
+  await expect(trackRow.getByText("Checkout Started")).toBeVisible();
+  await expect(trackRow.locator("time")).toHaveText(/^(just now|\d+ s ago|\d+ min ago)$/);
+  await expect(trackRow.locator("time")).toHaveAttribute("title", /\d/);
+
+  // Text filters apply as you type (a short pause), and Enter still applies at once.
   await page.getByLabel("Event type").selectOption("");
+  await page.getByLabel("User ID").fill(`buyer-${run}`);
+  await expect(page).toHaveURL(new RegExp(`userId=buyer-${run}`));
+  await expect(rows).toHaveCount(4);
+  await page.getByLabel("User ID").fill("");
+  await expect(page).not.toHaveURL(/userId=/);
   await page.getByLabel("Message ID").fill(ids.identify);
   await page.getByLabel("Message ID").press("Enter");
   await expect(page).toHaveURL(new RegExp(`messageId=${ids.identify}`));
@@ -52,14 +69,26 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(panel.getByRole("table", { name: "Request headers" }).getByText("Eventrail.io/1.0")).toBeVisible();
   await expect(panel.getByRole("table", { name: "Response headers" })).toBeVisible();
   await expect(panel.getByText("delivered")).toBeVisible();
-  await expect(panel.getByRole("list", { name: "Attempts of this message" }).getByRole("listitem")).toHaveCount(1);
+  const chain = panel.getByRole("region", { name: "Attempt chain" });
+  await expect(chain.getByRole("button", { name: /^#\d+/ })).toHaveCount(1);
+  await expect(chain.getByRole("heading", { name: /This message · 1 attempt$/ })).toBeVisible();
+  // Each group is labelled with its destination and URL.
+  await expect(chain.getByRole("region", { name: new RegExp(`Log story hook.*${bin.url.split("/c/")[1]}`) })).toBeVisible();
   await expect(page).toHaveURL(/attempt=\d+/);
   await shot(page, "log");
 
-  // Replay one message: confirmed, then a second attempt joins its chain.
+  // Replay one message. It was delivered, so nothing is re-sent unless asked for explicitly; once
+  // asked, a second attempt joins its chain, on a new delivery linked to the original.
   await panel.getByRole("button", { name: "Replay message" }).click();
-  await page.getByRole("dialog").getByRole("button", { name: "Replay message" }).click();
-  await expect(panel.getByRole("list", { name: "Attempts of this message" }).getByRole("listitem")).toHaveCount(2, { timeout: 30_000 });
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByText("nothing to replay")).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Replay message" })).toBeDisabled();
+  await dialog.getByLabel("Also send it again where it was delivered").check();
+  await dialog.getByRole("button", { name: "Replay message" }).click();
+  await expect(chain.getByRole("button", { name: /^#\d+/ })).toHaveCount(2, { timeout: 30_000 });
+  // The replay is set apart under its number, and the count reads right.
+  await expect(chain.getByText(/^Replay 1 · /)).toBeVisible();
+  await expect(chain.getByRole("heading", { name: /This message · 2 attempts$/ })).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(panel).toHaveCount(0);
 
@@ -70,7 +99,9 @@ test("send events through the Tracking API and find their attempts in the reques
     Array.from({ length: 60 }, (_, i) => ({ type: "track", userId: `bulk-${run}`, event: "Bulk Imported", messageId: `bulk-${run}-${i}` })),
   );
   await expect
-    .poll(async () => (await api(page, "GET", `/api/attempts?destinationId=${dest.id}&type=track&limit=200`)).attempts.length, { timeout: 60_000 })
+    .poll(async () => (await api(page, "GET", `/api/attempts?destinationId=${dest.id}&type=track&limit=200`)).attempts.length, {
+      timeout: 60_000,
+    })
     .toBe(61);
   await page.goto(`/log?destinationId=${dest.id}&type=track`);
   await expect(page.getByText("50 attempts shown")).toBeVisible();
@@ -83,12 +114,16 @@ test("send events through the Tracking API and find their attempts in the reques
   await page.goto(`/sources/${source.id}`);
   await expect(page.getByRole("heading", { name: /^Debugger/ })).toBeVisible();
   const calls = page.getByRole("list", { name: "Recent calls" });
-  await expect(calls.getByRole("button", { name: new RegExp(`^Accepted track ${ids.track}`) })).toBeVisible();
-  const rejected = calls.getByRole("button", { name: new RegExp(`^Rejected track log-bad-${run}`) });
+  await expect(calls.getByRole("button", { name: new RegExp(`^Accepted track .*${ids.track}`) })).toBeVisible();
+  const rejected = calls.getByRole("button", { name: new RegExp(`^Rejected track .*log-bad-${run}`) });
   await expect(rejected).toBeVisible();
   await rejected.click();
   await expect(page.getByText(/Reason: .*event/i)).toBeVisible();
   await shot(page, "source-debugger");
   await page.getByRole("radio", { name: /rejected/i }).click();
   await expect(calls.getByRole("button", { name: /^Accepted/ })).toHaveCount(0);
+
+  // The client was told nothing (its batch got a 200), so the source page counts the rejection, by reason.
+  await expect(page.getByTestId("rejected-count")).toHaveText("1");
+  await expect(page.getByRole("list", { name: "Rejections by reason" })).toHaveText("missing field · 1");
 });

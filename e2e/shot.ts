@@ -1,14 +1,23 @@
-import type { Page } from "@playwright/test";
+import { test, type Page } from "@playwright/test";
+import { expectCollapsedNavWorks, expectNoHorizontalOverflow, isPhone } from "./checks";
 import { ARTIFACTS } from "./owner";
 
 /**
- * The dashboard scrolls inside <main>, so a full-page screenshot would stop at the viewport:
- * grow the viewport to the content first, then shoot, then put it back.
+ * A screenshot in e2e/artifacts, named after the page and the width ("log-phone.png"), with the
+ * checks every visited page must pass: no sideways overflow and, on a phone, a working menu.
+ * The dashboard scrolls inside <main>, so a full-page screenshot would stop at the viewport: grow
+ * the viewport to the content first (same width), then shoot, then put it back.
  */
-export async function shot(page: Page, name: string) {
-  const before = page.viewportSize();
+export async function shot(page: Page, name: string, opts: { nav?: boolean } = {}) {
+  await expectNoHorizontalOverflow(page);
+  const before = page.viewportSize() ?? { width: 1280, height: 800 };
   const height = await page.evaluate(() => Math.max(document.querySelector("main")?.scrollHeight ?? 0, document.body.scrollHeight));
-  await page.setViewportSize({ width: 1440, height: Math.min(Math.max(height, 900), 4000) });
-  await page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
-  if (before) await page.setViewportSize(before);
+  await page.setViewportSize({ width: before.width, height: Math.min(Math.max(height, before.height), 4000) });
+  const suffix = isPhone(page) ? "phone" : "desktop";
+  await page.screenshot({ path: `${ARTIFACTS}/${name}-${suffix}.png` });
+  await page.setViewportSize(before);
+  // Dashboard pages have the menu; the login and setup pages have no navigation at all.
+  // (nav: false where a full-screen panel is open over the page, as the attempt detail is on a phone.)
+  if (opts.nav !== false && isPhone(page) && (await page.locator("#main-nav").count()) > 0) await expectCollapsedNavWorks(page);
+  test.info().annotations.push({ type: "screenshot", description: `${name}-${suffix}` });
 }

@@ -4,16 +4,19 @@
 // while a fault is injected, and prints accepted, delivered, failed (with reasons), lost and
 // duplicates. Exits 1 when any drill loses an event.
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
+// `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
+// DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
-import { migrate } from "../lib/db/migrate";
+import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { migrate } from "../lib/platform/migrate";
 import { buildIfNeeded } from "./lib/build";
-import { startApp, startWorker, type Proc } from "../test/stack";
+import { startApp, startWorker, type Proc } from "../test/harness/stack";
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
+import { ABUSE_APP_ENV, ATTACKS, formatAbuse, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
 const ONLY = process.env.DRILL_ONLY?.split(",").map((s) => s.trim());
@@ -21,6 +24,7 @@ const ONLY = process.env.DRILL_ONLY?.split(",").map((s) => s.trim());
 const ENV = { EVENTRAIL_RETRY_BASE_MS: "200", EVENTRAIL_RETRY_MAX_MS: "2000" };
 // Workers log at info (their "worker started" line is how startWorker knows they are up).
 const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
+const ABUSE = process.argv.slice(2).includes("abuse");
 
 async function main() {
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
@@ -30,6 +34,7 @@ async function main() {
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
   const workers: Proc[] = [];
   const results: DrillResult[] = [];
+  let abuse: AbuseResult | undefined;
   let failure: unknown;
   // Everything started here is stopped in `finally`, whatever fails on the way.
   try {
@@ -38,7 +43,7 @@ async function main() {
     await migrate(url);
     db = new pg.Pool({ connectionString: url, max: 3 });
     db.on("error", () => {});
-    app = await startApp(url, APP_ENV);
+    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV } : APP_ENV);
     workers.push(await startWorker(url, ENV));
     console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
 
@@ -58,7 +63,13 @@ async function main() {
       },
     };
 
-    for (const s of scenarios(EVENTS)) {
+    if (ABUSE) {
+      const phaseMs = Number(process.env.DRILL_ABUSE_SECONDS ?? 20) * 1000;
+      const attacks = (process.env.DRILL_ABUSE_ONLY?.split(",").map((a) => a.trim()) ?? ATTACKS) as Attack[];
+      abuse = await runAbuseDrill(stack, { appPid: app.child.pid!, phaseMs, ratePerSecond: 20, attacks });
+      console.log(formatAbuse(abuse));
+    }
+    for (const s of ABUSE ? [] : scenarios(EVENTS)) {
       if (ONLY && !ONLY.includes(s.id) && !(s.id === "6a" && ONLY.includes("6"))) continue;
       const r = await runScenario(stack, s);
       results.push(r);
@@ -77,12 +88,22 @@ async function main() {
   }
   if (failure) throw failure;
 
+  if (abuse) {
+    console.log(abuse.lost === 0 ? "[drill] abuse: 0 events lost" : `[drill] abuse: ${abuse.lost} events LOST`);
+    process.exit(abuse.lost === 0 && abuse.trackNon200 === 0 ? 0 : 1);
+  }
   console.log("\n[drill] summary");
   console.log("  drill | accepted | delivered | failed | lost | duplicates | seconds");
-  for (const r of results) console.log(`  ${r.id.padEnd(5)} | ${String(r.accepted).padStart(8)} | ${String(r.delivered).padStart(9)} | ${String(r.failed).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicates).padStart(10)} | ${r.seconds.toFixed(1).padStart(7)}`);
+  for (const r of results)
+    console.log(
+      `  ${r.id.padEnd(5)} | ${String(r.accepted).padStart(8)} | ${String(r.delivered).padStart(9)} | ${String(r.failed).padStart(6)} | ${String(r.lost).padStart(4)} | ${String(r.duplicates).padStart(10)} | ${r.seconds.toFixed(1).padStart(7)}`,
+    );
   const base = results.find((r) => r.id === "6a")?.latency;
   const dead = results.find((r) => r.id === "6")?.latency;
-  if (base && dead) console.log(`  drill 6 healthy-URL latency beside a dead URL vs alone: p50 ${dead.p50} / ${base.p50} ms (×${(dead.p50 / Math.max(1, base.p50)).toFixed(2)}), p99 ${dead.p99} / ${base.p99} ms (×${(dead.p99 / Math.max(1, base.p99)).toFixed(2)})`);
+  if (base && dead)
+    console.log(
+      `  drill 6 healthy-URL latency beside a dead URL vs alone: p50 ${dead.p50} / ${base.p50} ms (×${(dead.p50 / Math.max(1, base.p50)).toFixed(2)}), p99 ${dead.p99} / ${base.p99} ms (×${(dead.p99 / Math.max(1, base.p99)).toFixed(2)})`,
+    );
   const lost = results.reduce((t, r) => t + r.lost, 0);
   console.log(lost === 0 ? "[drill] 0 events lost in every drill" : `[drill] ${lost} events LOST`);
   process.exit(lost === 0 && results.every((r) => !r.pendingAtLimit) ? 0 : 1);

@@ -1,6 +1,6 @@
 // `npm run db:migrate`: applies pending prisma/migrations to DATABASE_URL.
 
-import { migrate } from "../lib/db/migrate";
+import { migrate } from "../lib/platform/migrate";
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;

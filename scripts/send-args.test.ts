@@ -4,9 +4,35 @@ import { parseSendArgs } from "./send-args";
 describe("npm run send arguments", () => {
   it("maps flags onto the message and the client", () => {
     expect(
-      parseSendArgs(["track", "--user", "u1", "--event", "Signed Up", "--props", '{"plan":"pro"}', "--integrations", '{"All":false}', "--write-key", "wk", "--endpoint", "http://h:1", "-n", "3"]),
-    ).toEqual({ type: "track", params: { userId: "u1", event: "Signed Up", properties: { plan: "pro" }, integrations: { All: false } }, endpoint: "http://h:1", writeKey: "wk", count: 3 });
-    expect(parseSendArgs(["alias", "--user", "u", "--previous", "a", "--write-key", "wk"])).toMatchObject({ params: { userId: "u", previousId: "a" }, endpoint: "http://localhost:3000", count: 1 });
+      parseSendArgs([
+        "track",
+        "--user",
+        "u1",
+        "--event",
+        "Signed Up",
+        "--props",
+        '{"plan":"pro"}',
+        "--integrations",
+        '{"All":false}',
+        "--write-key",
+        "wk",
+        "--endpoint",
+        "http://h:1",
+        "-n",
+        "3",
+      ]),
+    ).toEqual({
+      type: "track",
+      params: { userId: "u1", event: "Signed Up", properties: { plan: "pro" }, integrations: { All: false } },
+      endpoint: "http://h:1",
+      writeKey: "wk",
+      count: 3,
+    });
+    expect(parseSendArgs(["alias", "--user", "u", "--previous", "a", "--write-key", "wk"])).toMatchObject({
+      params: { userId: "u", previousId: "a" },
+      endpoint: "http://localhost:3000",
+      count: 1,
+    });
   });
 
   it.each([

@@ -1,7 +1,7 @@
 /**
  * Argument parsing for `npm run send`, pure so its usage errors are unit-tested.
  */
-import type { JsonObject, MessageType } from "../lib/analytics/types";
+import type { JsonObject, MessageType } from "../lib/sdk/types";
 
 export const USAGE = `usage: npm run send -- <identify|track|page|screen|group|alias> [options]
 
@@ -49,7 +49,8 @@ function parseJsonObject(flag: string, value: string): JsonObject {
   } catch {
     throw new UsageError(`${flag} is not valid JSON: ${value}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`${flag} must be a JSON object, got ${value}`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new UsageError(`${flag} must be a JSON object, got ${value}`);
   return parsed as JsonObject;
 }
 
@@ -72,7 +73,8 @@ export function parseSendArgs(argv: string[]): SendArgs {
     else if (flag === "--write-key") writeKey = value;
     else if (flag === "-n") {
       count = Number(value);
-      if (!Number.isInteger(count) || count < 1 || count > 1_000_000) throw new UsageError(`-n must be an integer from 1 to 1000000, got ${value}`);
+      if (!Number.isInteger(count) || count < 1 || count > 1_000_000)
+        throw new UsageError(`-n must be an integer from 1 to 1000000, got ${value}`);
     } else throw new UsageError(`unknown option ${flag}`);
   }
   if (!writeKey) throw new UsageError("--write-key is required (the source's write key, from its settings page)");

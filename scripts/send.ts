@@ -2,15 +2,15 @@
  * `npm run send -- track --user u1 --event "Signed Up" --write-key KEY`: sends calls to a running
  * instance through the client library, and says what the server made of them.
  */
-import { Analytics } from "../lib/analytics/analytics";
-import { AnalyticsError } from "../lib/analytics/errors";
+import { Analytics } from "../lib/sdk/analytics";
+import { AnalyticsError } from "../lib/sdk/errors";
 import { parseSendArgs, USAGE, UsageError } from "./send-args";
 
 /** Keeps a big -n within the client's bounded queue by waiting for acknowledgements as it goes. */
 const MAX_PENDING = 5_000;
 
 async function main(): Promise<number> {
-  let args;
+  let args: ReturnType<typeof parseSendArgs>;
   try {
     args = parseSendArgs(process.argv.slice(2));
   } catch (err) {
@@ -41,7 +41,9 @@ async function main(): Promise<number> {
     return 2;
   }
   await analytics.close();
-  console.log(`${args.type} × ${args.count} to ${args.endpoint}: ${sent} acknowledged, ${failed} failed${args.count === 1 ? ` (messageId ${lastId})` : ""}`);
+  console.log(
+    `${args.type} × ${args.count} to ${args.endpoint}: ${sent} acknowledged, ${failed} failed${args.count === 1 ? ` (messageId ${lastId})` : ""}`,
+  );
   return failed === 0 && sent === args.count ? 0 : 1;
 }
 

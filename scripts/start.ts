@@ -4,10 +4,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
-import { migrate } from "../lib/db/migrate";
+import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { migrate } from "../lib/platform/migrate";
+import { setupLinkIfPending } from "../lib/auth/setup-link";
 import { buildIfNeeded, root } from "./lib/build";
-import { withNodeOptions } from "./lib/runtime";
+import { TS_NODE_ARGS, withNodeOptions } from "./lib/runtime";
 
 const say = (msg: string) => console.log(`[eventrail] ${msg}`);
 
@@ -65,10 +66,13 @@ async function main() {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
 
+  const url = `http://localhost:${port}`;
+  let setupLink: string | null = null;
   try {
     buildIfNeeded(say);
     const { applied } = await migrate(process.env.DATABASE_URL!);
     say(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
+    setupLink = await setupLinkIfPending(url);
   } catch (err) {
     console.error(`[eventrail] ${(err as Error).message}`);
     await stopAll(1);
@@ -91,7 +95,11 @@ async function main() {
   });
 
   const startWorker = () => {
-    const worker = spawn(process.execPath, ["--import", "tsx", "worker/index.ts"], { cwd: root, env: { ...env, EVENTRAIL_PROCESS: "worker" }, stdio: ["ignore", "inherit", "inherit"] });
+    const worker = spawn(process.execPath, [...TS_NODE_ARGS, "worker/index.ts"], {
+      cwd: root,
+      env: { ...env, EVENTRAIL_PROCESS: "worker" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     children.push(worker);
     worker.on("exit", (code) => {
       children.splice(children.indexOf(worker), 1);
@@ -103,10 +111,11 @@ async function main() {
   };
   startWorker();
 
-  const url = `http://localhost:${port}`;
   try {
     await waitForHealth(url, web);
     say(`ready: ${url}`);
+    // A fresh install is claimed with the one-time code in this link (docs/operations.md#first-run).
+    if (setupLink) say(`first run: create the owner account at ${setupLink}`);
   } catch (err) {
     console.error(`[eventrail] ${(err as Error).message}`);
     await stopAll(1);

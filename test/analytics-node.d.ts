@@ -3,7 +3,18 @@ declare module "analytics-node" {
   type Callback = (err?: Error) => void;
   type Message = Record<string, unknown>;
   export default class Analytics {
-    constructor(writeKey: string, options?: { host?: string; path?: string; flushAt?: number; flushInterval?: number; retryCount?: number; enable?: boolean });
+    constructor(
+      writeKey: string,
+      options?: {
+        host?: string;
+        path?: string;
+        flushAt?: number;
+        flushInterval?: number;
+        retryCount?: number;
+        enable?: boolean;
+        errorHandler?: (err: Error) => void;
+      },
+    );
     identify(message: Message, callback?: Callback): this;
     track(message: Message, callback?: Callback): this;
     page(message: Message, callback?: Callback): this;

@@ -6,7 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, startStack, waitFor, type Stack } from "./stack";
+import { type ApiClient, startStack, waitFor, type Stack } from "./harness/stack";
 
 type Received = { body: Record<string, any>; status: number };
 
@@ -31,7 +31,11 @@ async function receiver(opts: { failFirst?: number } = {}) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received,
     /** Identifies that were answered 200, as "userId=value" for `property`. */
-    delivered: (property: string) => received.filter((r) => r.status === 200 && r.body.type === "identify").map((r) => `${r.body.userId}=${r.body.traits[property]}`).sort(),
+    delivered: (property: string) =>
+      received
+        .filter((r) => r.status === 200 && r.body.type === "identify")
+        .map((r) => `${r.body.userId}=${r.body.traits[property]}`)
+        .sort(),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -52,8 +56,18 @@ async function batch(calls: Record<string, unknown>[]) {
   expect(await res.json()).toEqual({ success: true });
 }
 
-const identify = (userId: string, traits: Record<string, unknown>, anonymousId?: string) => ({ type: "identify", userId, traits, ...(anonymousId ? { anonymousId } : {}) });
-const track = (who: { userId?: string; anonymousId?: string }, event: string, properties: Record<string, unknown> = {}) => ({ type: "track", ...who, event, properties });
+const identify = (userId: string, traits: Record<string, unknown>, anonymousId?: string) => ({
+  type: "identify",
+  userId,
+  traits,
+  ...(anonymousId ? { anonymousId } : {}),
+});
+const track = (who: { userId?: string; anonymousId?: string }, event: string, properties: Record<string, unknown> = {}) => ({
+  type: "track",
+  ...who,
+  event,
+  properties,
+});
 
 async function syncDone(audienceId: string, syncId: string) {
   return waitFor(
@@ -106,7 +120,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const condition = { any: [{ trait: "plan", op: "equals", value: "pro" }, { event: "Order Completed", atLeast: 2, withinDays: 30 }] };
+const condition = {
+  any: [
+    { trait: "plan", op: "equals", value: "pro" },
+    { event: "Order Completed", atLeast: 2, withinDays: 30 },
+  ],
+};
 
 describe("audiences end to end", () => {
   it("first sync sends one identify per member with true; churn sends exactly entered/exited; no change sends nothing", async () => {
@@ -114,7 +133,12 @@ describe("audiences end to end", () => {
     try {
       // Not connected to the source: this destination only hears from the audience.
       const dest = await api.post("/api/destinations", { name: "CRM", urls: [rx.url], sourceIds: [] });
-      const audience = await api.post("/api/audiences", { name: "Valued Customers", sourceIds: [sourceId], destinationIds: [dest.id], condition });
+      const audience = await api.post("/api/audiences", {
+        name: "Valued Customers",
+        sourceIds: [sourceId],
+        destinationIds: [dest.id],
+        condition,
+      });
       expect(audience.propertyName).toBe("valued_customers");
 
       const first = await syncDone(audience.id, audience.lastSync.id);
@@ -149,7 +173,12 @@ describe("audiences end to end", () => {
     const rx = await receiver({ failFirst: 2 });
     try {
       const dest = await api.post("/api/destinations", { name: "Flaky", urls: [rx.url], sourceIds: [] });
-      const audience = await api.post("/api/audiences", { name: "Pro plan", sourceIds: [sourceId], destinationIds: [dest.id], condition: { trait: "plan", op: "equals", value: "pro" } });
+      const audience = await api.post("/api/audiences", {
+        name: "Pro plan",
+        sourceIds: [sourceId],
+        destinationIds: [dest.id],
+        condition: { trait: "plan", op: "equals", value: "pro" },
+      });
       const sync = await syncDone(audience.id, audience.lastSync.id);
       expect(sync).toMatchObject({ status: "completed", entered: 2, sent: 2 });
       await allDelivered(sync.id);

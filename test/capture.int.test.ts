@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { startStack, type ApiClient, type Stack } from "./stack";
+import { startStack, type ApiClient, type Stack } from "./harness/stack";
 
 let stack: Stack;
 let a: ApiClient;
@@ -39,15 +39,21 @@ describe("capture receiver", () => {
     const requests = await requestsOf(a, bin.id);
     expect(requests.map((r) => r.method)).toEqual(["HEAD", "OPTIONS", "DELETE", "PATCH", "PUT", "GET", "POST"]);
     const post = requests.at(-1);
+    // The list carries a preview of each body; opening one fetches it whole, with its headers.
     expect(post).toMatchObject({
       method: "POST",
       path: `/c/${bin.id}/hooks/orders`,
       query: "a=1&b=two",
-      body,
+      contentType: "application/json",
+      preview: body,
+      previewCut: false,
       bodySize: Buffer.byteLength(body),
       truncated: false,
+      signed: { xSignature: true, standardWebhooks: false },
     });
-    expect(post.headers).toMatchObject({ "content-type": "application/json", "x-signature": "abc123", "x-custom": "yes" });
+    const full = await a.get(`/api/capture-bins/${bin.id}/requests/${post.id}`);
+    expect(full).toMatchObject({ body, bodyEncoding: "utf8" });
+    expect(full.headers).toMatchObject({ "content-type": "application/json", "x-signature": "abc123", "x-custom": "yes" });
     expect((await a.get(`/api/capture-bins/${bin.id}`)).requestCount).toBe(7);
   });
 
@@ -58,7 +64,7 @@ describe("capture receiver", () => {
     expect(await requestsOf(a, bin.id, first.id)).toEqual([]);
     await fetch(`${stack.app.url}/c/${bin.id}`, { method: "POST", body: "two" });
     await fetch(`${stack.app.url}/c/${bin.id}`, { method: "POST", body: "three" });
-    expect((await requestsOf(a, bin.id, first.id)).map((r) => r.body)).toEqual(["three", "two"]);
+    expect((await requestsOf(a, bin.id, first.id)).map((r) => r.preview)).toEqual(["three", "two"]);
   });
 
   it("answers with the bin's configured status and delay", async () => {
@@ -86,6 +92,23 @@ describe("capture receiver", () => {
     expect(await a.get(`/api/capture-bins/${bin.id}`)).toMatchObject({ responseStatus: 200, responseDelayMs: 0 });
   });
 
+  it("answers 404, not 500, to ids that cannot be capture ids, NUL bytes included", async () => {
+    for (const id of ["x%00y", "not-a-bin", "ABCDEFGHIJKLMNOPQRSTUVWX"]) {
+      const bin = `/api/capture-bins/${id}`;
+      for (const [method, path] of [
+        ["GET", bin],
+        ["PATCH", bin],
+        ["DELETE", bin],
+        ["GET", `${bin}/requests`],
+        ["DELETE", `${bin}/requests`],
+      ]) {
+        const res = await a.request(method, path, method === "PATCH" ? { name: "n" } : undefined);
+        expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
+      }
+      expect((await fetch(`${stack.app.url}/c/${id}`, { method: "POST", body: "{}" })).status).toBe(404);
+    }
+  });
+
   it("caps the stored body at 1 MB and marks it truncated", async () => {
     const bin = await a.post("/api/capture-bins", {});
     const big = "x".repeat(1024 * 1024 + 5000);
@@ -93,7 +116,7 @@ describe("capture receiver", () => {
     const [r] = await requestsOf(a, bin.id);
     expect(r.truncated).toBe(true);
     expect(r.bodySize).toBe(big.length);
-    expect(r.body.length).toBe(1024 * 1024);
+    expect((await a.get(`/api/capture-bins/${bin.id}/requests/${r.id}`)).body.length).toBe(1024 * 1024);
   });
 
   it("keeps only the newest 500 requests of a bin", async () => {
@@ -104,7 +127,7 @@ describe("capture receiver", () => {
     try {
       await db.query(
         `INSERT INTO captured_requests (bin_id, method, path, query, headers, body, body_size)
-         SELECT $1, 'POST', '/c/' || $1, '', '{}', 'seed ' || g, 6 FROM generate_series(1, 520) g`,
+         SELECT $1, 'POST', '/c/' || $1, '', '{}', convert_to('seed ' || g, 'UTF8'), 6 FROM generate_series(1, 520) g`,
         [bin.id],
       );
     } finally {
@@ -114,8 +137,8 @@ describe("capture receiver", () => {
     expect((await a.get(`/api/capture-bins/${bin.id}`)).requestCount).toBe(500);
     const kept = (await a.get(`/api/capture-bins/${bin.id}/requests?limit=500`)).requests;
     expect(kept.length).toBe(500);
-    expect(kept[0].body).toBe("newest");
-    expect(kept.at(-1).body).toBe("seed 22");
+    expect(kept[0].preview).toBe("newest");
+    expect(kept.at(-1).preview).toBe("seed 22");
     // The default page is the newest 100.
     expect((await requestsOf(a, bin.id)).length).toBe(100);
   });

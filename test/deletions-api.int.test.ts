@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, startStack, waitFor, type Stack } from "./stack";
-import { count } from "./deletions/seed";
-import { startReceiver, type Receiver } from "./deletions/receiver";
+import { type ApiClient, startStack, waitFor, type Stack } from "./harness/stack";
+import { count } from "./harness/deletions/seed";
+import { startReceiver, type Receiver } from "./harness/deletions/receiver";
 
 let stack: Stack;
 let a: ApiClient;
@@ -46,8 +46,17 @@ describe("deletions API", () => {
     const backend = await a.post("/api/sources", { name: "Backend" });
     const rx = await startReceiver();
     receivers.push(rx);
-    const hook = await a.post("/api/destinations", { name: "hook", urls: [rx.url], headers: [], enabled: true, sourceIds: [web.id, backend.id] });
-    await track(web.writeKey, [{ type: "track", userId: "carol", event: "A" }, { type: "track", userId: "dave", event: "A" }]);
+    const hook = await a.post("/api/destinations", {
+      name: "hook",
+      urls: [rx.url],
+      headers: [],
+      enabled: true,
+      sourceIds: [web.id, backend.id],
+    });
+    await track(web.writeKey, [
+      { type: "track", userId: "carol", event: "A" },
+      { type: "track", userId: "dave", event: "A" },
+    ]);
     await track(backend.writeKey, [{ type: "identify", userId: "carol", traits: { plan: "pro" } }]);
 
     const created = await a.request("POST", "/api/deletions", { userIds: ["carol", "carol", "nobody"] });
@@ -65,6 +74,18 @@ describe("deletions API", () => {
     for (const n of d.notifications) expect(n).toMatchObject({ userId: "carol", destination: { id: hook.id, name: "hook" } });
     expect(await count(db, "messages WHERE user_id = 'carol' AND origin <> 'deletion'")).toBe(0);
     expect(await count(db, "messages WHERE user_id = 'dave'")).toBe(1);
+
+    // The source debugger tells erased calls and Eventrail's own delete notice apart from client calls.
+    const { events } = await a.get(`/api/sources/${web.id}/events`);
+    const notice = events.find((e: { type: string }) => e.type === "delete");
+    expect(notice).toMatchObject({ accepted: true, origin: "deletion", deletionRequestId: d.id, erased: false });
+    expect(notice.payload).toMatchObject({ type: "delete", userId: "carol" });
+    const calls = events.filter((e: { origin: string }) => e.origin === "api");
+    expect(calls.map((e: { erased: boolean; payload: unknown }) => [e.erased, e.payload === null]).sort()).toEqual([
+      [false, false],
+      [true, true],
+    ]);
+    expect(calls.find((e: { erased: boolean }) => !e.erased).payload).toMatchObject({ userId: "dave" });
 
     const list = await a.get("/api/deletions");
     expect(list.deletions[0]).toMatchObject({ id: d.id, status: "completed", affectedSourceCount: 2, notificationCount: 2 });

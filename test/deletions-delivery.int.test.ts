@@ -5,9 +5,9 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, startStack, waitFor, type Stack } from "./stack";
-import { count } from "./deletions/seed";
-import { startReceiver, type Receiver } from "./deletions/receiver";
+import { type ApiClient, startStack, waitFor, type Stack } from "./harness/stack";
+import { count } from "./harness/deletions/seed";
+import { startReceiver, type Receiver } from "./harness/deletions/receiver";
 
 let stack: Stack;
 let api: ApiClient;
@@ -58,7 +58,13 @@ describe("deletion requests, end to end", () => {
     const web = await api.post("/api/sources", { name: "Web" });
     const backend = await api.post("/api/sources", { name: "Backend" });
     const mobile = await api.post("/api/sources", { name: "Mobile" });
-    const [rWeb, rBoth, rBackend, rDisabled, rMobile] = [await receiver(), await receiver(), await receiver(), await receiver(), await receiver()];
+    const [rWeb, rBoth, rBackend, rDisabled, rMobile] = [
+      await receiver(),
+      await receiver(),
+      await receiver(),
+      await receiver(),
+      await receiver(),
+    ];
     const secret = "shh-its-a-secret";
     const mk = (name: string, r: Receiver, sourceIds: string[], extra: object = {}) =>
       api.post("/api/destinations", { name, urls: [r.url], headers: [], enabled: true, sourceIds, ...extra });
@@ -86,8 +92,15 @@ describe("deletion requests, end to end", () => {
     });
     expect(await count(db, "attempts WHERE request_body LIKE '%alice%'")).toBe(8);
     expect(await count(db, "identity_links WHERE anonymous_id = 'anon-alice' AND user_id = 'alice'")).toBe(1);
-    const audience = await api.post("/api/audiences", { name: "Pro", sourceIds: [web.id], condition: { trait: "plan", op: "equals", value: "pro" } });
-    await waitFor(async () => (await api.get(`/api/audiences/${audience.id}`)).size === 2, { timeoutMs: 60_000, what: "the audience's first sync" });
+    const audience = await api.post("/api/audiences", {
+      name: "Pro",
+      sourceIds: [web.id],
+      condition: { trait: "plan", op: "equals", value: "pro" },
+    });
+    await waitFor(async () => (await api.get(`/api/audiences/${audience.id}`)).size === 2, {
+      timeoutMs: 60_000,
+      what: "the audience's first sync",
+    });
 
     // The backend-only receiver fails twice: the notice is retried until it gets through.
     rBackend.answer([503, 500]);
@@ -118,7 +131,9 @@ describe("deletion requests, end to end", () => {
     expect(await count(db, "messages WHERE payload::text LIKE '%alice@example.com%' OR payload::text LIKE '%anon-alice%'")).toBe(0);
     expect(await count(db, "attempts WHERE type <> 'delete' AND user_id = 'alice'")).toBe(6);
     expect(await count(db, "attempts WHERE type <> 'delete' AND request_body LIKE '%alice%'")).toBe(0);
-    expect(await count(db, "attempts WHERE type = 'page' AND request_body IS NULL AND response_body IS NULL AND response_status = 200")).toBe(2);
+    expect(
+      await count(db, "attempts WHERE type = 'page' AND request_body IS NULL AND response_body IS NULL AND response_status = 200"),
+    ).toBe(2);
     expect(await count(db, "profiles WHERE user_id = 'alice'")).toBe(0);
     expect(await count(db, "identity_links WHERE user_id = 'alice'")).toBe(0);
     expect(await count(db, "audience_members WHERE user_id = 'alice'")).toBe(0);

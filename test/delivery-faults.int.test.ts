@@ -1,13 +1,12 @@
 // Faults: a worker killed with SIGKILL mid-run, and two workers at once. Nothing is lost; duplicates
 // only across a crash (at-least-once). Figures are printed for the report.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeBoss } from "../lib/queue";
-import { closeDb } from "../lib/db";
-import { createTestDatabase } from "./pg";
-import { startWorker, waitFor, type Proc } from "./stack";
-import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./delivery/counting";
-import { insertDestination, insertWorkspace } from "./delivery/direct";
-import { seedMessages } from "./delivery/seed";
+import { closeRuntime } from "../lib/platform/runtime";
+import { createTestDatabase } from "./harness/pg";
+import { startWorker, waitFor, type Proc } from "./harness/stack";
+import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./harness/delivery/counting";
+import { insertDestination, insertWorkspace } from "./harness/delivery/direct";
+import { seedMessages } from "./harness/delivery/seed";
 
 const N = 2_000;
 // A small per-origin cap and a slow-ish receiver make a run last long enough to be interrupted.
@@ -25,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
-  await closeBoss();
-  await closeDb();
+  await closeRuntime();
   await Promise.all(receivers.map((r) => r.close()));
   await db?.drop();
 });
@@ -51,10 +49,16 @@ describe("faults", () => {
 
     const second = await startWorker(db.url, WORKER_ENV);
     procs.push(second);
-    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, { timeoutMs: 180_000, intervalMs: 500, what: "all messages delivered" });
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, {
+      timeoutMs: 180_000,
+      intervalMs: 500,
+      what: "all messages delivered",
+    });
     expect(rx.unique()).toBe(N);
     for (const m of messages) expect(rx.counts.get(m.messageId)).toBeGreaterThanOrEqual(1);
-    console.log(`[faults] kill -9 after ${atKill}/${N} received: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`);
+    console.log(
+      `[faults] kill -9 after ${atKill}/${N} received: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`,
+    );
     await second.stop();
   }, 300_000);
 
@@ -63,7 +67,11 @@ describe("faults", () => {
     const workers = await Promise.all([startWorker(db.url, WORKER_ENV), startWorker(db.url, WORKER_ENV)]);
     procs.push(...workers);
     await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages });
-    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, { timeoutMs: 120_000, intervalMs: 500, what: "all messages delivered" });
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      what: "all messages delivered",
+    });
     expect(rx.unique()).toBe(N);
     expect(rx.duplicates()).toBe(0);
     expect(rx.requests).toHaveLength(N);

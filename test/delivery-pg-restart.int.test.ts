@@ -4,14 +4,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeBoss } from "../lib/queue";
-import { closeDb } from "../lib/db";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
-import { migrate } from "../lib/db/migrate";
-import { freePort, startWorker, waitFor, type Proc } from "./stack";
-import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./delivery/counting";
-import { insertDestination, insertWorkspace } from "./delivery/direct";
-import { seedMessages } from "./delivery/seed";
+import { closeRuntime } from "../lib/platform/runtime";
+import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { migrate } from "../lib/platform/migrate";
+import { freePort, startWorker, waitFor, type Proc } from "./harness/stack";
+import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./harness/delivery/counting";
+import { insertDestination, insertWorkspace } from "./harness/delivery/direct";
+import { seedMessages } from "./harness/delivery/seed";
 
 const N = 2_000;
 let dir: string;
@@ -30,8 +29,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await worker?.stop();
-  await closeBoss();
-  await closeDb();
+  await closeRuntime();
   await rx?.close();
   await pgServer?.stop().catch(() => {});
   fs.rmSync(dir, { recursive: true, force: true });
@@ -52,14 +50,23 @@ describe("faults", () => {
     // Requests already in flight complete while the database is down, so recording them fails:
     // the restart must not lose those deliveries (their jobs are retried once the heartbeat lapses,
     // or — for rounds that outlived their batch, lib/delivery/detach.ts — their safety job runs).
-    await waitFor(async () => /deliver batch not recorded|late deliveries not recorded/.test(worker!.output()), { timeoutMs: 60_000, what: "the worker to hit the outage" });
+    await waitFor(async () => /deliver batch not recorded|late deliveries not recorded/.test(worker!.output()), {
+      timeoutMs: 60_000,
+      what: "the worker to hit the outage",
+    });
     const beforeRestart = rx.unique();
     pgServer = await startEmbeddedPostgres(dir);
     expect(pgServer.url).toBe(url);
 
-    await waitFor(async () => (await countDelivered(url, destinationId).catch(() => 0)) === N, { timeoutMs: 240_000, intervalMs: 1_000, what: "all messages delivered" });
+    await waitFor(async () => (await countDelivered(url, destinationId).catch(() => 0)) === N, {
+      timeoutMs: 240_000,
+      intervalMs: 1_000,
+      what: "all messages delivered",
+    });
     expect(rx.unique()).toBe(N);
     expect(worker.child.exitCode).toBeNull();
-    console.log(`[faults] Postgres stopped after ${atStop}/${N} received, restarted after ${beforeRestart}: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`);
+    console.log(
+      `[faults] Postgres stopped after ${atStop}/${N} received, restarted after ${beforeRestart}: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`,
+    );
   }, 360_000);
 });

@@ -2,13 +2,12 @@
 // connect time, by literal IP and by name, and the receiver sees nothing; the built-in capture URL
 // on the server's own origin still works.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeBoss } from "../lib/queue";
-import { closeDb } from "../lib/db";
-import { createTestDatabase } from "./pg";
-import { startWorker, waitFor, type Proc } from "./stack";
-import { insertDestination, insertWorkspace, withClient } from "./delivery/direct";
-import { startReceiver, type Receiver } from "./delivery/receiver";
-import { seedMessages } from "./delivery/seed";
+import { closeRuntime } from "../lib/platform/runtime";
+import { createTestDatabase } from "./harness/pg";
+import { startWorker, waitFor, type Proc } from "./harness/stack";
+import { insertDestination, insertWorkspace, withClient } from "./harness/delivery/direct";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { seedMessages } from "./harness/delivery/seed";
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let worker: Proc;
@@ -27,21 +26,25 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await worker?.stop();
-  await closeBoss();
-  await closeDb();
+  await closeRuntime();
   await Promise.all([target?.close(), ownServer?.close()]);
   await db?.drop();
 });
 
 async function deliverOnce(url: string) {
   const destinationId = await insertDestination(db.url, { workspaceId, urls: [url] });
-  const { rowIds } = await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: [{ type: "track", userId: "u", event: "E" }] });
+  const { rowIds } = await seedMessages(db.url, {
+    workspaceId,
+    destinationIds: [destinationId],
+    messages: [{ type: "track", userId: "u", event: "E" }],
+  });
   return waitFor(
     () =>
       withClient(db.url, async (c) => {
         const d = (await c.query(`SELECT state, last_error, attempt_count FROM deliveries WHERE message_row_id = $1`, [rowIds[0]])).rows[0];
         if (d.state === "pending") return null;
-        const attempts = (await c.query(`SELECT error_kind, outcome, response_status FROM attempts WHERE message_row_id = $1`, [rowIds[0]])).rows;
+        const attempts = (await c.query(`SELECT error_kind, outcome, response_status FROM attempts WHERE message_row_id = $1`, [rowIds[0]]))
+          .rows;
         return { ...d, attempts };
       }),
     { what: `delivery to ${url} to settle` },

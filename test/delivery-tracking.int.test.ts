@@ -1,12 +1,12 @@
 // Messages that come in through the Tracking API (/v1) reach the Webhooks destination exactly as
-// PRODUCT.md §4 says, byte for byte, signed; routing follows `integrations` (§3).
+// docs/webhooks.md#payloads says, byte for byte, signed; routing follows `integrations` (docs/routing.md).
 import crypto from "node:crypto";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "./stack";
-import { startDeliveryContext, type DeliveryContext } from "./delivery/context";
-import { startReceiver, type Receiver } from "./delivery/receiver";
+import { waitFor } from "./harness/stack";
+import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
 
 let ctx: DeliveryContext;
 let writeKey: string;
@@ -40,17 +40,37 @@ function jsonbOrder<T>(v: T): T {
 }
 
 describe("through the Tracking API", () => {
-  it("delivers each §4 shape byte for byte, verifiable the seed's way and with standardwebhooks", async () => {
+  it("delivers each payload shape (docs/webhooks.md#payloads) byte for byte, verifiable the seed's way and with standardwebhooks", async () => {
     const rx = await startReceiver();
     receivers.push(rx);
     const dest = await ctx.destination({ urls: [`${rx.url}/hook`], sharedSecret: "üñí-secret 🔑", standardWebhooks: true });
     const ts = "2026-11-21T15:05:50+0000"; // analytics-go's format
     const iso = "2026-11-21T15:05:50.000Z";
-    const device = { device: { model: "iPhone15,2", type: "ios" }, os: { name: "iOS", version: "17.5" }, app: { build: "412", name: "Acme", version: "3.8.0" } };
-    const props = { title: "Ünïcödé — 東京 🚀", price: 0.1 + 0.2, big: 12345678901234567890, neg: -42.5e-3, nested: { list: [1, 2.5, "x"], ok: true } };
+    const device = {
+      device: { model: "iPhone15,2", type: "ios" },
+      os: { name: "iOS", version: "17.5" },
+      app: { build: "412", name: "Acme", version: "3.8.0" },
+    };
+    const props = {
+      title: "Ünïcödé — 東京 🚀",
+      price: 0.1 + 0.2,
+      // biome-ignore lint/correctness/noPrecisionLoss: on purpose, see the assertion on its digits
+      big: 12345678901234567890,
+      neg: -42.5e-3,
+      nested: { list: [1, 2.5, "x"], ok: true },
+    };
     await track("/v1/batch", {
       batch: [
-        { type: "page", messageId: "tp-page", userId: "u1", anonymousId: "a1", name: "Pricing", category: "Docs", properties: { path: "/pricing", referrer: "https://google.com/", title: "Pricing", url: "https://acme.example/pricing" }, timestamp: ts },
+        {
+          type: "page",
+          messageId: "tp-page",
+          userId: "u1",
+          anonymousId: "a1",
+          name: "Pricing",
+          category: "Docs",
+          properties: { path: "/pricing", referrer: "https://google.com/", title: "Pricing", url: "https://acme.example/pricing" },
+          timestamp: ts,
+        },
         { type: "screen", messageId: "tp-screen", userId: "u1", name: "Checkout", context: device, timestamp: ts },
         { type: "identify", messageId: "tp-identify", userId: "u1", traits: { email: "zoë@example.com", plan: "pro" }, timestamp: ts },
         { type: "track", messageId: "tp-track", userId: "u1", event: "Order Completed", properties: props, timestamp: ts },
@@ -66,23 +86,103 @@ describe("through the Tracking API", () => {
     const receivedAt = (id: string) => JSON.parse(body(id)).receivedAt as string;
     expect(receivedAt("tp-page")).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const expected: Record<string, object> = {
-      "tp-page": { version: 1, type: "page", userId: "u1", name: "Pricing", category: "Docs", properties: jsonbOrder({ path: "/pricing", referrer: "https://google.com/", title: "Pricing", url: "https://acme.example/pricing" }), timestamp: iso, messageId: "tp-page", anonymousId: "a1", receivedAt: receivedAt("tp-page") },
-      "tp-screen": { version: 1, type: "screen", userId: "u1", name: "Checkout", timestamp: iso, context: jsonbOrder(device), messageId: "tp-screen", receivedAt: receivedAt("tp-screen") },
-      "tp-identify": { version: 1, type: "identify", userId: "u1", traits: jsonbOrder({ email: "zoë@example.com", plan: "pro" }), timestamp: iso, messageId: "tp-identify", receivedAt: receivedAt("tp-identify") },
-      "tp-track": { version: 1, type: "track", userId: "u1", event: "Order Completed", properties: jsonbOrder(props), timestamp: iso, messageId: "tp-track", receivedAt: receivedAt("tp-track") },
-      "tp-alias": { version: 1, type: "alias", "Previous ID": "a1", "User ID": "u1", timestamp: iso, messageId: "tp-alias", receivedAt: receivedAt("tp-alias") },
-      "tp-group": { version: 1, type: "group", groupId: "acme", userId: "u1", traits: jsonbOrder({ name: "Acme", employees: 420 }), timestamp: iso, messageId: "tp-group", receivedAt: receivedAt("tp-group") },
-      "tp-single": { version: 1, type: "track", userId: "u2", event: "Signed Up", properties: { plan: "free" }, timestamp: iso, messageId: "tp-single", receivedAt: receivedAt("tp-single") },
+      "tp-page": {
+        version: 1,
+        type: "page",
+        userId: "u1",
+        name: "Pricing",
+        category: "Docs",
+        properties: jsonbOrder({
+          path: "/pricing",
+          referrer: "https://google.com/",
+          title: "Pricing",
+          url: "https://acme.example/pricing",
+        }),
+        timestamp: iso,
+        context: {},
+        messageId: "tp-page",
+        anonymousId: "a1",
+        receivedAt: receivedAt("tp-page"),
+      },
+      "tp-screen": {
+        version: 1,
+        type: "screen",
+        userId: "u1",
+        name: "Checkout",
+        timestamp: iso,
+        context: jsonbOrder(device),
+        messageId: "tp-screen",
+        receivedAt: receivedAt("tp-screen"),
+      },
+      "tp-identify": {
+        version: 1,
+        type: "identify",
+        userId: "u1",
+        traits: jsonbOrder({ email: "zoë@example.com", plan: "pro" }),
+        timestamp: iso,
+        context: {},
+        messageId: "tp-identify",
+        receivedAt: receivedAt("tp-identify"),
+      },
+      "tp-track": {
+        version: 1,
+        type: "track",
+        userId: "u1",
+        event: "Order Completed",
+        properties: jsonbOrder(props),
+        timestamp: iso,
+        context: {},
+        messageId: "tp-track",
+        receivedAt: receivedAt("tp-track"),
+      },
+      "tp-alias": {
+        version: 1,
+        type: "alias",
+        "Previous ID": "a1",
+        "User ID": "u1",
+        timestamp: iso,
+        context: {},
+        messageId: "tp-alias",
+        receivedAt: receivedAt("tp-alias"),
+      },
+      "tp-group": {
+        version: 1,
+        type: "group",
+        groupId: "acme",
+        userId: "u1",
+        traits: jsonbOrder({ name: "Acme", employees: 420 }),
+        timestamp: iso,
+        context: {},
+        messageId: "tp-group",
+        receivedAt: receivedAt("tp-group"),
+      },
+      "tp-single": {
+        version: 1,
+        type: "track",
+        userId: "u2",
+        event: "Signed Up",
+        properties: { plan: "free" },
+        timestamp: iso,
+        context: {},
+        messageId: "tp-single",
+        receivedAt: receivedAt("tp-single"),
+      },
     };
     for (const [id, shape] of Object.entries(expected)) expect(body(id), id).toBe(JSON.stringify(shape));
 
-    const wh = new Webhook(dest.standardSecret as string);
+    const { value: standardSecret } = await ctx.api.post(`/api/destinations/${dest.id}/reveal`, { secret: "standardSecret" });
+    const wh = new Webhook(standardSecret as string);
     for (const r of rx.requests) {
-      const seedWay = crypto.createHmac("sha1", "üñí-secret 🔑").update(JSON.stringify(JSON.parse(r.body)), "utf8").digest("hex");
+      const seedWay = crypto
+        .createHmac("sha1", "üñí-secret 🔑")
+        .update(JSON.stringify(JSON.parse(r.body)), "utf8")
+        .digest("hex");
       expect(r.headers["x-signature"]).toBe(seedWay);
       expect(wh.verify(r.body, r.headers as Record<string, string>)).toEqual(JSON.parse(r.body));
-      expect(r.headers["webhook-id"]).toBe(JSON.parse(r.body).messageId);
+      // The message's row id (docs/webhooks.md#standard-webhooks), not the client's messageId.
+      expect(r.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     }
+    expect(new Set(rx.requests.map((r) => r.headers["webhook-id"])).size).toBe(rx.requests.length);
   });
 
   it("routes by integrations, connection and enabled", async () => {
@@ -102,7 +202,15 @@ describe("through the Tracking API", () => {
       ["rt-lowercase", { All: false, webhooks: true }, false],
       ["rt-webhooks-options", { Webhooks: { anything: 1 } }, true],
     ];
-    await track("/v1/batch", { batch: cases.map(([messageId, integrations]) => ({ type: "track", event: "R", userId: "u", messageId, ...(integrations ? { integrations } : {}) })) });
+    await track("/v1/batch", {
+      batch: cases.map(([messageId, integrations]) => ({
+        type: "track",
+        event: "R",
+        userId: "u",
+        messageId,
+        ...(integrations ? { integrations } : {}),
+      })),
+    });
     const wanted = cases.filter((c) => c[2]).map((c) => c[0]);
     await waitFor(async () => rx.requests.length >= wanted.length, { what: "routed deliveries" });
 
@@ -113,7 +221,10 @@ describe("through the Tracking API", () => {
       `SELECT m.message_id, d.destination_id FROM messages m LEFT JOIN deliveries d ON d.message_row_id = m.id WHERE m.message_id LIKE 'rt-%' ORDER BY m.message_id`,
     );
     await client.end();
-    const routed = rows.filter((r) => r.destination_id === connected.id).map((r) => r.message_id).sort();
+    const routed = rows
+      .filter((r) => r.destination_id === connected.id)
+      .map((r) => r.message_id)
+      .sort();
     expect(routed).toEqual([...wanted].sort());
     // Blocked messages have no delivery to any destination (the first test's one is connected too).
     const blocked = cases.filter((c) => !c[2]).map((c) => c[0]);

@@ -1,8 +1,8 @@
-// Destinations management API (PRODUCT.md §9), "Send test", and the attempt log API.
+// Destinations management API (docs/management-api.md), "Send test", and the attempt log API.
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type ApiClient, type Stack } from "./stack";
-import { startReceiver, type Receiver } from "./delivery/receiver";
+import { startStack, type ApiClient, type Stack } from "./harness/stack";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
 
 let stack: Stack;
 let a: ApiClient;
@@ -17,7 +17,11 @@ beforeAll(async () => {
   b = await stack.newWorkspace("B");
   sourceA = (await a.post("/api/sources", { name: "Web" })).id;
   sourceB = (await b.post("/api/sources", { name: "Other" })).id;
-  rx = await startReceiver((req) => (req.path.startsWith("/fail") ? { status: 500, body: "nope" } : { status: 200, body: '{"ok":true}', headers: { "content-type": "application/json" } }));
+  rx = await startReceiver((req) =>
+    req.path.startsWith("/fail")
+      ? { status: 500, body: "nope" }
+      : { status: 200, body: '{"ok":true}', headers: { "content-type": "application/json" } },
+  );
 });
 afterAll(async () => {
   await rx?.close();
@@ -31,9 +35,9 @@ describe("destinations CRUD", () => {
       name: "Warehouse",
       urls: [`${rx.url}/hook`],
       headers: [],
-      sharedSecret: null,
+      sharedSecret: { set: false, last4: null },
       standardWebhooks: false,
-      standardSecret: null,
+      standardSecret: { set: false, last4: null },
       enabled: true,
       mode: "any",
       retryWindowMinutes: 240,
@@ -43,11 +47,26 @@ describe("destinations CRUD", () => {
     expect((await a.get("/api/destinations")).destinations.map((d: any) => d.id)).toContain(created.id);
     expect((await a.get(`/api/destinations/${created.id}`)).name).toBe("Warehouse");
 
-    const patched = await a.patch(`/api/destinations/${created.id}`, { mode: "every", sharedSecret: "k", standardWebhooks: true, sourceIds: [] });
-    expect(patched).toMatchObject({ mode: "every", sharedSecret: "k", standardWebhooks: true, sourceIds: [], name: "Warehouse" });
-    expect(patched.standardSecret).toMatch(/^whsec_/);
+    const patched = await a.patch(`/api/destinations/${created.id}`, {
+      mode: "every",
+      sharedSecret: "k",
+      standardWebhooks: true,
+      sourceIds: [],
+    });
+    expect(patched).toMatchObject({
+      mode: "every",
+      sharedSecret: { set: true, last4: null },
+      standardWebhooks: true,
+      sourceIds: [],
+      name: "Warehouse",
+    });
+    // Generated when signing is switched on; write-only, so only its hint is in the answer.
+    expect(patched.standardSecret).toEqual({ set: true, last4: expect.stringMatching(/^.{4}$/) });
+    const generated = (await a.post(`/api/destinations/${created.id}/reveal`, { secret: "standardSecret" })).value;
+    expect(generated).toMatch(/^whsec_/);
     const again = await a.patch(`/api/destinations/${created.id}`, { name: "Renamed" });
-    expect(again.standardSecret).toBe(patched.standardSecret);
+    expect(again.standardSecret).toEqual(patched.standardSecret);
+    expect((await a.post(`/api/destinations/${created.id}/reveal`, { secret: "standardSecret" })).value).toBe(generated);
 
     expect((await a.request("DELETE", `/api/destinations/${created.id}`)).status).toBe(204);
     expect((await a.request("GET", `/api/destinations/${created.id}`)).status).toBe(404);
@@ -66,7 +85,11 @@ describe("destinations CRUD", () => {
     expect(res.body.error.code).toBe("validation_failed");
     expect(Object.keys(res.body.error.fields).sort()).toEqual(["headers.0.name", "retryWindowMinutes", "sharedSecret", "urls.1"]);
     for (const name of ["content-type", "User-Agent", "Content-Length", "HOST", "webhook-id", "Webhook-Timestamp", "webhook-signature"]) {
-      const r = await a.request("POST", "/api/destinations", { name: "Bad", urls: ["https://ok.example"], headers: [{ name, value: "v" }] });
+      const r = await a.request("POST", "/api/destinations", {
+        name: "Bad",
+        urls: ["https://ok.example"],
+        headers: [{ name, value: "v" }],
+      });
       expect(r.status, name).toBe(422);
       expect(r.body.error.fields["headers.0.name"]).toBeDefined();
     }
@@ -97,29 +120,60 @@ describe("destinations CRUD", () => {
 
 describe("send test", () => {
   it("sends a signed sample of each type now and answers with the attempts; they are in the log", async () => {
-    const dest = await a.post("/api/destinations", { name: "Test me", urls: [`${rx.url}/hook`], sharedSecret: "t0p", headers: [{ name: "X-Env", value: "staging" }] });
+    const dest = await a.post("/api/destinations", {
+      name: "Test me",
+      urls: [`${rx.url}/hook`],
+      sharedSecret: "t0p",
+      headers: [{ name: "X-Env", value: "staging" }],
+    });
     for (const type of ["page", "screen", "identify", "track", "alias", "group", "delete"]) {
       const n = rx.requests.length;
       const { attempts } = await a.post(`/api/destinations/${dest.id}/test`, { type });
       expect(attempts).toHaveLength(1);
-      expect(attempts[0]).toMatchObject({ type, responseStatus: 200, outcome: "success", attemptNumber: 1, url: `${rx.url}/hook`, responseBody: '{"ok":true}' });
+      expect(attempts[0]).toMatchObject({
+        type,
+        responseStatus: 200,
+        outcome: "success",
+        attemptNumber: 1,
+        url: `${rx.url}/hook`,
+        responseBody: '{"ok":true}',
+      });
       expect(rx.requests.length).toBe(n + 1);
       const got = rx.requests[n];
       expect(got.body).toBe(attempts[0].requestBody);
       expect(JSON.parse(got.body).type).toBe(type);
-      expect(got.headers["x-signature"]).toBe(crypto.createHmac("sha1", "t0p").update(JSON.stringify(JSON.parse(got.body))).digest("hex"));
+      expect(got.headers["x-signature"]).toBe(
+        crypto
+          .createHmac("sha1", "t0p")
+          .update(JSON.stringify(JSON.parse(got.body)))
+          .digest("hex"),
+      );
       expect(got.headers["x-env"]).toBe("staging");
     }
     const alias = JSON.parse(rx.requests[rx.requests.length - 3].body);
     expect(Object.keys(alias)).toEqual(expect.arrayContaining(["Previous ID", "User ID"]));
-    expect(JSON.parse(rx.requests[rx.requests.length - 1].body)).toEqual({ type: "delete", userId: "user_1042", timestamp: expect.any(String) });
+    expect(JSON.parse(rx.requests[rx.requests.length - 1].body)).toEqual({
+      type: "delete",
+      userId: "user_1042",
+      timestamp: expect.any(String),
+    });
   });
 
   it("sends only to the given URL, with payload overrides, and reports failures inline", async () => {
     const dest = await a.post("/api/destinations", { name: "Override", urls: ["https://never.example/hook"] });
-    const { attempts } = await a.post(`/api/destinations/${dest.id}/test`, { type: "track", url: `${rx.url}/fail`, payload: { event: "Custom Event", userId: "u-77" } });
+    const { attempts } = await a.post(`/api/destinations/${dest.id}/test`, {
+      type: "track",
+      url: `${rx.url}/fail`,
+      payload: { event: "Custom Event", userId: "u-77" },
+    });
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ url: `${rx.url}/fail`, responseStatus: 500, outcome: "failed", responseBody: "nope", userId: "u-77" });
+    expect(attempts[0]).toMatchObject({
+      url: `${rx.url}/fail`,
+      responseStatus: 500,
+      outcome: "failed",
+      responseBody: "nope",
+      userId: "u-77",
+    });
     expect(JSON.parse(attempts[0].requestBody)).toMatchObject({ event: "Custom Event", userId: "u-77" });
     const msg = await a.get(`/api/messages/${attempts[0].messageRowId}`);
     expect(msg.deliveries[0]).toMatchObject({ state: "failed", destinationName: "Override", lastStatus: 500 });
@@ -131,7 +185,8 @@ describe("send test", () => {
 describe("attempt log API", () => {
   it("filters, pages newest first with a cursor, and is scoped to the workspace", async () => {
     const dest = await a.post("/api/destinations", { name: "Paging", urls: [`${rx.url}/hook`] });
-    for (let i = 0; i < 5; i++) await a.post(`/api/destinations/${dest.id}/test`, { type: i % 2 ? "page" : "track", url: i === 4 ? `${rx.url}/fail` : undefined });
+    for (let i = 0; i < 5; i++)
+      await a.post(`/api/destinations/${dest.id}/test`, { type: i % 2 ? "page" : "track", url: i === 4 ? `${rx.url}/fail` : undefined });
 
     const all = await a.get(`/api/attempts?destinationId=${dest.id}`);
     expect(all.attempts).toHaveLength(5);
@@ -150,13 +205,23 @@ describe("attempt log API", () => {
     expect((await a.get(`/api/attempts?destinationId=${dest.id}&statusClass=5xx`)).attempts).toHaveLength(1);
     expect((await a.get(`/api/attempts?destinationId=${dest.id}&statusClass=2xx&outcome=success`)).attempts).toHaveLength(4);
     expect((await a.get(`/api/attempts?destinationId=${dest.id}&url=${encodeURIComponent(`${rx.url}/fail`)}`)).attempts).toHaveLength(1);
-    expect((await a.get(`/api/attempts?destinationId=${dest.id}&from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z`)).attempts).toHaveLength(0);
+    expect((await a.get(`/api/attempts?destinationId=${dest.id}&from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z`)).attempts).toHaveLength(
+      0,
+    );
     const bad = await a.request("GET", "/api/attempts?outcome=maybe&limit=0");
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.error.fields).sort()).toEqual(["limit", "outcome"]);
+    // A cursor too long for a bigint is a bad cursor (422), not a database error (500).
+    const overflow = await a.request("GET", `/api/attempts?cursor=${"9".repeat(30)}`);
+    expect(overflow.status).toBe(422);
+    expect(Object.keys(overflow.body.error.fields)).toEqual(["cursor"]);
 
     const detail = await a.get(`/api/attempts/${all.attempts[0].id}`);
-    expect(detail).toMatchObject({ id: all.attempts[0].id, responseBody: "nope", requestHeaders: expect.objectContaining({ "user-agent": "Eventrail.io/1.0" }) });
+    expect(detail).toMatchObject({
+      id: all.attempts[0].id,
+      responseBody: "nope",
+      requestHeaders: expect.objectContaining({ "user-agent": "Eventrail.io/1.0" }),
+    });
     expect((await b.request("GET", `/api/attempts/${all.attempts[0].id}`)).status).toBe(404);
     expect((await b.request("GET", `/api/messages/${all.attempts[0].messageRowId}`)).status).toBe(404);
     expect((await b.get(`/api/attempts?destinationId=${dest.id}`)).attempts).toHaveLength(0);

@@ -1,13 +1,13 @@
 // SIGTERM mid-run: the worker finishes its in-flight deliveries, records every attempt it made, leaves
 // no job active, and exits 0; a new worker delivers the rest, and nothing is sent twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeBoss } from "../lib/queue";
-import { closeDb, pool } from "../lib/db";
-import { createTestDatabase } from "./pg";
-import { startWorker, waitFor, type Proc } from "./stack";
-import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./delivery/counting";
-import { insertDestination, insertWorkspace } from "./delivery/direct";
-import { seedMessages } from "./delivery/seed";
+import { pool } from "../lib/platform/db";
+import { closeRuntime } from "../lib/platform/runtime";
+import { createTestDatabase } from "./harness/pg";
+import { startWorker, waitFor, type Proc } from "./harness/stack";
+import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./harness/delivery/counting";
+import { insertDestination, insertWorkspace } from "./harness/delivery/direct";
+import { seedMessages } from "./harness/delivery/seed";
 
 // More than one worker holds at once (4 parallel batches × 5 jobs × 100 deliveries), so some must wait.
 const N = 4_000;
@@ -24,8 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
-  await closeBoss();
-  await closeDb();
+  await closeRuntime();
   await rx?.close();
   await db?.drop();
 });
@@ -52,14 +51,23 @@ describe("graceful shutdown", () => {
     const attempts = await pool().query(`SELECT count(*)::int AS n FROM attempts WHERE destination_id = $1`, [destinationId]);
     expect(attempts.rows[0].n).toBe(rx.requests.length);
     expect(await countDelivered(db.url, destinationId)).toBe(seen);
-    const orphans = await pool().query(`SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'pending' AND attempt_count > 0`, [destinationId]);
+    const orphans = await pool().query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'pending' AND attempt_count > 0`,
+      [destinationId],
+    );
     expect(orphans.rows[0].n).toBe(0);
 
     const second = await startWorker(db.url, WORKER_ENV);
     procs.push(second);
-    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, { timeoutMs: 120_000, intervalMs: 500, what: "all delivered" });
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === N, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      what: "all delivered",
+    });
     expect(rx.unique()).toBe(N);
     expect(rx.duplicates()).toBe(0);
-    console.log(`[graceful] SIGTERM after ${seen}/${N} received: exit 0, 0 active jobs, all ${N} delivered by the next worker, 0 duplicates`);
+    console.log(
+      `[graceful] SIGTERM after ${seen}/${N} received: exit 0, 0 active jobs, all ${N} delivered by the next worker, 0 duplicates`,
+    );
   }, 200_000);
 });

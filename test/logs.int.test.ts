@@ -3,9 +3,9 @@
 // API and admin tokens, session cookies, CSRF tokens, passwords, shared secrets and custom header
 // values — never appear, at debug level, while they are being sent in every way a client can send them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, startStack, waitFor, type ApiClient, type Stack } from "./stack";
-import { startReceiver, type Receiver } from "./delivery/receiver";
-import { postTracking } from "./tracking";
+import { ADMIN_TOKEN, SETUP_CODE, startStack, waitFor, type ApiClient, type Stack } from "./harness/stack";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { postTracking } from "./harness/tracking";
 
 let stack: Stack;
 let api: ApiClient;
@@ -43,12 +43,32 @@ describe("logs", () => {
     const token = await api.post("/api/tokens", { name: "automation" });
     // A write key also travels base64-encoded in Basic auth.
     const b64 = (k: string) => Buffer.from(`${k}:`).toString("base64").replace(/=+$/, "");
-    secrets = [source.writeKey, rotated.writeKey, b64(rotated.writeKey), b64(UNKNOWN_KEY), api.token, token.token, ADMIN_TOKEN, SHARED_SECRET, HEADER_VALUE, PASSWORD, UNKNOWN_KEY, BOGUS_TOKEN];
+    secrets = [
+      source.writeKey,
+      rotated.writeKey,
+      b64(rotated.writeKey),
+      b64(UNKNOWN_KEY),
+      api.token,
+      token.token,
+      ADMIN_TOKEN,
+      SHARED_SECRET,
+      HEADER_VALUE,
+      PASSWORD,
+      UNKNOWN_KEY,
+      BOGUS_TOKEN,
+    ];
 
     // Tracking calls: Basic auth, writeKey in the body, a refused body, an unknown key.
     const wk = rotated.writeKey;
-    expect((await postTracking(url, "/v1/track", { userId: "u", event: "E" }, { writeKey: wk, headers: { "x-request-id": "req-track-000001" } })).headers.get("x-request-id")).toBe("req-track-000001");
-    expect((await postTracking(url, "/v1/batch", { writeKey: wk, batch: [{ type: "identify", userId: "u", traits: { password: PASSWORD } }] })).status).toBe(200);
+    expect(
+      (
+        await postTracking(url, "/v1/track", { userId: "u", event: "E" }, { writeKey: wk, headers: { "x-request-id": "req-track-000001" } })
+      ).headers.get("x-request-id"),
+    ).toBe("req-track-000001");
+    expect(
+      (await postTracking(url, "/v1/batch", { writeKey: wk, batch: [{ type: "identify", userId: "u", traits: { password: PASSWORD } }] }))
+        .status,
+    ).toBe(200);
     expect((await postTracking(url, "/v1/track", `{"writeKey":"${wk}", broken`, { writeKey: wk })).status).toBe(400);
     expect((await postTracking(url, "/v1/track", { userId: "u", event: "E" }, { writeKey: UNKNOWN_KEY })).status).toBe(401);
     expect((await postTracking(url, "/v1/track", { writeKey: UNKNOWN_KEY, userId: "u", event: "E" })).status).toBe(401);
@@ -58,16 +78,34 @@ describe("logs", () => {
     expect(r.headers.get("x-request-id")).toBe("req-api-0000001");
     expect((await fetch(`${url}/api/sources`, { headers: { authorization: `Bearer ${BOGUS_TOKEN}` } })).status).toBe(401);
     expect((await fetch(`${url}/api/sources`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);
-    const setup = await fetch(`${url}/api/auth/setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "o@example.com", password: PASSWORD }) });
+    const setup = await fetch(`${url}/api/auth/setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "o@example.com", password: PASSWORD, code: SETUP_CODE }),
+    });
     expect(setup.status).toBe(201);
     const cookies = setup.headers.getSetCookie().map((c) => c.split(";")[0]);
     const csrf = cookies.find((c) => c.startsWith("er_csrf="))!.split("=")[1];
     const session = cookies.find((c) => c.startsWith("er_session="))!.split("=")[1];
     secrets.push(csrf, session);
-    const login = await fetch(`${url}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "o@example.com", password: `${PASSWORD}-wrong` }) });
+    const login = await fetch(`${url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "o@example.com", password: `${PASSWORD}-wrong` }),
+    });
     expect(login.status).toBe(401);
-    expect((await fetch(`${url}/api/tokens`, { method: "POST", headers: { cookie: cookies.join("; "), "x-csrf-token": csrf, "content-type": "application/json" }, body: '{"name":"n"}' })).status).toBe(201);
-    expect((await fetch(`${url}/api/tokens`, { method: "POST", headers: { cookie: cookies.join("; ") }, body: '{"name":"n"}' })).status).toBe(403);
+    expect(
+      (
+        await fetch(`${url}/api/tokens`, {
+          method: "POST",
+          headers: { cookie: cookies.join("; "), "x-csrf-token": csrf, "content-type": "application/json" },
+          body: '{"name":"n"}',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await fetch(`${url}/api/tokens`, { method: "POST", headers: { cookie: cookies.join("; ") }, body: '{"name":"n"}' })).status,
+    ).toBe(403);
     // Send test: the worker-independent path that signs and sends with the custom header.
     await api.post(`/api/destinations/${destination.id}/test`, { type: "identify" });
 
@@ -88,7 +126,12 @@ describe("logs", () => {
     expect(requests.length).toBeGreaterThanOrEqual(15);
     for (const e of requests) expect(e.requestId).toMatch(/^[\w.:-]{8,128}$/);
     expect(requests.find((e) => e.requestId === "req-track-000001")).toMatchObject({ endpoint: "track", status: 200 });
-    expect(requests.find((e) => e.requestId === "req-api-0000001")).toMatchObject({ method: "GET", path: "/api/sources", status: 200, auth: "token" });
+    expect(requests.find((e) => e.requestId === "req-api-0000001")).toMatchObject({
+      method: "GET",
+      path: "/api/sources",
+      status: 200,
+      auth: "token",
+    });
     expect(entries.some((e) => e.service === "worker")).toBe(true);
   });
 });

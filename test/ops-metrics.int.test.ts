@@ -1,10 +1,10 @@
 // GET /metrics reports the whole installation from any web process, and a failing endpoint shows as
 // unhealthy both in metrics and through the API (GET /api/destinations/:id/health).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, freePort, startApp, startStack, startWorker, waitFor, type ApiClient, type Proc, type Stack } from "./stack";
-import { startReceiver, type Receiver } from "./delivery/receiver";
-import { parseMetrics, sumOf } from "./metrics-text";
-import { postTracking } from "./tracking";
+import { ADMIN_TOKEN, freePort, startApp, startStack, startWorker, waitFor, type ApiClient, type Proc, type Stack } from "./harness/stack";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { parseMetrics, sumOf } from "./harness/metrics-text";
+import { postTracking } from "./harness/tracking";
 
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
 const ENV = { EVENTRAIL_RETRY_BASE_MS: "200", EVENTRAIL_METRICS_TOKEN: METRICS_TOKEN };
@@ -71,7 +71,10 @@ describe("GET /metrics", () => {
     const m = await waitFor(
       async () => {
         const s = await scrape(stack.app.url);
-        return sumOf(s, "eventrail_deliveries_total", { destination: healthy, state: "delivered" }) === 11 && sumOf(s, "eventrail_tracking_duplicates_total") === 1 ? s : null;
+        return sumOf(s, "eventrail_deliveries_total", { destination: healthy, state: "delivered" }) === 11 &&
+          sumOf(s, "eventrail_tracking_duplicates_total") === 1
+          ? s
+          : null;
       },
       { timeoutMs: 60_000, what: "metrics to show the deliveries" },
     );
@@ -85,7 +88,8 @@ describe("GET /metrics", () => {
     expect(sumOf(m, "eventrail_delivery_attempt_duration_seconds_bucket", { destination: healthy, le: "+Inf" })).toBe(11);
     expect(sumOf(m, "eventrail_delivery_attempts_total", { destination: dead, outcome: "retry" })).toBeGreaterThanOrEqual(11);
     expect(sumOf(m, "eventrail_workers")).toBe(1);
-    for (const state of ["queued", "deferred", "active"]) expect(m.some((s) => s.name === "eventrail_queue_jobs" && s.labels.queue === "deliver" && s.labels.state === state)).toBe(true);
+    for (const state of ["queued", "deferred", "active"])
+      expect(m.some((s) => s.name === "eventrail_queue_jobs" && s.labels.queue === "deliver" && s.labels.state === state)).toBe(true);
     expect(m.some((s) => s.name === "eventrail_queue_oldest_waiting_seconds" && s.labels.queue === "deliver")).toBe(true);
     expect(sumOf(m, "eventrail_deliveries_pending", { destination: dead })).toBe(11);
 
@@ -105,7 +109,9 @@ describe("GET /metrics", () => {
       { what: "the dead URL to be unhealthy" },
     );
     const deadLabel = deadUrl.split("?")[0];
-    expect(m.find((s) => s.name === "eventrail_endpoint_state" && s.labels.destination === dead && s.labels.state === "unhealthy")!.labels.url).toBe(deadLabel);
+    expect(
+      m.find((s) => s.name === "eventrail_endpoint_state" && s.labels.destination === dead && s.labels.state === "unhealthy")!.labels.url,
+    ).toBe(deadLabel);
     expect(sumOf(m, "eventrail_endpoint_state", { destination: healthy, state: "healthy" })).toBe(1);
     expect(sumOf(m, "eventrail_endpoint_success_ratio", { destination: healthy })).toBe(1);
     expect(sumOf(m, "eventrail_endpoint_consecutive_failures", { destination: dead })).toBeGreaterThanOrEqual(5);
@@ -141,7 +147,9 @@ describe("GET /api/destinations/:id/health", () => {
     expect(d.urls[0].consecutiveFailures).toBeGreaterThanOrEqual(5);
     expect(d.urls[0].lastError).toMatch(/^connection: /);
     const h = await api.get(`/api/destinations/${healthy}/health`);
-    expect(h.urls).toEqual([expect.objectContaining({ url: `${rx.url}/ok`, state: "healthy", successRate: 1, consecutiveFailures: 0, lastError: null })]);
+    expect(h.urls).toEqual([
+      expect.objectContaining({ url: `${rx.url}/ok`, state: "healthy", successRate: 1, consecutiveFailures: 0, lastError: null }),
+    ]);
   });
 
   it("is the workspace's own: another workspace gets 404", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, ApiClient, startStack, type Stack } from "./stack";
+import { ADMIN_TOKEN, ApiClient, SETUP_CODE, startStack, type Stack } from "./harness/stack";
 
 let stack: Stack;
 let a: ApiClient;
@@ -40,13 +40,16 @@ describe("sources API", () => {
     expect(bad.status).toBe(401);
   });
 
-  it("hides another workspace's sources (404) and never lists them", async () => {
+  it("hides another workspace's sources (404), never lists them, and 404s malformed ids", async () => {
     const mine = await a.post("/api/sources", { name: "Mine" });
     for (const [method, path] of [
       ["GET", `/api/sources/${mine.id}`],
       ["PATCH", `/api/sources/${mine.id}`],
       ["DELETE", `/api/sources/${mine.id}`],
       ["POST", `/api/sources/${mine.id}/rotate-key`],
+      ["GET", `/api/sources/${mine.id}/events`],
+      ["GET", `/api/sources/not-a-uuid`],
+      ["GET", `/api/sources/not-a-uuid/events`],
     ] as const) {
       const r = await b.request(method, path, method === "PATCH" ? { name: "stolen" } : undefined);
       expect(r.status, `${method} ${path}`).toBe(404);
@@ -90,7 +93,9 @@ describe("sources API", () => {
 
   it("lets the operator's admin token act on a named workspace only as told", async () => {
     const admin = new ApiClient(stack.app.url, ADMIN_TOKEN);
-    const r = await fetch(`${stack.app.url}/api/sources`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": b.workspaceId! } });
+    const r = await fetch(`${stack.app.url}/api/sources`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": b.workspaceId! },
+    });
     expect(r.status).toBe(200);
     const nonAdmin = await a.request("POST", "/api/workspaces", { name: "sneaky" });
     expect(nonAdmin.status).toBe(403);
@@ -102,13 +107,17 @@ describe("sources API", () => {
     const setup = await fetch(`${stack.app.url}/api/auth/setup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "owner@example.com", password: "a long password" }),
+      body: JSON.stringify({ email: "owner@example.com", password: "a long password", code: SETUP_CODE }),
     });
     expect(setup.status).toBe(201);
     const cookies = setup.headers.getSetCookie().map((c) => c.split(";")[0]);
     const csrf = cookies.find((c) => c.startsWith("er_csrf="))!.split("=")[1];
     const cookie = cookies.join("; ");
-    const noCsrf = await fetch(`${stack.app.url}/api/sources`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: '{"name":"x"}' });
+    const noCsrf = await fetch(`${stack.app.url}/api/sources`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: '{"name":"x"}',
+    });
     expect(noCsrf.status).toBe(403);
     const withCsrf = await fetch(`${stack.app.url}/api/sources`, {
       method: "POST",
@@ -120,7 +129,7 @@ describe("sources API", () => {
     const again = await fetch(`${stack.app.url}/api/auth/setup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "other@example.com", password: "a long password" }),
+      body: JSON.stringify({ email: "other@example.com", password: "a long password", code: SETUP_CODE }),
     });
     expect(again.status).toBe(409);
   });

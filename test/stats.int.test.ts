@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type ApiClient, type Stack } from "./stack";
+import { startStack, type ApiClient, type Stack } from "./harness/stack";
 
 let stack: Stack;
 let a: ApiClient;

@@ -5,8 +5,18 @@
 import { Analytics } from "@segment/analytics-node";
 import LegacyAnalytics from "analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type ApiClient, type Stack } from "./stack";
-import { createDestination, createSource, deliveriesByMessage, deliveryIdsInJobs, openDb, storedMessages, type Db, type StoredMessage, type TestSource } from "./tracking";
+import { startStack, type ApiClient, type Stack } from "./harness/stack";
+import {
+  createDestination,
+  createSource,
+  deliveriesByMessage,
+  deliveryIdsInJobs,
+  openDb,
+  storedMessages,
+  type Db,
+  type StoredMessage,
+  type TestSource,
+} from "./harness/tracking";
 
 let stack: Stack;
 let api: ApiClient;
@@ -39,7 +49,8 @@ const byType = (rows: StoredMessage[]) => Object.fromEntries(rows.map((r) => [r.
 function expectSkewCorrected(row: StoredMessage) {
   expect(row.sent_at).not.toBeNull();
   expect(ms(row.timestamp)).toBe(ms(row.received_at) - (ms(row.sent_at) - ms(row.original_timestamp)));
-  for (const key of ["timestamp", "originalTimestamp", "sentAt", "receivedAt"]) expect(row.payload[key]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  for (const key of ["timestamp", "originalTimestamp", "sentAt", "receivedAt"])
+    expect(row.payload[key]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   expect(row.payload.timestamp).toBe(row.timestamp.toISOString());
   expect(row.payload.receivedAt).toBe(row.received_at.toISOString());
   expect(row.payload.originalTimestamp).toBe(row.original_timestamp!.toISOString());
@@ -53,7 +64,12 @@ describe("@segment/analytics-node 3.x", () => {
     const past = new Date("2024-03-01T12:00:00.000Z");
     analytics.identify({ userId: "seg-user", traits: { email: "a@example.com", plan: "pro" }, context: { ip: "203.0.113.9" } });
     analytics.track({ userId: "seg-user", event: "Order Completed", properties: { total: 30, currency: "EUR" }, timestamp: past });
-    analytics.page({ anonymousId: "seg-anon", name: "Pricing", category: "Docs", properties: { path: "/pricing", url: "https://x.test/pricing" } });
+    analytics.page({
+      anonymousId: "seg-anon",
+      name: "Pricing",
+      category: "Docs",
+      properties: { path: "/pricing", url: "https://x.test/pricing" },
+    });
     analytics.screen({ userId: "seg-user", name: "Home", properties: { variant: "b" } });
     analytics.group({ userId: "seg-user", groupId: "acme", traits: { name: "Acme Inc" }, integrations: { Webhooks: false } });
     analytics.alias({ userId: "seg-user", previousId: "seg-anon", integrations: { All: false } });
@@ -75,14 +91,23 @@ describe("@segment/analytics-node 3.x", () => {
       expectSkewCorrected(row);
     }
     expect(t.identify).toMatchObject({ user_id: "seg-user", anonymous_id: null, event: null });
-    expect(t.identify.payload).toMatchObject({ userId: "seg-user", traits: { email: "a@example.com", plan: "pro" }, context: { ip: "203.0.113.9" }, integrations: {} });
+    expect(t.identify.payload).toMatchObject({
+      userId: "seg-user",
+      traits: { email: "a@example.com", plan: "pro" },
+      context: { ip: "203.0.113.9" },
+      integrations: {},
+    });
     expect(t.track).toMatchObject({ user_id: "seg-user", event: "Order Completed" });
     expect(t.track.payload).toMatchObject({ event: "Order Completed", properties: { total: 30, currency: "EUR" } });
     // A historical timestamp stays in the past (corrected only by the client's negligible skew).
     expect(t.track.payload.originalTimestamp).toBe(past.toISOString());
     expect(Math.abs(ms(t.track.timestamp) - past.getTime())).toBeLessThan(60_000);
     expect(t.page).toMatchObject({ user_id: null, anonymous_id: "seg-anon" });
-    expect(t.page.payload).toMatchObject({ name: "Pricing", category: "Docs", properties: { path: "/pricing", url: "https://x.test/pricing" } });
+    expect(t.page.payload).toMatchObject({
+      name: "Pricing",
+      category: "Docs",
+      properties: { path: "/pricing", url: "https://x.test/pricing" },
+    });
     expect(t.screen.payload).toMatchObject({ name: "Home", properties: { variant: "b" } });
     expect(t.group.payload).toMatchObject({ groupId: "acme", traits: { name: "Acme Inc" }, integrations: { Webhooks: false } });
     expect(t.alias.payload).toMatchObject({ userId: "seg-user", previousId: "seg-anon", integrations: { All: false } });
@@ -100,7 +125,13 @@ describe("@segment/analytics-node 3.x", () => {
   it("stores batches of hundreds through forced flushes, each message once, each with its deliver job", async () => {
     const batchSource = await createSource(api, "bulk");
     const dest = await createDestination(db, { workspaceId: batchSource.workspaceId, name: "bulk hook", sourceIds: [batchSource.id] });
-    const analytics = new Analytics({ writeKey: batchSource.writeKey, host: stack.app.url, flushAt: 200, flushInterval: 60_000, maxRetries: 0 });
+    const analytics = new Analytics({
+      writeKey: batchSource.writeKey,
+      host: stack.app.url,
+      flushAt: 200,
+      flushInterval: 60_000,
+      maxRetries: 0,
+    });
     const sent: string[] = [];
     for (let i = 0; i < 650; i++) {
       analytics.track({ userId: `bulk-${i % 37}`, event: "Item Viewed", properties: { i } }, (err, ctx) => {
@@ -129,12 +160,23 @@ describe("analytics-node 6.x", () => {
   it("stores every call type, coerces numeric ids, drops _metadata and keeps batch timestamps", async () => {
     const legacySource = await createSource(api, "legacy");
     await createDestination(db, { workspaceId: legacySource.workspaceId, name: "legacy hook", sourceIds: [legacySource.id] });
-    const analytics = new LegacyAnalytics(legacySource.writeKey, { host: stack.app.url, flushAt: 10, flushInterval: 60_000, retryCount: 0 });
-    const done = (fn: (cb: (err?: Error) => void) => void) => new Promise<void>((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
+    const analytics = new LegacyAnalytics(legacySource.writeKey, {
+      host: stack.app.url,
+      flushAt: 10,
+      flushInterval: 60_000,
+      retryCount: 0,
+    });
+    const done = (fn: (cb: (err?: Error) => void) => void) =>
+      new Promise<void>((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
     // The first call of analytics-node 6 flushes at once; the others wait for flush().
     const calls = [
       done((cb) => analytics.identify({ userId: 42, traits: { plan: "free" } }, cb)),
-      done((cb) => analytics.track({ anonymousId: "legacy-anon", event: "Signed Up", properties: { referrer: "ad" }, context: { locale: "de-DE" } }, cb)),
+      done((cb) =>
+        analytics.track(
+          { anonymousId: "legacy-anon", event: "Signed Up", properties: { referrer: "ad" }, context: { locale: "de-DE" } },
+          cb,
+        ),
+      ),
       done((cb) => analytics.page({ userId: "legacy", name: "Home", properties: { path: "/" } }, cb)),
       done((cb) => analytics.screen({ userId: "legacy", name: "Settings" }, cb)),
       done((cb) => analytics.group({ userId: "legacy", groupId: 7, traits: { seats: 3 } }, cb)),
@@ -156,7 +198,10 @@ describe("analytics-node 6.x", () => {
     expect(find("identify")).toMatchObject({ user_id: "42" });
     expect(find("identify").payload.traits).toEqual({ plan: "free" });
     expect(find("track", (r) => r.event === "Signed Up")).toMatchObject({ user_id: null, anonymous_id: "legacy-anon" });
-    expect(find("track", (r) => r.event === "Signed Up").payload.context).toMatchObject({ locale: "de-DE", library: { name: "analytics-node" } });
+    expect(find("track", (r) => r.event === "Signed Up").payload.context).toMatchObject({
+      locale: "de-DE",
+      library: { name: "analytics-node" },
+    });
     expect(find("group").payload).toMatchObject({ groupId: "7", traits: { seats: 3 } });
     expect(find("alias").payload).toMatchObject({ previousId: "legacy-anon", userId: "legacy" });
     expect(find("track", (r) => r.event === "Imported").payload.originalTimestamp).toBe("2019-06-01T08:00:00.000Z");

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
-import { migrate } from "../lib/db/migrate";
-import { ADMIN_TOKEN, ApiClient, startApp, waitFor, type Proc } from "./stack";
-import { createDestination, createSource, deliveryIdsInJobs, openDb, postTracking, type Db, type TestSource } from "./tracking";
+import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { migrate } from "../lib/platform/migrate";
+import { ADMIN_TOKEN, ApiClient, startApp, waitFor, type Proc } from "./harness/stack";
+import { createDestination, createSource, deliveryIdsInJobs, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
 
 let dir: string;
 let pg: EmbeddedDb | undefined;
@@ -19,11 +19,19 @@ let db: Db;
 let source: TestSource;
 
 const batchOf = (prefix: string, n: number) => ({
-  batch: Array.from({ length: n }, (_, i) => ({ type: "track", userId: `dur-${i}`, event: "Paid", messageId: `${prefix}-${i}`, properties: { i } })),
+  batch: Array.from({ length: n }, (_, i) => ({
+    type: "track",
+    userId: `dur-${i}`,
+    event: "Paid",
+    messageId: `${prefix}-${i}`,
+    properties: { i },
+  })),
 });
 
 async function storedIds(prefix: string): Promise<string[]> {
-  const { rows } = await db.query<{ message_id: string }>("SELECT message_id FROM messages WHERE message_id LIKE $1 ORDER BY message_id", [`${prefix}-%`]);
+  const { rows } = await db.query<{ message_id: string }>("SELECT message_id FROM messages WHERE message_id LIKE $1 ORDER BY message_id", [
+    `${prefix}-%`,
+  ]);
   return rows.map((r) => r.message_id);
 }
 

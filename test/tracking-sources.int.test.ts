@@ -3,8 +3,17 @@
  * source debugger (GET /api/sources/:id/events).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, startStack, type Stack } from "./stack";
-import { basic, createDestination, createSource, deliveriesByMessage, openDb, postTracking, storedMessages, type Db } from "./tracking";
+import { type ApiClient, startStack, type Stack } from "./harness/stack";
+import {
+  basic,
+  createDestination,
+  createSource,
+  deliveriesByMessage,
+  openDb,
+  postTracking,
+  storedMessages,
+  type Db,
+} from "./harness/tracking";
 
 let stack: Stack;
 let api: ApiClient;
@@ -31,8 +40,23 @@ describe("an analytics-go client", () => {
     const body = {
       batch: [
         { type: "identify", userId: "go-1", traits: { plan: "team" }, messageId: "go-msg-1", timestamp: "2026-11-21T15:05:50+0000" },
-        { type: "track", userId: "go-1", event: "Download", properties: { size: 12 }, messageId: "go-msg-2", timestamp: "2026-11-21T15:05:51+0000", integrations: { All: false } },
-        { type: "page", userId: "go-1", name: "Docs", properties: { url: "https://x.test/docs" }, messageId: "go-msg-3", timestamp: "2026-11-21T16:05:52+0100" },
+        {
+          type: "track",
+          userId: "go-1",
+          event: "Download",
+          properties: { size: 12 },
+          messageId: "go-msg-2",
+          timestamp: "2026-11-21T15:05:51+0000",
+          integrations: { All: false },
+        },
+        {
+          type: "page",
+          userId: "go-1",
+          name: "Docs",
+          properties: { url: "https://x.test/docs" },
+          messageId: "go-msg-3",
+          timestamp: "2026-11-21T16:05:52+0100",
+        },
       ],
       messageId: "go-batch-1",
       sentAt: "2026-11-21T15:05:53+0000",
@@ -40,7 +64,12 @@ describe("an analytics-go client", () => {
     };
     const res = await postTracking(stack.app.url, "/v1/batch", body, { headers });
     expect(res).toMatchObject({ status: 200, body: { success: true } });
-    const empty = await postTracking(stack.app.url, "/v1/batch", { batch: null, messageId: "go-batch-2", sentAt: "2026-11-21T15:05:54+0000" }, { headers });
+    const empty = await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      { batch: null, messageId: "go-batch-2", sentAt: "2026-11-21T15:05:54+0000" },
+      { headers },
+    );
     expect(empty).toMatchObject({ status: 200, body: { success: true } });
 
     const rows = await storedMessages(db, source.id);
@@ -56,7 +85,8 @@ describe("an analytics-go client", () => {
     });
     expect(byId["go-msg-3"].payload.originalTimestamp).toBe("2026-11-21T15:05:52.000Z");
     // The client's clock was 3 s behind its send: the event happened 3 s before arrival.
-    for (const r of rows) expect(r.timestamp.getTime()).toBe(r.received_at.getTime() - (r.sent_at!.getTime() - r.original_timestamp!.getTime()));
+    for (const r of rows)
+      expect(r.timestamp.getTime()).toBe(r.received_at.getTime() - (r.sent_at!.getTime() - r.original_timestamp!.getTime()));
     expect(byId["go-msg-1"].received_at.getTime() - byId["go-msg-1"].timestamp.getTime()).toBe(3_000);
     const routed = await deliveriesByMessage(db, source.id);
     expect(routed.get("go-msg-1")).toEqual([dest]);
@@ -81,7 +111,12 @@ describe("single-call endpoints", () => {
       const res = await postTracking(stack.app.url, path, body, path === "/v1/alias" ? {} : key);
       expect(res, path).toMatchObject({ status: 200, body: { success: true } });
     }
-    const imported = await postTracking(stack.app.url, "/v1/import", { batch: [{ type: "track", userId: "s", event: "Old", messageId: "single-import", timestamp: "2015-01-01T00:00:00Z" }] }, key);
+    const imported = await postTracking(
+      stack.app.url,
+      "/v1/import",
+      { batch: [{ type: "track", userId: "s", event: "Old", messageId: "single-import", timestamp: "2015-01-01T00:00:00Z" }] },
+      key,
+    );
     expect(imported.status).toBe(200);
 
     const rows = await storedMessages(db, source.id);
@@ -105,7 +140,10 @@ describe("write keys", () => {
     expect((await send(rotated.writeKey)).status).toBe(200);
     await api.patch(`/api/sources/${source.id}`, { enabled: false });
     const refused = await send(rotated.writeKey);
-    expect(refused).toMatchObject({ status: 401, body: { success: false, error: { code: "unauthorized", message: expect.stringMatching(/disabled/) } } });
+    expect(refused).toMatchObject({
+      status: 401,
+      body: { success: false, error: { code: "unauthorized", message: expect.stringMatching(/disabled/) } },
+    });
     await api.patch(`/api/sources/${source.id}`, { enabled: true });
     expect((await send(rotated.writeKey)).status).toBe(200);
     expect(await storedMessages(db, source.id)).toHaveLength(3);
@@ -117,7 +155,17 @@ describe("source debugger", () => {
     const source = await createSource(api, "debugged");
     const key = { writeKey: source.writeKey };
     await postTracking(stack.app.url, "/v1/track", { userId: "d", event: "First", messageId: "dbg-1" }, key);
-    await postTracking(stack.app.url, "/v1/batch", { batch: [{ type: "track", userId: "d", messageId: "dbg-bad" }, { type: "identify", userId: "d", messageId: "dbg-2" }] }, key);
+    await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      {
+        batch: [
+          { type: "track", userId: "d", messageId: "dbg-bad" },
+          { type: "identify", userId: "d", messageId: "dbg-2" },
+        ],
+      },
+      key,
+    );
     await postTracking(stack.app.url, "/v1/batch", "{not json", key);
 
     const { events } = await api.get(`/api/sources/${source.id}/events?limit=10`);
@@ -131,7 +179,11 @@ describe("source debugger", () => {
     expect(refused.reason).toMatch(/not valid JSON/);
     expect(refused.payload).toEqual({ body: "{not json" });
     expect(second).toMatchObject({ type: "identify", reason: null, payload: { type: "identify", userId: "d", messageId: "dbg-2" } });
-    expect(bad).toMatchObject({ type: "track", reason: "message 0: track requires an event name", payload: { type: "track", userId: "d", messageId: "dbg-bad" } });
+    expect(bad).toMatchObject({
+      type: "track",
+      reason: "message 0: track requires an event name",
+      payload: { type: "track", userId: "d", messageId: "dbg-bad" },
+    });
     expect(first.payload).toMatchObject({ event: "First" });
     for (const e of events) expect(Number.isNaN(Date.parse(e.receivedAt))).toBe(false);
     expect(Date.parse(first.receivedAt)).toBeLessThanOrEqual(Date.parse(refused.receivedAt));

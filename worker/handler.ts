@@ -1,6 +1,6 @@
 import type { Job, PgBoss, WorkOptions } from "pg-boss";
-import { QUEUES, type QueueKey, type QueuePayload } from "../lib/queue";
-import { log } from "../lib/log";
+import { QUEUES, type QueueKey, type QueuePayload } from "../lib/platform/queue";
+import { logger } from "../lib/platform/logger";
 
 export type WorkerContext = { boss: PgBoss };
 
@@ -29,7 +29,7 @@ export function jobHandler<K extends QueueKey>(
           jobs.map(async (job) => {
             const parsed = def.schema.safeParse(job.data);
             if (!parsed.success) {
-              log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
+              logger().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
               return;
             }
             await fn(parsed.data as QueuePayload<K>, job, ctx);

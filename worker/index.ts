@@ -1,56 +1,56 @@
-import { createBoss, createQueues } from "../lib/queue";
-import { env } from "../lib/env";
-import { log } from "../lib/log";
-import { closeDb } from "../lib/db";
-import { flushMetrics, startMetricsPush } from "../lib/metrics/push";
+import { startWorkerQueue } from "../lib/platform/queue";
+import { env } from "../lib/platform/env";
+import { logger } from "../lib/platform/logger";
+import { atShutdown, closeRuntime } from "../lib/platform/runtime";
+import { startMetricsPush } from "../lib/metrics/push";
 import { handlers } from "./registry";
 
 process.env.EVENTRAIL_PROCESS ??= "worker";
 
-/** Worker lifecycle: validate env → boss.on('error') → start → create queues → work. One SIGTERM owner. */
+/**
+ * Worker lifecycle: validate env → boss.on('error') → start → create queues → work. One SIGTERM
+ * owner; the shutdown order itself is the runtime's (lib/platform/runtime.ts).
+ */
 async function main() {
   env();
-  const logger = log();
-  const boss = createBoss();
-  boss.on("error", (err) => logger.error({ err: err.message }, "pg-boss error"));
-  await boss.start();
-  await createQueues(boss);
+  const log = logger();
+  const boss = await startWorkerQueue((err) => log.error({ err: err.message }, "pg-boss error"));
   const ctx = { boss };
   for (const h of handlers) await h.start(ctx);
+  // Stop taking work first: fetch no more jobs, finish the ones in flight, then let each handler
+  // finish what outlived its jobs (late delivery rounds still record through the pool).
+  atShutdown("worker jobs", "intake", async () => {
+    await boss.stop({ graceful: true, timeout: 20_000, close: false });
+    for (const h of handlers) await h.stop?.();
+  });
   // Also the worker's heartbeat (the worker count in /metrics).
   startMetricsPush("worker");
-  logger.info({ queues: handlers.map((h) => h.queue) }, "worker started");
+  log.info({ queues: handlers.map((h) => h.queue) }, "worker started");
   process.send?.({ type: "ready" });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "worker stopping: finishing in-flight jobs");
+    log.info({ signal }, "worker stopping: finishing in-flight jobs");
     const force = setTimeout(() => {
-      logger.error("graceful stop timed out, exiting");
+      log.error("graceful stop timed out, exiting");
       process.exit(1);
     }, 30_000);
     force.unref();
-    try {
-      // The pool stays open until the handlers have stopped: late delivery rounds still record through it.
-      await boss.stop({ graceful: true, timeout: 20_000, close: false });
-      for (const h of handlers) await h.stop?.();
-      await boss.stop({ close: true });
-      await flushMetrics();
-      await closeDb();
-      logger.info("worker stopped");
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err: (err as Error).message }, "error while stopping");
+    const { failed } = await closeRuntime();
+    if (failed.length > 0) {
+      log.error({ failed }, "error while stopping");
       process.exit(1);
     }
+    log.info("worker stopped");
+    process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
 main().catch((err) => {
-  log().fatal({ err: (err as Error).message }, "worker failed to start");
+  logger().fatal({ err: (err as Error).message }, "worker failed to start");
   process.exit(1);
 });

@@ -6,6 +6,6 @@ import { maintenanceHandler } from "./handlers/maintenance";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
- * Add a handler here when you add a queue to lib/queue.ts.
+ * Add a handler here when you add a queue to lib/platform/queue.ts.
  */
 export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, deletionHandler, maintenanceHandler];

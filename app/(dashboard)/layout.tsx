@@ -7,10 +7,12 @@ export const dynamic = "force-dynamic";
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const session = await requirePageSession();
   return (
-    <div className="flex h-full">
+    <div className="flex h-full flex-col md:flex-row">
       <Nav email={session.email} />
-      <main className="min-w-0 flex-1 overflow-y-auto">
-        <div className="mx-auto max-w-6xl px-8 py-8">{children}</div>
+      {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the page. */}
+      {/* relative: visually hidden (absolute) text inside wide tables stays clipped here instead of widening the page. */}
+      <main id="main" tabIndex={-1} className="relative min-h-0 min-w-0 flex-1 overflow-y-auto focus:outline-none">
+        <div className="mx-auto max-w-6xl px-4 py-6 sm:px-6 md:px-8 md:py-8">{children}</div>
       </main>
     </div>
   );

@@ -1,6 +1,6 @@
 import { safeEqual } from "@/lib/auth/crypto";
-import { env } from "@/lib/env";
-import { log } from "@/lib/log";
+import { env } from "@/lib/platform/env";
+import { logger } from "@/lib/platform/logger";
 import { collectMetrics } from "@/lib/metrics/collect";
 
 export const dynamic = "force-dynamic";
@@ -22,13 +22,17 @@ const text = (status: number, body: string, headers: Record<string, string> = {}
 export async function GET(req: Request) {
   if (!authorised(req)) {
     const configured = env().EVENTRAIL_METRICS_TOKEN || env().EVENTRAIL_ADMIN_TOKEN;
-    return text(401, configured ? "Send Authorization: Bearer <EVENTRAIL_METRICS_TOKEN>\n" : "Set EVENTRAIL_METRICS_TOKEN to enable /metrics\n", { "www-authenticate": 'Bearer realm="metrics"' });
+    return text(
+      401,
+      configured ? "Send Authorization: Bearer <EVENTRAIL_METRICS_TOKEN>\n" : "Set EVENTRAIL_METRICS_TOKEN to enable /metrics\n",
+      { "www-authenticate": 'Bearer realm="metrics"' },
+    );
   }
   try {
     const m = await collectMetrics();
     return text(200, m.text, { "content-type": m.contentType });
   } catch (err) {
-    log().warn({ err: (err as Error).message }, "metrics scrape failed");
+    logger().warn({ err: (err as Error).message }, "metrics scrape failed");
     return text(503, "metrics unavailable: the database did not answer\n");
   }
 }

@@ -2,90 +2,91 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { AudienceSyncDto } from "@/lib/audiences/schemas";
-import { api } from "@/lib/client/api";
+import type { AudienceSyncDto } from "@/lib/audiences/contract";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
-import { describeCondition } from "./describe";
+import { DeleteButton } from "@/components/ui/delete-button";
+import { ScrollBox } from "@/components/ui/scroll-box";
+import { plural } from "@/components/ui/format";
+import { describeCondition, syncDelta } from "./describe";
+import { isActive, useAudience, useAudienceSyncs, useDeleteAudienceMutation, useSyncAudienceMutation } from "./hooks";
 import { MembersPanel } from "./members-panel";
 import { SyncStatusBadge, SyncProgress, formatDuration, formatWhen } from "./sync-status";
-import { audienceKeys, fetchAudience, fetchSyncs, isActive } from "./queries";
+
+const DELTA_TONE = { up: "text-emerald-700", down: "text-red-700", none: "text-slate-500" } as const;
+
+function Delta({ n, direction }: { n: number; direction: "entered" | "exited" }) {
+  const d = syncDelta(n, direction);
+  return <span className={`tabular-nums ${DELTA_TONE[d.tone]}`}>{d.text}</span>;
+}
 
 function SyncHistory({ id }: { id: string }) {
-  const syncs = useQuery({
-    queryKey: audienceKeys.syncs(id),
-    queryFn: ({ signal }) => fetchSyncs(id, signal),
-    refetchInterval: (q) => (q.state.data?.some(isActive) ? 1_000 : false),
-  });
+  const syncs = useAudienceSyncs(id);
   return (
     <Card>
       <h2 className="border-b border-slate-100 px-4 py-3 text-sm font-semibold text-slate-900">Sync history</h2>
       {syncs.isPending ? (
-        <div className="px-4"><Spinner /></div>
+        <div className="px-4">
+          <Spinner />
+        </div>
       ) : syncs.isError ? (
-        <div className="p-4"><ErrorNote error={syncs.error} /></div>
+        <div className="p-4">
+          <ErrorNote error={syncs.error} />
+        </div>
       ) : syncs.data.length === 0 ? (
         <p className="px-4 py-6 text-sm text-slate-500">No syncs yet.</p>
       ) : (
-        <table className="w-full text-sm" aria-label="Sync history">
-          <thead>
-            <tr className="text-left text-xs uppercase tracking-wide text-slate-500">
-              <th className="px-4 py-2 font-medium">Started</th>
-              <th className="px-4 py-2 font-medium">Status</th>
-              <th className="px-4 py-2 font-medium">Entered</th>
-              <th className="px-4 py-2 font-medium">Exited</th>
-              <th className="px-4 py-2 font-medium">Identifies</th>
-              <th className="px-4 py-2 font-medium">Duration</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {syncs.data.map((s: AudienceSyncDto) => (
-              <tr key={s.id} data-testid="sync-row">
-                <td className="px-4 py-2 text-xs text-slate-600">
-                  {formatWhen(s.startedAt)}
-                  <div className="text-slate-400">
-                    {s.trigger}
-                    {s.initial ? " · first sync" : ""}
-                  </div>
-                </td>
-                <td className="px-4 py-2">
-                  <SyncStatusBadge status={s.status} />
-                  {s.error ? <div className="mt-1 max-w-xs text-xs text-red-600">{s.error}</div> : null}
-                </td>
-                <td className="px-4 py-2 tabular-nums text-emerald-700">+{s.entered.toLocaleString("en-US")}</td>
-                <td className="px-4 py-2 tabular-nums text-red-700">−{s.exited.toLocaleString("en-US")}</td>
-                <td className="px-4 py-2"><SyncProgress sync={s} /></td>
-                <td className="px-4 py-2 text-xs tabular-nums text-slate-600">{formatDuration(s.durationMs)}</td>
+        <ScrollBox label="Sync history, scrollable">
+          <table className="w-full text-sm" aria-label="Sync history">
+            <thead>
+              <tr className="text-left text-xs uppercase tracking-wide text-slate-500">
+                <th className="px-4 py-2 font-medium">Started</th>
+                <th className="px-4 py-2 font-medium">Status</th>
+                <th className="px-4 py-2 font-medium">Entered</th>
+                <th className="px-4 py-2 font-medium">Exited</th>
+                <th className="px-4 py-2 font-medium">Identifies</th>
+                <th className="px-4 py-2 font-medium">Duration</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {syncs.data.map((s: AudienceSyncDto) => (
+                <tr key={s.id} data-testid="sync-row">
+                  <td className="px-4 py-2 text-xs text-slate-600">
+                    {formatWhen(s.startedAt)}
+                    <div className="text-slate-500">
+                      {s.trigger}
+                      {s.initial ? " · first sync" : ""}
+                    </div>
+                  </td>
+                  <td className="px-4 py-2">
+                    <SyncStatusBadge status={s.status} />
+                    {s.error ? <div className="mt-1 max-w-xs text-xs text-red-600">{s.error}</div> : null}
+                  </td>
+                  <td className="px-4 py-2">
+                    <Delta n={s.entered} direction="entered" />
+                  </td>
+                  <td className="px-4 py-2">
+                    <Delta n={s.exited} direction="exited" />
+                  </td>
+                  <td className="px-4 py-2">
+                    <SyncProgress sync={s} />
+                  </td>
+                  <td className="px-4 py-2 text-xs tabular-nums text-slate-600">{formatDuration(s.durationMs)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
     </Card>
   );
 }
 
 export function AudienceDetail({ id }: { id: string }) {
-  const qc = useQueryClient();
   const router = useRouter();
-  const audience = useQuery({
-    queryKey: audienceKeys.detail(id),
-    queryFn: ({ signal }) => fetchAudience(id, signal),
-    refetchInterval: (q) => (isActive(q.state.data?.lastSync) ? 1_000 : false),
-  });
-  const syncNow = useMutation({
-    mutationFn: () => api<{ sync: AudienceSyncDto; created: boolean }>(`/api/audiences/${id}/sync`, { method: "POST" }),
-    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: audienceKeys.detail(id) }), qc.invalidateQueries({ queryKey: audienceKeys.list() })]),
-  });
-  const remove = useMutation({
-    mutationFn: () => api(`/api/audiences/${id}`, { method: "DELETE" }),
-    onSuccess: async () => {
-      qc.removeQueries({ queryKey: audienceKeys.detail(id) });
-      await qc.invalidateQueries({ queryKey: audienceKeys.list() });
-      router.push("/audiences");
-    },
-  });
+  const audience = useAudience(id, { live: true });
+  const syncNow = useSyncAudienceMutation();
+  const remove = useDeleteAudienceMutation();
 
   if (audience.isPending) return <Spinner />;
   if (audience.isError) return <ErrorNote error={audience.error} />;
@@ -98,44 +99,55 @@ export function AudienceDetail({ id }: { id: string }) {
         title={a.name}
         description={
           <>
-            Identify trait <code className="font-mono">{a.propertyName}</code> · {a.scheduleMinutes ? `syncs every ${a.scheduleMinutes} minutes` : "syncs on demand"}
+            Identify trait <code className="font-mono">{a.propertyName}</code> ·{" "}
+            {a.scheduleMinutes ? `syncs every ${a.scheduleMinutes} minutes` : "syncs on demand"}
           </>
         }
         actions={
           <>
-            <Button onClick={() => syncNow.mutate()} disabled={syncNow.isPending || active}>
+            <Button onClick={() => syncNow.mutate(id)} disabled={syncNow.isPending || active}>
               {active ? "Syncing…" : "Sync now"}
             </Button>
-            <Link href={`/audiences/${id}/edit`} className="inline-flex items-center rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50">
+            <Link
+              href={`/audiences/${id}/edit`}
+              className="inline-flex items-center rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
+            >
               Edit
             </Link>
-            <Button
-              variant="danger"
-              onClick={() => {
-                if (confirm(`Delete audience "${a.name}"? Destinations keep the trait values already sent.`)) remove.mutate();
-              }}
+            <DeleteButton
+              title={`Delete audience "${a.name}"?`}
+              confirmLabel="Delete audience"
+              busy={remove.isPending}
+              error={remove.error}
+              onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/audiences") })}
             >
-              Delete
-            </Button>
+              Destinations keep the trait values already sent.
+            </DeleteButton>
           </>
         }
       />
-      <ErrorNote error={syncNow.error ?? remove.error} />
+      <ErrorNote error={syncNow.error} />
       <div className="mb-6 grid gap-4 sm:grid-cols-3">
         <Card className="p-4">
           <div className="text-xs uppercase tracking-wide text-slate-500">Members</div>
-          <div className="mt-1 text-2xl font-semibold tabular-nums" data-testid="audience-size">{a.size.toLocaleString("en-US")}</div>
+          <div className="mt-1 text-2xl font-semibold tabular-nums" data-testid="audience-size">
+            {a.size.toLocaleString("en-US")}
+          </div>
           <div className="text-xs text-slate-500">{a.lastSyncedAt ? `as of ${formatWhen(a.lastSyncedAt)}` : "not synced yet"}</div>
         </Card>
         <Card className="p-4">
           <div className="text-xs uppercase tracking-wide text-slate-500">Destinations</div>
           <div className="mt-1 text-2xl font-semibold">{a.destinationIds.length}</div>
-          <div className="text-xs text-slate-500">{a.sourceIds.length} source{a.sourceIds.length === 1 ? "" : "s"}</div>
+          <div className="text-xs text-slate-500">{plural(a.sourceIds.length, "source")}</div>
         </Card>
         <Card className="p-4">
           <div className="text-xs uppercase tracking-wide text-slate-500">Last sync</div>
           <div className="mt-1">{a.lastSync ? <SyncStatusBadge status={a.lastSync.status} /> : <Badge>never</Badge>}</div>
-          {a.lastSync ? <div className="mt-1"><SyncProgress sync={a.lastSync} /></div> : null}
+          {a.lastSync ? (
+            <div className="mt-1">
+              <SyncProgress sync={a.lastSync} />
+            </div>
+          ) : null}
         </Card>
       </div>
       <Card className="mb-6 p-4">

@@ -3,7 +3,17 @@
 import { MAX_DEPTH, OPERATORS, UNARY_OPERATORS, type Operator } from "@/lib/audiences/condition";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
-import { newEvent, newFilter, newGroup, newTrait, type DraftEvent, type DraftFilter, type DraftGroup, type DraftNode, type DraftTrait } from "./draft";
+import {
+  newEvent,
+  newFilter,
+  newGroup,
+  newTrait,
+  type DraftEvent,
+  type DraftFilter,
+  type DraftGroup,
+  type DraftNode,
+  type DraftTrait,
+} from "./draft";
 
 const OP_LABELS: Record<Operator, string> = {
   equals: "equals",
@@ -37,11 +47,31 @@ function OperatorSelect({ value, onChange, label }: { value: Operator; onChange:
 
 const errorAt = (errors: ConditionErrors, path: string) => errors[path]?.[0];
 
-function FieldError({ message }: { message?: string }) {
-  return message ? <p className="text-xs text-red-600">{message}</p> : null;
+/** A row's error, announced and linked to its inputs (they name it in aria-describedby). */
+function FieldError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <p id={id} role="alert" className="text-xs text-red-600">
+      {message}
+    </p>
+  ) : null;
 }
 
-function TraitRow({ node, onChange, path, errors }: { node: DraftTrait; onChange: (n: DraftTrait) => void; path: string; errors: ConditionErrors }) {
+/** The error's id for a condition path ("all.1" → "cond-all-1-error"). */
+const errorIdOf = (path: string) => `cond-${path.replace(/\./g, "-") || "root"}-error`;
+const invalid = (message: string | undefined, path: string) =>
+  message ? { "aria-invalid": true as const, "aria-describedby": errorIdOf(path) } : {};
+
+function TraitRow({
+  node,
+  onChange,
+  path,
+  errors,
+}: {
+  node: DraftTrait;
+  onChange: (n: DraftTrait) => void;
+  path: string;
+  errors: ConditionErrors;
+}) {
   const unary = UNARY_OPERATORS.includes(node.op);
   const traitErr = errorAt(errors, `${path}.trait`);
   const valueErr = errorAt(errors, `${path}.value`);
@@ -49,49 +79,127 @@ function TraitRow({ node, onChange, path, errors }: { node: DraftTrait; onChange
     <div className="flex-1">
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Trait</span>
-        <input aria-label="Trait name" aria-invalid={!!traitErr} placeholder="plan" className={`${small} w-40`} value={node.trait} onChange={(e) => onChange({ ...node, trait: e.target.value })} />
+        <input
+          aria-label="Trait name"
+          {...invalid(traitErr, path)}
+          placeholder="plan"
+          className={`${small} w-40`}
+          value={node.trait}
+          onChange={(e) => onChange({ ...node, trait: e.target.value })}
+        />
         <OperatorSelect label="Trait operator" value={node.op} onChange={(op) => onChange({ ...node, op })} />
         {!unary ? (
-          <input aria-label="Trait value" aria-invalid={!!valueErr} placeholder="pro" className={`${small} w-40`} value={node.value} onChange={(e) => onChange({ ...node, value: e.target.value })} />
+          <input
+            aria-label="Trait value"
+            {...invalid(valueErr, path)}
+            placeholder="pro"
+            className={`${small} w-40`}
+            value={node.value}
+            onChange={(e) => onChange({ ...node, value: e.target.value })}
+          />
         ) : null}
       </div>
-      <FieldError message={traitErr ?? valueErr} />
+      <FieldError id={errorIdOf(path)} message={traitErr ?? valueErr} />
     </div>
   );
 }
 
-function FilterRow({ f, onChange, onRemove, path, errors }: { f: DraftFilter; onChange: (f: DraftFilter) => void; onRemove: () => void; path: string; errors: ConditionErrors }) {
+function FilterRow({
+  f,
+  onChange,
+  onRemove,
+  path,
+  errors,
+}: {
+  f: DraftFilter;
+  onChange: (f: DraftFilter) => void;
+  onRemove: () => void;
+  path: string;
+  errors: ConditionErrors;
+}) {
   const unary = UNARY_OPERATORS.includes(f.op);
+  const propertyErr = errorAt(errors, `${path}.property`);
+  const valueErr = errorAt(errors, `${path}.value`);
   return (
     <div>
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-xs text-slate-500">where property</span>
-        <input aria-label="Property name" placeholder="total" className={`${small} w-32`} value={f.property} onChange={(e) => onChange({ ...f, property: e.target.value })} />
+        <input
+          aria-label="Property name"
+          {...invalid(propertyErr, path)}
+          placeholder="total"
+          className={`${small} w-32`}
+          value={f.property}
+          onChange={(e) => onChange({ ...f, property: e.target.value })}
+        />
         <OperatorSelect label="Property operator" value={f.op} onChange={(op) => onChange({ ...f, op })} />
-        {!unary ? <input aria-label="Property value" placeholder="100" className={`${small} w-28`} value={f.value} onChange={(e) => onChange({ ...f, value: e.target.value })} /> : null}
+        {!unary ? (
+          <input
+            aria-label="Property value"
+            {...invalid(valueErr, path)}
+            placeholder="100"
+            className={`${small} w-28`}
+            value={f.value}
+            onChange={(e) => onChange({ ...f, value: e.target.value })}
+          />
+        ) : null}
         <Button variant="ghost" aria-label="Remove property filter" onClick={onRemove}>
           ✕
         </Button>
       </div>
-      <FieldError message={errorAt(errors, `${path}.property`) ?? errorAt(errors, `${path}.value`)} />
+      <FieldError id={errorIdOf(path)} message={propertyErr ?? valueErr} />
     </div>
   );
 }
 
-function EventRow({ node, onChange, path, errors }: { node: DraftEvent; onChange: (n: DraftEvent) => void; path: string; errors: ConditionErrors }) {
-  const err = errorAt(errors, `${path}.event`) ?? errorAt(errors, `${path}.atLeast`) ?? errorAt(errors, `${path}.withinDays`);
+function EventRow({
+  node,
+  onChange,
+  path,
+  errors,
+}: {
+  node: DraftEvent;
+  onChange: (n: DraftEvent) => void;
+  path: string;
+  errors: ConditionErrors;
+}) {
+  const eventErr = errorAt(errors, `${path}.event`);
+  const atLeastErr = errorAt(errors, `${path}.atLeast`);
+  const withinErr = errorAt(errors, `${path}.withinDays`);
+  const err = eventErr ?? atLeastErr ?? withinErr;
   return (
     <div className="flex-1 space-y-2">
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-xs font-medium uppercase tracking-wide text-slate-500">Performed</span>
-        <input aria-label="Event name" placeholder="Order Completed" className={`${small} w-48`} value={node.event} onChange={(e) => onChange({ ...node, event: e.target.value })} />
+        <input
+          aria-label="Event name"
+          {...invalid(eventErr, path)}
+          placeholder="Order Completed"
+          className={`${small} w-48`}
+          value={node.event}
+          onChange={(e) => onChange({ ...node, event: e.target.value })}
+        />
         <span className="text-sm text-slate-600">at least</span>
-        <input aria-label="At least" inputMode="numeric" className={`${small} w-16`} value={node.atLeast} onChange={(e) => onChange({ ...node, atLeast: e.target.value })} />
+        <input
+          aria-label="At least"
+          inputMode="numeric"
+          {...invalid(atLeastErr, path)}
+          className={`${small} w-16`}
+          value={node.atLeast}
+          onChange={(e) => onChange({ ...node, atLeast: e.target.value })}
+        />
         <span className="text-sm text-slate-600">times in the last</span>
-        <input aria-label="Within days" inputMode="numeric" className={`${small} w-16`} value={node.withinDays} onChange={(e) => onChange({ ...node, withinDays: e.target.value })} />
+        <input
+          aria-label="Within days"
+          inputMode="numeric"
+          {...invalid(withinErr, path)}
+          className={`${small} w-16`}
+          value={node.withinDays}
+          onChange={(e) => onChange({ ...node, withinDays: e.target.value })}
+        />
         <span className="text-sm text-slate-600">days</span>
       </div>
-      <FieldError message={err} />
+      <FieldError id={errorIdOf(path)} message={err} />
       <div className="space-y-2 pl-4">
         {node.where.map((f, i) => (
           <FilterRow
@@ -103,7 +211,11 @@ function EventRow({ node, onChange, path, errors }: { node: DraftEvent; onChange
             onRemove={() => onChange({ ...node, where: node.where.filter((x) => x.key !== f.key) })}
           />
         ))}
-        <button type="button" className="text-xs font-medium text-indigo-600 hover:underline" onClick={() => onChange({ ...node, where: [...node.where, newFilter()] })}>
+        <button
+          type="button"
+          className="text-xs font-medium text-indigo-600 hover:underline"
+          onClick={() => onChange({ ...node, where: [...node.where, newFilter()] })}
+        >
           + property filter
         </button>
       </div>
@@ -133,11 +245,19 @@ export function GroupEditor({
   const add = (n: DraftNode) => onChange({ ...group, children: [...group.children, n] });
   const groupError = errorAt(errors, `${path ? `${path}.` : ""}${group.match}`) ?? (depth === 0 ? errorAt(errors, "_") : undefined);
   return (
-    <div role="group" aria-label={depth === 0 ? "Conditions" : "Condition group"} className={`space-y-3 rounded-md p-3 ring-1 ${depth % 2 ? "bg-slate-50 ring-slate-200" : "bg-white ring-slate-200"}`}>
+    <fieldset
+      aria-label={depth === 0 ? "Conditions" : "Condition group"}
+      className={`min-w-0 space-y-3 rounded-md p-3 ring-1 ${depth % 2 ? "bg-slate-50 ring-slate-200" : "bg-white ring-slate-200"}`}
+    >
       <div className="flex items-center justify-between gap-2">
         <label className="flex items-center gap-2 text-sm text-slate-700">
           Match
-          <select aria-label="Match" className={small} value={group.match} onChange={(e) => onChange({ ...group, match: e.target.value as "all" | "any" })}>
+          <select
+            aria-label="Match"
+            className={small}
+            value={group.match}
+            onChange={(e) => onChange({ ...group, match: e.target.value as "all" | "any" })}
+          >
             <option value="all">all (AND)</option>
             <option value="any">any (OR)</option>
           </select>
@@ -149,13 +269,24 @@ export function GroupEditor({
           </Button>
         ) : null}
       </div>
-      <FieldError message={groupError} />
+      <FieldError id={errorIdOf(`${path}-group`)} message={groupError} />
       {group.children.map((child, i) => (
         <div key={child.key} className="flex items-start gap-2">
-          {i > 0 ? <span className="mt-1.5 w-9 shrink-0 text-xs font-semibold text-indigo-600">{group.match === "all" ? "AND" : "OR"}</span> : <span className="w-9 shrink-0" />}
+          {i > 0 ? (
+            <span className="mt-1.5 w-9 shrink-0 text-xs font-semibold text-indigo-600">{group.match === "all" ? "AND" : "OR"}</span>
+          ) : (
+            <span className="w-9 shrink-0" />
+          )}
           {child.kind === "group" ? (
             <div className="flex-1">
-              <GroupEditor group={child} depth={depth + 1} path={childPath(i)} errors={errors} onChange={(g) => replace(child.key, g)} onRemove={() => remove(child.key)} />
+              <GroupEditor
+                group={child}
+                depth={depth + 1}
+                path={childPath(i)}
+                errors={errors}
+                onChange={(g) => replace(child.key, g)}
+                onRemove={() => remove(child.key)}
+              />
             </div>
           ) : (
             <>
@@ -184,6 +315,6 @@ export function GroupEditor({
           </Button>
         ) : null}
       </div>
-    </div>
+    </fieldset>
   );
 }

@@ -12,7 +12,8 @@ const WORDS: Record<Operator, string> = {
   lte: "≤",
 };
 
-const cmp = (key: string, op: Operator, value: unknown) => (UNARY_OPERATORS.includes(op) ? `${key} ${WORDS[op]}` : `${key} ${WORDS[op]} ${JSON.stringify(value)}`);
+const cmp = (key: string, op: Operator, value: unknown) =>
+  UNARY_OPERATORS.includes(op) ? `${key} ${WORDS[op]}` : `${key} ${WORDS[op]} ${JSON.stringify(value)}`;
 
 /** One line a person can read: `plan = "pro" AND (Order Completed ≥ 3× in 30 d OR vip exists)`. */
 export function describeCondition(c: Condition, nested = false): string {
@@ -26,4 +27,11 @@ export function describeCondition(c: Condition, nested = false): string {
     return `${c.event} ≥ ${c.atLeast}× in ${c.withinDays} d${where.length ? ` where ${where.join(" and ")}` : ""}`;
   }
   return cmp(c.trait, c.op, c.value);
+}
+
+/** A sync's change in members: "+3" (entered) or "−2" (exited) in colour, a plain "0" when nothing changed. */
+export function syncDelta(n: number, direction: "entered" | "exited"): { text: string; tone: "up" | "down" | "none" } {
+  if (n === 0) return { text: "0", tone: "none" };
+  const count = n.toLocaleString("en-US");
+  return direction === "entered" ? { text: `+${count}`, tone: "up" } : { text: `−${count}`, tone: "down" };
 }

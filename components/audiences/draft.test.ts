@@ -7,7 +7,12 @@ describe("builder drafts", () => {
     const c: Condition = {
       all: [
         { trait: "plan", op: "equals", value: "pro" },
-        { any: [{ event: "Order Completed", atLeast: 3, withinDays: 30, where: [{ property: "total", op: "gt", value: 100 }] }, { trait: "vip", op: "exists" }] },
+        {
+          any: [
+            { event: "Order Completed", atLeast: 3, withinDays: 30, where: [{ property: "total", op: "gt", value: 100 }] },
+            { trait: "vip", op: "exists" },
+          ],
+        },
       ],
     };
     expect(toCondition(fromCondition(c))).toEqual(c);

@@ -1,5 +1,4 @@
-import { ORDER_OPERATORS, UNARY_OPERATORS, isEvent, isGroup, type Condition, type Operator } from "@/lib/audiences/condition";
-import { numericValue } from "@/lib/audiences/compile";
+import { ORDER_OPERATORS, UNARY_OPERATORS, isEvent, isGroup, numericValue, type Condition, type Operator } from "@/lib/audiences/condition";
 
 /**
  * The builder edits a draft: the condition tree with text inputs as typed, and a stable key per
@@ -18,7 +17,12 @@ export const newKey = () => `k${++seq}`;
 export const newTrait = (): DraftTrait => ({ kind: "trait", key: newKey(), trait: "", op: "equals", value: "" });
 export const newEvent = (): DraftEvent => ({ kind: "event", key: newKey(), event: "", atLeast: "1", withinDays: "30", where: [] });
 export const newFilter = (): DraftFilter => ({ key: newKey(), property: "", op: "equals", value: "" });
-export const newGroup = (match: "all" | "any" = "all", children: DraftNode[] = [newTrait()]): DraftGroup => ({ kind: "group", key: newKey(), match, children });
+export const newGroup = (match: "all" | "any" = "all", children: DraftNode[] = [newTrait()]): DraftGroup => ({
+  kind: "group",
+  key: newKey(),
+  match,
+  children,
+});
 
 /** Ordering operators compare numbers when the text reads as one; everything else sends the text. */
 function toValue(op: Operator, text: string): string | number | undefined {
@@ -52,7 +56,8 @@ const withValue = (v: string | number | undefined) => (v === undefined ? {} : { 
 const text = (v: unknown) => (v === undefined || v === null ? "" : String(v));
 
 export function fromCondition(c: Condition): DraftNode {
-  if (isGroup(c)) return { kind: "group", key: newKey(), match: "all" in c ? "all" : "any", children: ("all" in c ? c.all : c.any).map(fromCondition) };
+  if (isGroup(c))
+    return { kind: "group", key: newKey(), match: "all" in c ? "all" : "any", children: ("all" in c ? c.all : c.any).map(fromCondition) };
   if (isEvent(c))
     return {
       kind: "event",

@@ -1,4 +1,4 @@
-import type { AudienceSyncDto, SyncStatus } from "@/lib/audiences/schemas";
+import type { AudienceSyncDto, SyncStatus } from "@/lib/audiences/contract";
 import { Badge } from "@/components/ui/card";
 
 const TONES: Record<SyncStatus, "slate" | "green" | "red" | "amber" | "indigo"> = {
@@ -34,7 +34,13 @@ export function SyncProgress({ sync }: { sync: AudienceSyncDto }) {
         {sync.sent.toLocaleString("en-US")} of {sync.total.toLocaleString("en-US")} sent
       </div>
       {sync.status === "running" ? (
-        <div className="mt-1 h-1.5 w-full overflow-hidden rounded bg-slate-100" role="progressbar" aria-valuenow={share} aria-valuemin={0} aria-valuemax={100}>
+        <div
+          className="mt-1 h-1.5 w-full overflow-hidden rounded bg-slate-100"
+          role="progressbar"
+          aria-valuenow={share}
+          aria-valuemin={0}
+          aria-valuemax={100}
+        >
           <div className="h-full bg-indigo-500" style={{ width: `${share}%` }} />
         </div>
       ) : null}

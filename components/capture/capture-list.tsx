@@ -2,34 +2,20 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CaptureBinDto } from "@/lib/capture/schemas";
-import { CAPTURE_LIMITS } from "@/lib/capture/schemas";
-import { api } from "@/lib/client/api";
+import { CAPTURE_LIMITS } from "@/lib/capture/contract";
 import { Button } from "@/components/ui/button";
-import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { Badge, EmptyState, ErrorNote, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { TimeAgo, statusTone } from "@/components/ui/format";
-import { captureKeys, fetchCaptureBins } from "./queries";
-
-export function useCreateCaptureBin() {
-  const qc = useQueryClient();
-  const router = useRouter();
-  return useMutation({
-    mutationFn: () => api<CaptureBinDto>("/api/capture-bins", { method: "POST", body: {} }),
-    onSuccess: async (bin) => {
-      qc.setQueryData(captureKeys.detail(bin.id), bin);
-      await qc.invalidateQueries({ queryKey: captureKeys.list() });
-      router.push(`/capture/${bin.id}`);
-    },
-  });
-}
+import { ListTable } from "@/components/ui/list-table";
+import { useCaptureBins, useCreateCaptureBinMutation } from "./hooks";
 
 export function CaptureList() {
-  const bins = useQuery({ queryKey: captureKeys.list(), queryFn: ({ signal }) => fetchCaptureBins(signal), refetchInterval: 5_000 });
-  const create = useCreateCaptureBin();
+  const router = useRouter();
+  const bins = useCaptureBins({ live: true });
+  const create = useCreateCaptureBinMutation();
   const newButton = (label: string) => (
-    <Button onClick={() => create.mutate()} disabled={create.isPending}>
+    <Button onClick={() => create.mutate(undefined, { onSuccess: (bin) => router.push(`/capture/${bin.id}`) })} disabled={create.isPending}>
       {create.isPending ? "Creating…" : label}
     </Button>
   );
@@ -47,50 +33,44 @@ export function CaptureList() {
         actions={bins.data?.length ? newButton("New capture URL") : null}
       />
       <ErrorNote error={create.error} />
-      {bins.isPending ? (
-        <Spinner />
-      ) : bins.isError ? (
-        <ErrorNote error={bins.error} />
-      ) : bins.data.length === 0 ? (
-        <EmptyState title="No capture URLs yet" action={newButton("Create a capture URL")}>
-          Create one in a click, then send a test event to it from a destination, or curl it yourself.
-        </EmptyState>
-      ) : (
-        <Card>
-          <table className="w-full text-sm">
-            <thead className="border-b border-slate-100 text-left text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th className="px-4 py-2 font-medium">Capture URL</th>
-                <th className="px-4 py-2 font-medium">Responds</th>
-                <th className="px-4 py-2 font-medium">Requests</th>
-                <th className="px-4 py-2 font-medium">Last request</th>
-                <th className="px-4 py-2"><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {bins.data.map((b) => (
-                <tr key={b.id} className="hover:bg-slate-50">
-                  <td className="px-4 py-3">
-                    <Link href={`/capture/${b.id}`} className="font-medium text-slate-900 hover:text-indigo-700">
-                      {b.name || "Untitled capture URL"}
-                    </Link>
-                    <div className="font-mono text-xs text-slate-500">{b.url}</div>
-                  </td>
-                  <td className="px-4 py-3">
-                    <Badge tone={statusTone(b.responseStatus)}>{b.responseStatus}</Badge>
-                    {b.responseDelayMs ? <span className="ml-2 text-xs text-slate-500">after {b.responseDelayMs} ms</span> : null}
-                  </td>
-                  <td className="px-4 py-3 tabular-nums">{b.requestCount}</td>
-                  <td className="px-4 py-3 text-slate-500">{b.lastRequestAt ? <TimeAgo iso={b.lastRequestAt} /> : "none yet"}</td>
-                  <td className="px-4 py-3 text-right">
-                    <CopyButton value={b.url} label="Copy URL" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Card>
-      )}
+      <ListTable
+        query={bins}
+        rowKey={(b) => b.id}
+        empty={
+          <EmptyState title="No capture URLs yet" action={newButton("Create a capture URL")}>
+            Create one in a click, then send a test event to it from a destination, or curl it yourself.
+          </EmptyState>
+        }
+        columns={[
+          {
+            header: "Capture URL",
+            cell: (b) => (
+              <>
+                <Link href={`/capture/${b.id}`} className="font-medium text-slate-900 hover:text-indigo-700">
+                  <bdi>{b.name || "Untitled capture URL"}</bdi>
+                </Link>
+                <div className="font-mono text-xs text-slate-500 [overflow-wrap:anywhere]">{b.url}</div>
+              </>
+            ),
+          },
+          {
+            header: "Responds",
+            cell: (b) => (
+              <>
+                <Badge tone={statusTone(b.responseStatus)}>{b.responseStatus}</Badge>
+                {b.responseDelayMs ? <span className="ml-2 text-xs text-slate-500">after {b.responseDelayMs} ms</span> : null}
+              </>
+            ),
+          },
+          { header: "Requests", className: "tabular-nums", cell: (b) => b.requestCount },
+          {
+            header: "Last request",
+            className: "text-slate-500",
+            cell: (b) => (b.lastRequestAt ? <TimeAgo iso={b.lastRequestAt} /> : "none yet"),
+          },
+          { header: <span className="sr-only">Actions</span>, align: "right", cell: (b) => <CopyButton value={b.url} label="Copy URL" /> },
+        ]}
+      />
     </>
   );
 }

@@ -1,61 +1,71 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { CaptureBinDto } from "@/lib/capture/schemas";
-import { CAPTURE_LIMITS, updateCaptureBinSchema } from "@/lib/capture/schemas";
-import { ApiError, api } from "@/lib/client/api";
-import { fieldErrorsFromIssues } from "@/lib/errors";
+import type { CaptureBinDto } from "@/lib/capture/contract";
+import { CAPTURE_LIMITS, updateCaptureBinSchema } from "@/lib/capture/contract";
+import { ApiError } from "@/components/data/api-client";
+import { fieldErrorsFromIssues } from "@/lib/api/field-errors";
 import { Button } from "@/components/ui/button";
 import { ErrorNote } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/field";
-import { captureKeys } from "./queries";
+import { useFocusFirstInvalid } from "@/components/ui/use-focus-first-invalid";
+import { useUpdateCaptureBinMutation } from "./hooks";
 
 const PRESETS = [200, 201, 204, 400, 404, 429, 500, 503];
 
 /** Name, response status and delay; validated with the API's own schema before it is sent. */
 export function CaptureSettings({ bin }: { bin: CaptureBinDto }) {
-  const qc = useQueryClient();
   const [name, setName] = useState(bin.name);
   const [status, setStatus] = useState(String(bin.responseStatus));
   const [delay, setDelay] = useState(String(bin.responseDelayMs));
   const [fields, setFields] = useState<Record<string, string[]>>({});
   const [saved, setSaved] = useState(false);
-  const save = useMutation({
-    mutationFn: (input: unknown) => api<CaptureBinDto>(`/api/capture-bins/${bin.id}`, { method: "PATCH", body: input }),
-    onSuccess: (b) => {
-      qc.setQueryData(captureKeys.detail(bin.id), b);
-      setSaved(true);
-      setTimeout(() => setSaved(false), 2000);
-      return qc.invalidateQueries({ queryKey: captureKeys.list() });
-    },
-    onError: (e) => e instanceof ApiError && e.fields && setFields(e.fields),
-  });
+  const save = useUpdateCaptureBinMutation();
+  const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   const num = (s: string) => (s.trim() === "" || Number.isNaN(Number(s)) ? undefined : Number(s));
 
   return (
     <form
+      ref={formRef}
       noValidate
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
         const parsed = updateCaptureBinSchema.safeParse({ name, responseStatus: num(status) ?? NaN, responseDelayMs: num(delay) ?? NaN });
         setFields(parsed.success ? {} : fieldErrorsFromIssues(parsed.error.issues));
-        if (parsed.success) save.mutate(parsed.data);
+        if (!parsed.success) {
+          focusFirstInvalid();
+          return;
+        }
+        save.mutate(
+          { id: bin.id, patch: parsed.data },
+          {
+            onSuccess: () => {
+              setSaved(true);
+              setTimeout(() => setSaved(false), 2000);
+            },
+            onError: (err) => {
+              if (err instanceof ApiError && err.fields) {
+                setFields(err.fields);
+                focusFirstInvalid();
+              }
+            },
+          },
+        );
       }}
     >
       <Field label="Name" htmlFor="bin-name" error={fields.name?.[0]} hint="Only for you, to tell capture URLs apart.">
-        <Input id="bin-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Orders webhook test" aria-invalid={!!fields.name} />
+        <Input id="bin-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Orders webhook test" />
       </Field>
       <div className="grid grid-cols-2 gap-3">
         <Field label="Response status" htmlFor="bin-status" error={fields.responseStatus?.[0]}>
-          <Input id="bin-status" inputMode="numeric" value={status} onChange={(e) => setStatus(e.target.value)} aria-invalid={!!fields.responseStatus} />
+          <Input id="bin-status" inputMode="numeric" value={status} onChange={(e) => setStatus(e.target.value)} />
         </Field>
         <Field label="Response delay (ms)" htmlFor="bin-delay" error={fields.responseDelayMs?.[0]}>
-          <Input id="bin-delay" inputMode="numeric" value={delay} onChange={(e) => setDelay(e.target.value)} aria-invalid={!!fields.responseDelayMs} />
+          <Input id="bin-delay" inputMode="numeric" value={delay} onChange={(e) => setDelay(e.target.value)} />
         </Field>
       </div>
-      <div className="flex flex-wrap gap-1" role="group" aria-label="Status presets">
+      <fieldset className="flex min-w-0 flex-wrap gap-1" aria-label="Status presets">
         {PRESETS.map((p) => (
           <button
             key={p}
@@ -66,13 +76,20 @@ export function CaptureSettings({ bin }: { bin: CaptureBinDto }) {
             {p}
           </button>
         ))}
-      </div>
+      </fieldset>
       <p className="text-xs text-slate-500">
-        A 5xx, 408 or 429 makes Eventrail retry; a delay over 5,000 ms makes it time out. Delay at most {CAPTURE_LIMITS.maxDelayMs / 1000} s.
+        A 5xx, 408 or 429 makes Eventrail retry; a delay over 5,000 ms makes it time out. Delay at most {CAPTURE_LIMITS.maxDelayMs / 1000}{" "}
+        s.
       </p>
       <div className="flex items-center gap-3">
-        <Button type="submit" disabled={save.isPending}>{save.isPending ? "Saving…" : "Save response settings"}</Button>
-        {saved ? <span role="status" className="text-sm text-emerald-700">Saved ✓</span> : null}
+        <Button type="submit" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save response settings"}
+        </Button>
+        {saved ? (
+          <span role="status" className="text-sm text-emerald-700">
+            Saved ✓
+          </span>
+        ) : null}
       </div>
       {save.error && !(save.error instanceof ApiError && save.error.fields) ? <ErrorNote error={save.error} /> : null}
     </form>

@@ -1,33 +1,25 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Card, EmptyState, ErrorNote, Spinner } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { TimeAgo } from "@/components/ui/format";
-import { captureKeys } from "./queries";
+import { useClearCapturedRequestsMutation, useLiveRequests } from "./hooks";
 import { RequestView } from "./request-view";
-import { VerdictMark, type Secrets } from "./signatures";
-import { useLiveRequests } from "./use-live-requests";
+import { SignedMark } from "./signatures";
+import { summary } from "./summary";
 
-/** webhook.site-style: the live list on the left, the selected request on the right. */
-export function RequestsPane({ binId, url, secrets }: { binId: string; url: string; secrets: Secrets }) {
-  const qc = useQueryClient();
+/**
+ * webhook.site-style: the live list on the left (previews only), the selected request on the right
+ * (fetched whole when opened), its signatures checked against `destinationId`.
+ */
+export function RequestsPane({ binId, url, destinationId }: { binId: string; url: string; destinationId: string | null }) {
   const requests = useLiveRequests(binId);
   // null follows the newest request as new ones arrive; a click pins one.
   const [pinned, setPinned] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const clear = useMutation({
-    mutationFn: () => api(`/api/capture-bins/${binId}/requests`, { method: "DELETE" }),
-    onSuccess: async () => {
-      setConfirming(false);
-      setPinned(null);
-      qc.setQueryData(captureKeys.requests(binId), []);
-      await qc.invalidateQueries({ queryKey: captureKeys.detail(binId), exact: true });
-    },
-  });
+  const clear = useClearCapturedRequestsMutation();
 
   if (requests.isPending) return <Spinner label="Loading requests…" />;
   if (requests.isError) return <ErrorNote error={requests.error} />;
@@ -43,7 +35,11 @@ export function RequestsPane({ binId, url, secrets }: { binId: string; url: stri
             <span className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
           </span>
         </h2>
-        {list.length ? <Button variant="ghost" onClick={() => setConfirming(true)}>Clear</Button> : null}
+        {list.length ? (
+          <Button variant="ghost" onClick={() => setConfirming(true)}>
+            Clear
+          </Button>
+        ) : null}
       </div>
       <ConfirmDialog
         open={confirming}
@@ -52,7 +48,14 @@ export function RequestsPane({ binId, url, secrets }: { binId: string; url: stri
         tone="danger"
         busy={clear.isPending}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => clear.mutate()}
+        onConfirm={() =>
+          clear.mutate(binId, {
+            onSuccess: () => {
+              setConfirming(false);
+              setPinned(null);
+            },
+          })
+        }
       >
         The URL keeps working; only the requests seen so far are removed.
         <ErrorNote error={clear.error} />
@@ -60,7 +63,8 @@ export function RequestsPane({ binId, url, secrets }: { binId: string; url: stri
       {list.length === 0 ? (
         <div className="p-4">
           <EmptyState title="Waiting for the first request…">
-            Send anything to <code className="break-all">{url}</code> — a test event from a destination, or curl — and it shows up here within a second.
+            Send anything to <code className="break-all">{url}</code> — a test event from a destination, or curl — and it shows up here
+            within a second.
           </EmptyState>
         </div>
       ) : (
@@ -78,31 +82,24 @@ export function RequestsPane({ binId, url, secrets }: { binId: string; url: stri
                   >
                     <span className="w-14 shrink-0 font-mono font-semibold text-slate-700">{r.method}</span>
                     <span className="min-w-0 flex-1">
-                      <span className="block truncate text-slate-900">{summary(r.body) ?? r.path}</span>
-                      <span className="block text-slate-500">#{r.id} · <TimeAgo iso={r.receivedAt} /></span>
+                      <span className="block truncate text-slate-900">
+                        <bdi>{summary(r.preview) ?? r.path}</bdi>
+                      </span>
+                      <span className="block text-slate-500">
+                        #{r.id} · <TimeAgo iso={r.receivedAt} />
+                      </span>
                     </span>
-                    <VerdictMark req={r} secrets={secrets} />
+                    <SignedMark req={r} />
                   </button>
                 </li>
               );
             })}
           </ul>
-          <div className="min-w-0 p-4">{selected ? <RequestView req={selected} secrets={secrets} /> : null}</div>
+          <div className="min-w-0 p-4">
+            {selected ? <RequestView key={selected.id} binId={binId} summary={selected} destinationId={destinationId} /> : null}
+          </div>
         </div>
       )}
     </Card>
   );
-}
-
-/** "track · Order Completed" for Eventrail's own webhooks, so the list reads at a glance. */
-function summary(body: string): string | null {
-  if (!body.startsWith("{")) return null;
-  try {
-    const o = JSON.parse(body) as Record<string, unknown>;
-    if (typeof o.type !== "string") return null;
-    const detail = o.event ?? o.name ?? o.groupId ?? o.userId ?? o["User ID"];
-    return typeof detail === "string" ? `${o.type} · ${detail}` : o.type;
-  } catch {
-    return null;
-  }
 }

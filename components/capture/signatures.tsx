@@ -1,26 +1,7 @@
 "use client";
 
-import { useEffect, useState } from "react";
-import type { CapturedRequestDto } from "@/lib/capture/schemas";
-import { verifyStandardWebhook, verifyXSignature, type Verdict } from "@/lib/capture/verify";
-
-export type Secrets = { shared: string; standard: string };
-
-/** Both signature checks of one request, recomputed when the secrets change. */
-export function useVerdicts(req: CapturedRequestDto, secrets: Secrets): { x: Verdict; standard: Verdict } | null {
-  const [v, setV] = useState<{ x: Verdict; standard: Verdict } | null>(null);
-  useEffect(() => {
-    let live = true;
-    const input = { headers: req.headers, body: req.body, truncated: req.truncated };
-    Promise.all([verifyXSignature({ ...input, secret: secrets.shared }), verifyStandardWebhook({ ...input, secret: secrets.standard })]).then(
-      ([x, standard]) => live && setV({ x, standard }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [req, secrets.shared, secrets.standard]);
-  return v;
-}
+import type { CapturedRequestSummaryDto, Verdict } from "@/lib/capture/contract";
+import { useSignatureCheck } from "./hooks";
 
 const LOOK = {
   valid: { mark: "✓", cls: "bg-emerald-50 text-emerald-700 ring-emerald-200", word: "verified" },
@@ -34,6 +15,7 @@ export function VerdictBadge({ name, verdict }: { name: string; verdict: Verdict
   const look = LOOK[verdict.state];
   return (
     <span
+      role="img"
       title={verdict.detail}
       aria-label={`${name} ${look.word}`}
       className={`inline-flex items-center gap-1 rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${look.cls}`}
@@ -43,16 +25,46 @@ export function VerdictBadge({ name, verdict }: { name: string; verdict: Verdict
   );
 }
 
-/** A compact mark for the request list: the X-Signature verdict, or Standard Webhooks when that is what was sent. */
-export function VerdictMark({ req, secrets }: { req: CapturedRequestDto; secrets: Secrets }) {
-  const v = useVerdicts(req, secrets);
-  if (!v) return null;
-  const main = v.x.state !== "absent" ? v.x : v.standard;
-  if (main.state === "absent") return null;
-  const look = LOOK[main.state];
+/**
+ * Both signature checks of one request against the chosen destination, done by the server with the
+ * destination's secrets (docs/dashboard.md#capture-urls).
+ */
+export function SignatureChecks({ binId, requestId, destinationId }: { binId: string; requestId: string; destinationId: string | null }) {
+  const check = useSignatureCheck(binId, requestId, destinationId);
+  if (!destinationId) {
+    return (
+      <p className="mt-2 text-xs text-slate-500">Choose a destination under “Verify signatures” to check this request's signatures.</p>
+    );
+  }
+  if (check.isError) return <p className="mt-2 text-xs text-red-600">{(check.error as Error).message}</p>;
+  const v = check.data;
   return (
-    <span title={main.detail} aria-label={`signature ${look.word}`} className={`inline-flex h-5 w-5 items-center justify-center rounded-full text-xs ring-1 ring-inset ${look.cls}`}>
-      {look.mark}
+    <>
+      <fieldset className="mt-3 flex min-w-0 flex-wrap gap-2" aria-label="Signature checks" aria-busy={check.isPending}>
+        <VerdictBadge name="X-Signature" verdict={v?.xSignature} />
+        <VerdictBadge name="Standard Webhooks" verdict={v?.standardWebhooks} />
+      </fieldset>
+      {v && (v.xSignature.state === "invalid" || v.xSignature.state === "unverifiable") ? (
+        <p className="mt-1 text-xs text-slate-500">X-Signature: {v.xSignature.detail}</p>
+      ) : null}
+      {v && (v.standardWebhooks.state === "invalid" || v.standardWebhooks.state === "unverifiable") ? (
+        <p className="mt-1 text-xs text-slate-500">Standard Webhooks: {v.standardWebhooks.detail}</p>
+      ) : null}
+    </>
+  );
+}
+
+/** A compact mark for the request list: the request carries a signature (checked when opened). */
+export function SignedMark({ req }: { req: CapturedRequestSummaryDto }) {
+  if (!req.signed.xSignature && !req.signed.standardWebhooks) return null;
+  return (
+    <span
+      role="img"
+      title="Signed: open it to check the signature against a destination"
+      aria-label="signed"
+      className="inline-flex h-5 items-center justify-center rounded-full px-1.5 text-[10px] font-medium text-indigo-700 ring-1 ring-inset ring-indigo-200"
+    >
+      sig
     </span>
   );
 }

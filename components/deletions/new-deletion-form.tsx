@@ -1,14 +1,15 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
-import { createDeletionSchema, parseUserIdList } from "@/lib/deletions/schemas";
-import { ApiError } from "@/lib/client/api";
+import { useEffect, useRef, useState } from "react";
+import { createDeletionSchema, parseUserIdList } from "@/lib/deletions/contract";
+import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
 import { Card, ErrorNote } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, inputClass } from "@/components/ui/field";
-import { createDeletion, deletionKeys } from "./queries";
+import { plural } from "@/components/ui/format";
+import { useCreateDeletionMutation } from "./hooks";
 
 /** The first problem with the pasted list, in words that point at the entry. */
 function problemWith(userIds: string[]): string | undefined {
@@ -23,18 +24,14 @@ function problemWith(userIds: string[]): string | undefined {
 }
 
 export function NewDeletionForm({ onDone }: { onDone: () => void }) {
-  const qc = useQueryClient();
   const router = useRouter();
   const [text, setText] = useState("");
+  // The form opens on the user's click: their next keystrokes belong in it.
+  const field = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => field.current?.focus(), []);
   const [problem, setProblem] = useState<string>();
-  const create = useMutation({
-    mutationFn: createDeletion,
-    onSuccess: async (created) => {
-      await qc.invalidateQueries({ queryKey: deletionKeys.list() });
-      onDone();
-      router.push(`/deletions/${created.id}`);
-    },
-  });
+  const [confirming, setConfirming] = useState(false);
+  const create = useCreateDeletionMutation();
   const userIds = parseUserIdList(text);
   const serverProblem = create.error instanceof ApiError && create.error.fields ? Object.values(create.error.fields)[0]?.[0] : undefined;
   const shown = problem ?? serverProblem;
@@ -47,9 +44,11 @@ export function NewDeletionForm({ onDone }: { onDone: () => void }) {
           e.preventDefault();
           const p = problemWith(userIds);
           setProblem(p);
-          if (p) return;
-          const n = userIds.length;
-          if (confirm(`Erase ${n} ${n === 1 ? "user" : "users"} and notify their sources' webhooks? This cannot be undone.`)) create.mutate(userIds);
+          if (p) {
+            field.current?.focus();
+            return;
+          }
+          setConfirming(true);
         }}
       >
         <Field
@@ -67,14 +66,13 @@ export function NewDeletionForm({ onDone }: { onDone: () => void }) {
               setProblem(undefined);
             }}
             placeholder={"user-1\nuser-2"}
-            autoFocus
-            aria-invalid={!!shown}
+            ref={field}
             className={`${inputClass} font-mono`}
           />
         </Field>
         <div className="flex items-center gap-3">
           <Button type="submit" variant="danger" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : userIds.length > 0 ? `Erase ${userIds.length} ${userIds.length === 1 ? "user" : "users"}` : "Erase users"}
+            {create.isPending ? "Creating…" : userIds.length > 0 ? `Erase ${plural(userIds.length, "user")}` : "Erase users"}
           </Button>
           <Button variant="ghost" onClick={onDone}>
             Cancel
@@ -82,6 +80,27 @@ export function NewDeletionForm({ onDone }: { onDone: () => void }) {
         </div>
         {!serverProblem ? <ErrorNote error={create.error} /> : null}
       </form>
+      <ConfirmDialog
+        open={confirming}
+        title={`Erase ${plural(userIds.length, "user")}?`}
+        confirmLabel={`Erase ${plural(userIds.length, "user")}`}
+        tone="danger"
+        busy={create.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() =>
+          create.mutate(userIds, {
+            onSuccess: (created) => {
+              setConfirming(false);
+              onDone();
+              router.push(`/deletions/${created.id}`);
+            },
+            onError: () => setConfirming(false),
+          })
+        }
+      >
+        Their stored events, profiles and audience memberships are erased, and each source that held their data sends a delete notice to its
+        webhooks. This cannot be undone.
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -1,25 +1,26 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
-import { api } from "@/lib/client/api";
-import type { EndpointHealth as Health, EndpointState } from "@/lib/destinations/health";
+import type { EndpointState } from "@/lib/destinations/contract";
 import { Badge, ErrorNote, Spinner } from "@/components/ui/card";
+import { useDestinationHealth } from "./hooks";
 
 /**
  * Per-URL health of one destination (GET /api/destinations/:id/health): state, success rate of the
  * recent attempts, failures in a row and the last error. Refreshes every 15 s. Place it on the
  * destination's page or under each destination in the list: <EndpointHealth destinationId={id} />.
  */
-export const endpointHealthKeys = {
-  all: ["destination-health"] as const,
-  detail: (destinationId: string) => [...endpointHealthKeys.all, destinationId] as const,
+const TONE: Record<EndpointState, "green" | "amber" | "red" | "slate"> = {
+  healthy: "green",
+  degraded: "amber",
+  unhealthy: "red",
+  unknown: "slate",
 };
-
-export const fetchEndpointHealth = (destinationId: string, signal?: AbortSignal) =>
-  api<{ destinationId: string; urls: Health[] }>(`/api/destinations/${destinationId}/health`, { signal });
-
-const TONE: Record<EndpointState, "green" | "amber" | "red" | "slate"> = { healthy: "green", degraded: "amber", unhealthy: "red", unknown: "slate" };
-const LABEL: Record<EndpointState, string> = { healthy: "Healthy", degraded: "Degraded", unhealthy: "Unhealthy", unknown: "No recent attempts" };
+const LABEL: Record<EndpointState, string> = {
+  healthy: "Healthy",
+  degraded: "Degraded",
+  unhealthy: "Unhealthy",
+  unknown: "No recent attempts",
+};
 
 const percent = (r: number | null) => (r === null ? "—" : `${Math.round(r * 1000) / 10} %`);
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
@@ -29,11 +30,7 @@ export function EndpointHealthBadge({ state }: { state: EndpointState }) {
 }
 
 export function EndpointHealth({ destinationId, compact = false }: { destinationId: string; compact?: boolean }) {
-  const q = useQuery({
-    queryKey: endpointHealthKeys.detail(destinationId),
-    queryFn: ({ signal }) => fetchEndpointHealth(destinationId, signal),
-    refetchInterval: 15_000,
-  });
+  const q = useDestinationHealth(destinationId);
   if (q.isPending) return <Spinner label="Checking endpoints…" />;
   if (q.isError) return <ErrorNote error={q.error} />;
   return (
@@ -50,7 +47,9 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
                 {u.consecutiveFailures > 0 ? ` · ${u.consecutiveFailures} failed in a row` : ""} · last success {when(u.lastSuccessAt)}
               </p>
             ) : null}
-            {!compact && u.lastError && u.state !== "healthy" ? <p className="mt-0.5 truncate text-xs text-red-700">Last error: {u.lastError}</p> : null}
+            {!compact && u.lastError && u.state !== "healthy" ? (
+              <p className="mt-0.5 truncate text-xs text-red-700">Last error: {u.lastError}</p>
+            ) : null}
           </div>
           <EndpointHealthBadge state={u.state} />
         </li>

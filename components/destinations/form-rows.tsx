@@ -1,26 +1,43 @@
 "use client";
 
-import { MAX_HEADERS, MAX_URLS } from "@/lib/destinations/schemas";
+import { useEffect, useState } from "react";
+import { MAX_HEADERS, MAX_URLS } from "@/lib/destinations/contract";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/field";
+import { FieldError, Input } from "@/components/ui/field";
+import { newHeaderRow, type HeaderRow } from "./form-state";
+import { StoredValue } from "./write-only-field";
 
 type Errors = Record<string, string[] | undefined>;
 
-function RowError({ id, message }: { id: string; message?: string }) {
-  return message ? <p id={id} role="alert" className="mt-1 text-xs text-red-600">{message}</p> : null;
+/**
+ * Moves focus to the element with `id` once it is rendered: after "+ Add URL" the next keystrokes
+ * belong in the new row, and after removing a row focus stays in the list instead of falling to the page.
+ */
+function useFocusAfterRender() {
+  const [target, setTarget] = useState<string | null>(null);
+  useEffect(() => {
+    if (!target) return;
+    document.getElementById(target)?.focus();
+    setTarget(null);
+  }, [target]);
+  return setTarget;
 }
 
 /** Up to 5 endpoint URLs; each row is labelled "URL n" and shows its own error (`urls.n`). */
 export function UrlRows({ urls, errors, onChange }: { urls: string[]; errors: Errors; onChange: (urls: string[]) => void }) {
+  const focus = useFocusAfterRender();
   return (
-    <fieldset className="space-y-2">
+    <fieldset className="min-w-0 space-y-2">
       <legend className="text-sm font-medium text-slate-700">Endpoint URLs</legend>
       {urls.map((u, i) => {
         const err = errors[`urls.${i}`]?.[0];
         return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a URL's position is its identity here (its label and field errors are "URL n", urls.n)
           <div key={i}>
             <div className="flex items-center gap-2">
-              <label htmlFor={`url-${i}`} className="w-12 shrink-0 text-xs text-slate-500">URL {i + 1}</label>
+              <label htmlFor={`url-${i}`} className="w-12 shrink-0 text-xs text-slate-500">
+                URL {i + 1}
+              </label>
               <Input
                 id={`url-${i}`}
                 type="url"
@@ -31,70 +48,145 @@ export function UrlRows({ urls, errors, onChange }: { urls: string[]; errors: Er
                 onChange={(e) => onChange(urls.map((x, j) => (j === i ? e.target.value : x)))}
                 className="font-mono"
               />
-              <Button variant="ghost" aria-label={`Remove URL ${i + 1}`} disabled={urls.length === 1} onClick={() => onChange(urls.filter((_, j) => j !== i))}>
+              <Button
+                variant="ghost"
+                aria-label={`Remove URL ${i + 1}`}
+                disabled={urls.length === 1}
+                onClick={() => {
+                  onChange(urls.filter((_, j) => j !== i));
+                  focus(`url-${Math.max(0, i - 1)}`);
+                }}
+              >
                 ✕
               </Button>
             </div>
-            <div className="pl-14"><RowError id={`url-${i}-error`} message={err} /></div>
+            <FieldError id={`url-${i}-error`} message={err} className="mt-1 pl-14" />
           </div>
         );
       })}
-      <RowError id="urls-error" message={errors.urls?.[0]} />
-      <div className="flex items-center gap-3 pl-14">
-        <Button variant="secondary" disabled={urls.length >= MAX_URLS} onClick={() => onChange([...urls, ""])}>+ Add URL</Button>
-        <span className="text-xs text-slate-500">{urls.length} of {MAX_URLS}</span>
+      <FieldError id="urls-error" message={errors.urls?.[0]} />
+      <div className="flex flex-wrap items-center gap-3 pl-14">
+        <Button
+          variant="secondary"
+          disabled={urls.length >= MAX_URLS}
+          onClick={() => {
+            onChange([...urls, ""]);
+            focus(`url-${urls.length}`);
+          }}
+        >
+          + Add URL
+        </Button>
+        <span className="text-xs text-slate-500">
+          {urls.length} of {MAX_URLS}
+        </span>
       </div>
     </fieldset>
   );
 }
 
-/** Up to 5 static headers sent with every request (errors `headers.n.name` / `headers.n.value`). */
+/**
+ * Up to 5 static headers sent with every request (errors `headers.n.name` / `headers.n.value`). A
+ * stored header's value is write-only: its row shows "set · ••••abcd" with Reveal and Replace, and
+ * keeps the value unless replaced; ✕ removes the header.
+ */
 export function HeaderRows({
   headers,
   errors,
   onChange,
+  reveal,
 }: {
-  headers: { name: string; value: string }[];
+  headers: HeaderRow[];
   errors: Errors;
-  onChange: (headers: { name: string; value: string }[]) => void;
+  onChange: (headers: HeaderRow[]) => void;
+  reveal?: (name: string) => Promise<string>;
 }) {
-  const set = (i: number, patch: Partial<{ name: string; value: string }>) => onChange(headers.map((h, j) => (j === i ? { ...h, ...patch } : h)));
+  const focus = useFocusAfterRender();
+  const set = (i: number, patch: Partial<HeaderRow>) => onChange(headers.map((h, j) => (j === i ? { ...h, ...patch } : h)));
   return (
-    <fieldset className="space-y-2">
+    <fieldset className="min-w-0 space-y-2">
       <legend className="text-sm font-medium text-slate-700">Custom headers</legend>
-      {headers.length === 0 ? <p className="text-xs text-slate-500">None. Add one to send, for example, an API key your endpoint expects.</p> : null}
+      {headers.length === 0 ? (
+        <p className="text-xs text-slate-500">None. Add one to send, for example, an API key your endpoint expects.</p>
+      ) : null}
       {headers.map((h, i) => {
         const nameErr = errors[`headers.${i}.name`]?.[0];
         const valueErr = errors[`headers.${i}.value`]?.[0];
+        const errId = `header-${i}-error`;
         return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a header's position is its identity here (its labels and field errors are "Header n", headers.n)
           <div key={i}>
-            <div className="grid grid-cols-[1fr_1.5fr_auto] items-center gap-2">
+            <div className="grid grid-cols-[minmax(0,1fr)_minmax(0,1.5fr)_auto] items-center gap-2">
               <Input
+                id={`header-${i}-name`}
                 aria-label={`Header ${i + 1} name`}
                 placeholder="X-Api-Key"
                 value={h.name}
+                readOnly={h.action === "keep"}
+                title={h.action === "keep" ? "Replace the value to rename this header" : undefined}
                 aria-invalid={!!nameErr}
+                aria-describedby={nameErr ? errId : undefined}
                 onChange={(e) => set(i, { name: e.target.value })}
-                className="font-mono"
+                className="font-mono read-only:bg-slate-50"
               />
-              <Input
-                aria-label={`Header ${i + 1} value`}
-                placeholder="value"
-                value={h.value}
-                aria-invalid={!!valueErr}
-                onChange={(e) => set(i, { value: e.target.value })}
-                className="font-mono"
-              />
-              <Button variant="ghost" aria-label={`Remove header ${i + 1}`} onClick={() => onChange(headers.filter((_, j) => j !== i))}>✕</Button>
+              {h.action === "keep" ? (
+                <StoredValue
+                  id={`header-${i}`}
+                  label={`Header ${i + 1} value`}
+                  state={h}
+                  reveal={reveal ? () => reveal(h.name) : undefined}
+                >
+                  <Button
+                    variant="secondary"
+                    aria-label={`Replace header ${i + 1} value`}
+                    onClick={() => set(i, { action: "replace", value: "" })}
+                  >
+                    Replace
+                  </Button>
+                </StoredValue>
+              ) : (
+                <Input
+                  id={`header-${i}-value`}
+                  aria-label={`Header ${i + 1} value`}
+                  placeholder="value"
+                  value={h.value}
+                  aria-invalid={!!valueErr}
+                  aria-describedby={valueErr ? errId : undefined}
+                  onChange={(e) => set(i, { value: e.target.value })}
+                  className="font-mono"
+                />
+              )}
+              <Button
+                variant="ghost"
+                aria-label={`Remove header ${i + 1}`}
+                onClick={() => {
+                  onChange(headers.filter((_, j) => j !== i));
+                  focus(headers.length > 1 ? `header-${Math.max(0, i - 1)}-name` : "add-header");
+                }}
+              >
+                ✕
+              </Button>
             </div>
-            <RowError id={`header-${i}-error`} message={nameErr ?? valueErr} />
+            <FieldError id={errId} message={nameErr ?? valueErr} className="mt-1" />
           </div>
         );
       })}
-      <RowError id="headers-error" message={errors.headers?.[0]} />
-      <div className="flex items-center gap-3">
-        <Button variant="secondary" disabled={headers.length >= MAX_HEADERS} onClick={() => onChange([...headers, { name: "", value: "" }])}>+ Add header</Button>
-        <span className="text-xs text-slate-500">{headers.length} of {MAX_HEADERS} · Content-Type, User-Agent, X-Signature and the signing headers are set by Eventrail.</span>
+      <FieldError id="headers-error" message={errors.headers?.[0]} />
+      <div className="flex flex-wrap items-center gap-3">
+        <Button
+          id="add-header"
+          variant="secondary"
+          disabled={headers.length >= MAX_HEADERS}
+          onClick={() => {
+            onChange([...headers, newHeaderRow()]);
+            focus(`header-${headers.length}-name`);
+          }}
+        >
+          + Add header
+        </Button>
+        <span className="text-xs text-slate-500">
+          {headers.length} of {MAX_HEADERS} · Content-Type, User-Agent, X-Signature, the signing headers and connection-level headers
+          (Connection, Transfer-Encoding, …) are set by Eventrail or the HTTP client. Values are write-only once saved.
+        </span>
       </div>
     </fieldset>
   );

@@ -1,34 +1,131 @@
 import { describe, expect, it } from "vitest";
-import { destinationInputSchema } from "@/lib/destinations/schemas";
-import { fieldErrorsFromIssues } from "@/lib/errors";
-import { describeMinutes, emptyForm, formToInput, generateSharedSecret, generateStandardSecret } from "./form-state";
+import { destinationInputSchema, destinationPatchSchema, type DestinationDto } from "@/lib/destinations/contract";
+import { fieldErrorsFromIssues } from "@/lib/api/field-errors";
+import {
+  describeMinutes,
+  describeStored,
+  emptyForm,
+  formFromDestination,
+  formToInput,
+  generateSharedSecret,
+  generateStandardSecret,
+  type FormState,
+  validateForm,
+} from "./form-state";
 
-const errorsOf = (f: ReturnType<typeof emptyForm>) => {
+const errorsOf = (f: FormState) => {
   const r = destinationInputSchema.safeParse(formToInput(f));
   return r.success ? {} : fieldErrorsFromIssues(r.error.issues);
+};
+const typed = (value: string) => ({ action: "replace" as const, value, stored: null });
+
+const stored: DestinationDto = {
+  id: "d",
+  name: "Orders",
+  urls: ["https://a.example/hook"],
+  headers: [{ name: "X-Api-Key", value: { set: true, last4: "cdef" } }],
+  sharedSecret: { set: true, last4: "abcd" },
+  standardWebhooks: true,
+  standardSecret: { set: true, last4: "xyz=" },
+  enabled: true,
+  mode: "any",
+  retryWindowMinutes: 240,
+  sourceIds: [],
+  createdAt: "",
+  updatedAt: "",
 };
 
 describe("destination form state", () => {
   it("reports errors keyed by the row they belong to", () => {
-    const f = { ...emptyForm(), urls: ["https://a.example/hook", "not a url"], headers: [{ name: "X Bad", value: "1" }], retryWindowMinutes: "" };
-    const e = errorsOf(f);
-    expect(Object.keys(e).sort()).toEqual(["headers.0.name", "name", "retryWindowMinutes", "urls.1"]);
+    const f = {
+      ...emptyForm(),
+      urls: ["https://a.example/hook", "not a url"],
+      headers: [{ name: "X Bad", ...typed("1") }],
+      retryWindowMinutes: "",
+    };
+    expect(Object.keys(errorsOf(f)).sort()).toEqual(["headers.0.name", "name", "retryWindowMinutes", "urls.1"]);
+  });
+
+  it.each(["abc", "1.5", ""])("shows a duplicate header and a bad retry window (%j) together, not one at a time", (retry) => {
+    const f = {
+      ...emptyForm(),
+      name: "Orders",
+      urls: ["https://a.example/hook", "https://a.example/hook"],
+      headers: [
+        { name: "X-Api-Key", ...typed("1") },
+        { name: "x-api-key", ...typed("2") },
+      ],
+      retryWindowMinutes: retry,
+    };
+    const { valid, errors } = validateForm(f);
+    expect(valid).toBe(false);
+    expect(Object.keys(errors).sort()).toEqual(["headers.1.name", "retryWindowMinutes", "urls.1"]);
+    expect(errors["headers.1.name"]).toEqual(["This header is already listed"]);
+  });
+
+  it("merges a duplicate with another error on the same field once", () => {
+    const f = { ...emptyForm(), name: "x", urls: ["not a url", "not a url"], retryWindowMinutes: "abc" };
+    expect(validateForm(f).errors["urls.1"]).toEqual(["Enter a full URL starting with http:// or https://", "This URL is already listed"]);
+  });
+
+  it("gives the parsed input when the form is valid", () => {
+    const f = { ...emptyForm(), name: "Orders", urls: ["https://a.example/hook"] };
+    expect(validateForm(f)).toEqual({ valid: true, errors: {} });
   });
 
   it("turns a filled form into valid input, blank secrets into none", () => {
-    const f = { ...emptyForm(), name: "Orders", urls: ["https://a.example/hook", "https://b.example/hook"], headers: [{ name: "X-Api-Key", value: "k" }] };
+    const f = {
+      ...emptyForm(),
+      name: "Orders",
+      urls: ["https://a.example/hook", "https://b.example/hook"],
+      headers: [{ name: "X-Api-Key", ...typed("k") }],
+    };
     const r = destinationInputSchema.parse(formToInput(f));
     expect(r).toMatchObject({ name: "Orders", sharedSecret: null, standardSecret: null, retryWindowMinutes: 240, mode: "any" });
   });
 
+  it("leaves stored secrets and header values out of a PATCH unless replaced or removed", () => {
+    const f = formFromDestination(stored);
+    expect(f.sharedSecret).toEqual({ action: "keep", value: "", stored: { set: true, last4: "abcd" } });
+    const kept = destinationPatchSchema.parse(formToInput(f));
+    // Left out on the wire (JSON drops undefined): the server keeps what it has.
+    expect(Object.keys(JSON.parse(JSON.stringify(kept)))).not.toContain("sharedSecret");
+    expect(Object.keys(JSON.parse(JSON.stringify(kept)))).not.toContain("standardSecret");
+    expect(kept.headers).toEqual([{ name: "X-Api-Key" }]);
+
+    const changed = destinationPatchSchema.parse(
+      formToInput({
+        ...f,
+        sharedSecret: { ...f.sharedSecret, action: "remove" },
+        standardSecret: { ...f.standardSecret, action: "replace", value: generateStandardSecret() },
+        headers: [{ ...f.headers[0], action: "replace", value: "new-key" }],
+      }),
+    );
+    expect(changed.sharedSecret).toBeNull();
+    expect(changed.standardSecret).toMatch(/^whsec_/);
+    expect(changed.headers).toEqual([{ name: "X-Api-Key", value: "new-key" }]);
+  });
+
   it("generates secrets the schema accepts", () => {
     expect(generateSharedSecret()).toMatch(/^[0-9a-f]{48}$/);
-    const f = { ...emptyForm(), name: "x", urls: ["https://a.example"], sharedSecret: generateSharedSecret(), standardWebhooks: true, standardSecret: generateStandardSecret() };
+    const f = {
+      ...emptyForm(),
+      name: "x",
+      urls: ["https://a.example"],
+      sharedSecret: typed(generateSharedSecret()),
+      standardWebhooks: true,
+      standardSecret: typed(generateStandardSecret()),
+    };
     expect(errorsOf(f)).toEqual({});
   });
 
-  it("does not send a Standard Webhooks secret when the option is off", () => {
-    expect(formToInput({ ...emptyForm(), standardSecret: "whsec_x" }).standardSecret).toBe("");
+  it("does not send a typed Standard Webhooks secret when the option is off", () => {
+    expect(formToInput({ ...emptyForm(), standardSecret: typed("whsec_x") }).standardSecret).toBe("");
+  });
+
+  it("describes a stored value without showing it", () => {
+    expect(describeStored({ set: true, last4: "abcd" })).toBe("set · ••••abcd");
+    expect(describeStored({ set: true, last4: null })).toBe("set");
   });
 
   it("describes retry windows in words", () => {

@@ -1,60 +1,106 @@
-import type { DestinationDto } from "@/lib/destinations/schemas";
+import { plural } from "@/components/ui/format";
+import { fieldErrorsFromIssues, type FieldErrors } from "@/lib/api/field-errors";
+import {
+  destinationDuplicatesSchema,
+  destinationInputSchema,
+  destinationPatchSchema,
+  type DestinationDto,
+  type WriteOnlyValue,
+} from "@/lib/destinations/contract";
+
+/**
+ * A write-only value in the form (docs/webhooks.md#secrets). Editing, a stored value is `kept`: the
+ * form shows its hint and leaves it out of the PATCH, so it stays as it is. Replace types a new one;
+ * Remove sends "" (removed on save).
+ */
+export type WriteOnlyState = { action: "keep" | "replace" | "remove"; value: string; stored: WriteOnlyValue | null };
+
+export type HeaderRow = { name: string } & WriteOnlyState;
 
 /** What the destination form edits: strings where the user types, turned into API input on submit. */
 export type FormState = {
   name: string;
   urls: string[];
-  headers: { name: string; value: string }[];
-  sharedSecret: string;
+  headers: HeaderRow[];
+  sharedSecret: WriteOnlyState;
   standardWebhooks: boolean;
-  standardSecret: string;
+  standardSecret: WriteOnlyState;
   enabled: boolean;
   mode: "any" | "every";
   retryWindowMinutes: string;
   sourceIds: string[];
 };
 
+const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
+const storedAs = (hint: WriteOnlyValue): WriteOnlyState => (hint.set ? { action: "keep", value: "", stored: hint } : typed());
+
 export const emptyForm = (): FormState => ({
   name: "",
   urls: [""],
   headers: [],
-  sharedSecret: "",
+  sharedSecret: typed(),
   standardWebhooks: false,
-  standardSecret: "",
+  standardSecret: typed(),
   enabled: true,
   mode: "any",
   retryWindowMinutes: "240",
   sourceIds: [],
 });
 
+export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
+
 export const formFromDestination = (d: DestinationDto): FormState => ({
   name: d.name,
   urls: d.urls.length ? [...d.urls] : [""],
-  headers: d.headers.map((h) => ({ ...h })),
-  sharedSecret: d.sharedSecret ?? "",
+  headers: d.headers.map((h) => ({ name: h.name, ...storedAs(h.value) })),
+  sharedSecret: storedAs(d.sharedSecret),
   standardWebhooks: d.standardWebhooks,
-  standardSecret: d.standardSecret ?? "",
+  standardSecret: storedAs(d.standardSecret),
   enabled: d.enabled,
   mode: d.mode,
   retryWindowMinutes: String(d.retryWindowMinutes),
   sourceIds: [...d.sourceIds],
 });
 
+/** A kept value is left out (undefined: unchanged); a removed one is sent as "" (removed); a typed one as typed. */
+const secretInput = (s: WriteOnlyState) => (s.action === "keep" ? undefined : s.action === "remove" ? "" : s.value);
+
 /** The API input, unvalidated: the shared zod schema decides (a blank number stays NaN and is refused). */
 export function formToInput(f: FormState) {
   return {
     name: f.name,
     urls: f.urls,
-    headers: f.headers,
-    sharedSecret: f.sharedSecret,
+    // A removed header row is gone from the list; a kept one goes without its value (the server keeps it).
+    headers: f.headers.map((h) => (h.action === "keep" ? { name: h.name } : { name: h.name, value: h.value })),
+    sharedSecret: secretInput(f.sharedSecret),
     standardWebhooks: f.standardWebhooks,
     // A secret left in the field while the option is off is not sent.
-    standardSecret: f.standardWebhooks ? f.standardSecret : "",
+    standardSecret: f.standardWebhooks ? secretInput(f.standardSecret) : f.standardSecret.action === "keep" ? undefined : "",
     enabled: f.enabled,
     mode: f.mode,
     retryWindowMinutes: f.retryWindowMinutes.trim() === "" ? Number.NaN : Number(f.retryWindowMinutes),
     sourceIds: f.sourceIds,
   };
+}
+
+/**
+ * Every error of the form at once, keyed as the API keys them (`urls.1`, `headers.0.name`): the
+ * shared schema's field errors (the PATCH schema when editing: stored secrets may stay as they are)
+ * merged with the duplicate checks, which zod would skip while any other field (say a retry window
+ * of "abc") is invalid.
+ */
+export function validateForm(f: FormState, { editing = false } = {}): { valid: boolean; errors: FieldErrors } {
+  const raw = formToInput(f);
+  const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
+  if (parsed.success) return { valid: true, errors: {} };
+  const errors = fieldErrorsFromIssues(parsed.error.issues);
+  const duplicates = destinationDuplicatesSchema.safeParse(raw);
+  if (!duplicates.success) {
+    for (const [key, messages] of Object.entries(fieldErrorsFromIssues(duplicates.error.issues))) {
+      errors[key] = [...new Set([...(errors[key] ?? []), ...messages])];
+    }
+  }
+  return { valid: false, errors };
 }
 
 export function generateSharedSecret(): string {
@@ -67,6 +113,9 @@ export function generateStandardSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
+/** "set · ••••abcd", or "set" for a value too short to show any of it. */
+export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.last4 ? `set · ••••${hint.last4}` : "set");
+
 /** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */
 export function describeMinutes(raw: string): string | null {
   const m = Number(raw);
@@ -74,6 +123,6 @@ export function describeMinutes(raw: string): string | null {
   const d = Math.floor(m / 1440);
   const h = Math.floor((m % 1440) / 60);
   const min = m % 60;
-  const part = (n: number, unit: string) => (n ? `${n} ${unit}${n === 1 ? "" : "s"}` : "");
+  const part = (n: number, unit: string) => (n ? plural(n, unit) : "");
   return [part(d, "day"), part(h, "hour"), part(min, "minute")].filter(Boolean).join(" ");
 }

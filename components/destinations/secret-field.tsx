@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Input } from "@/components/ui/field";
+import { FieldError, Input } from "@/components/ui/field";
 
 /** A secret input with reveal, generate and copy. */
 export function SecretField({
@@ -28,8 +28,10 @@ export function SecretField({
   const [shown, setShown] = useState(false);
   return (
     <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">{label}</label>
-      <div className="flex items-center gap-2">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <div className="flex flex-wrap items-center gap-2">
         <Input
           id={id}
           type={shown ? "text" : "password"}
@@ -38,9 +40,9 @@ export function SecretField({
           value={value}
           placeholder={placeholder}
           aria-invalid={!!error}
-          aria-describedby={error ? `${id}-error` : undefined}
+          aria-describedby={error ? `${id}-error` : hint ? `${id}-hint` : undefined}
           onChange={(e) => onChange(e.target.value)}
-          className="font-mono"
+          className="min-w-48 flex-1 basis-48 font-mono"
         />
         <Button variant="secondary" aria-label={`${shown ? "Hide" : "Reveal"} ${label.toLowerCase()}`} onClick={() => setShown((s) => !s)}>
           {shown ? "Hide" : "Reveal"}
@@ -57,7 +59,13 @@ export function SecretField({
         </Button>
         {value ? <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} /> : null}
       </div>
-      {error ? <p id={`${id}-error`} role="alert" className="text-xs text-red-600">{error}</p> : hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
+      {error ? (
+        <FieldError id={`${id}-error`} message={error} />
+      ) : hint ? (
+        <p id={`${id}-hint`} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
     </div>
   );
 }

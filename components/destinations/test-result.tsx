@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { AttemptDetailDto } from "@/lib/delivery/attempt-schemas";
+import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { formatMs } from "@/components/ui/format";
 import { CodeBlock, HeadersTable } from "@/components/ui/json";
 import { OutcomeBadge, StatusBadge } from "@/components/log/attempt-bits";
@@ -15,12 +15,26 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
           <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-3 py-2 text-sm">
             <StatusBadge attempt={a} />
             <OutcomeBadge outcome={a.outcome} />
-            <span className="tabular-nums text-slate-600" aria-label="Duration">{formatMs(a.durationMs)}</span>
-            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500" title={a.url}>{a.url}</span>
-            <Link href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`} className="text-xs text-indigo-700 hover:underline">In the log →</Link>
+            <output className="tabular-nums text-slate-600" aria-label="Duration">
+              {formatMs(a.durationMs)}
+            </output>
+            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500" title={a.url}>
+              {a.url}
+            </span>
+            <Link
+              href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}
+              className="text-xs text-indigo-700 hover:underline"
+            >
+              In the log →
+            </Link>
           </div>
           <div className="space-y-3 p-3">
-            {a.errorText ? <p className="text-sm text-red-700">{a.errorKind ? `${a.errorKind}: ` : ""}{a.errorText}</p> : null}
+            {a.errorText ? (
+              <p className="text-sm text-red-700">
+                {a.errorKind ? `${a.errorKind}: ` : ""}
+                {a.errorText}
+              </p>
+            ) : null}
             <div>
               <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response body</h4>
               <CodeBlock value={a.responseBody ?? ""} label="Response body" maxHeight="max-h-48" />

@@ -1,20 +1,16 @@
 "use client";
 
+import { ChoiceGroup } from "@/components/ui/choice-group";
 import Link from "next/link";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { AttemptDetailDto } from "@/lib/delivery/attempt-schemas";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { samplePayload } from "@/lib/destinations/samples";
-import type { CaptureBinDto } from "@/lib/capture/schemas";
-import { api } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Card, ErrorNote } from "@/components/ui/card";
 import { inputClass } from "@/components/ui/field";
 import { selectClass } from "@/components/ui/format";
-import { captureKeys, fetchCaptureBins } from "@/components/capture/queries";
-import { logKeys } from "@/components/log/queries";
-import { destinationKeys, fetchDestinations } from "./queries";
+import { useCaptureBins, useCreateCaptureBinMutation } from "@/components/capture/hooks";
+import { useDestinations, useTestSendMutation } from "./hooks";
 import { TestResult } from "./test-result";
 
 type MessageType = (typeof MESSAGE_TYPES)[number];
@@ -26,31 +22,26 @@ const sampleText = (t: MessageType) => JSON.stringify(samplePayload(t), null, 2)
  * On a capture URL's page the target is fixed and the destination (whose signing is used) is chosen.
  */
 export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: string; captureUrl?: string }) {
-  const qc = useQueryClient();
   const [type, setType] = useState<MessageType>("track");
   const [payload, setPayload] = useState(() => sampleText("track"));
   const [target, setTarget] = useState<"destination" | "capture">(captureUrl ? "capture" : "destination");
   const [binUrl, setBinUrl] = useState("");
   const [chosenDestination, setChosenDestination] = useState("");
   const [jsonError, setJsonError] = useState<string | null>(null);
-  const destinations = useQuery({ queryKey: destinationKeys.list(), queryFn: ({ signal }) => fetchDestinations(signal), enabled: !destinationId });
-  const bins = useQuery({ queryKey: captureKeys.list(), queryFn: ({ signal }) => fetchCaptureBins(signal), enabled: !captureUrl });
+  const destinations = useDestinations({ enabled: !destinationId });
+  const bins = useCaptureBins({ enabled: !captureUrl });
   const destId = destinationId ?? (chosenDestination || destinations.data?.[0]?.id || "");
   const url = captureUrl ?? (target === "capture" ? binUrl || bins.data?.[0]?.url || "" : undefined);
 
-  const createBin = useMutation({
-    mutationFn: () => api<CaptureBinDto>("/api/capture-bins", { method: "POST", body: {} }),
-    onSuccess: (b) => {
-      setBinUrl(b.url);
-      setTarget("capture");
-      return qc.invalidateQueries({ queryKey: captureKeys.list() });
-    },
-  });
-  const send = useMutation({
-    mutationFn: (body: { type: MessageType; url?: string; payload: Record<string, unknown> }) =>
-      api<{ attempts: AttemptDetailDto[] }>(`/api/destinations/${destId}/test`, { method: "POST", body }),
-    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: logKeys.all }), qc.invalidateQueries({ queryKey: destinationKeys.stats24h() })]),
-  });
+  const createBin = useCreateCaptureBinMutation();
+  const newBin = () =>
+    createBin.mutate(undefined, {
+      onSuccess: (b) => {
+        setBinUrl(b.url);
+        setTarget("capture");
+      },
+    });
+  const send = useTestSendMutation();
 
   const submit = () => {
     let parsed: unknown;
@@ -65,55 +56,64 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
       return;
     }
     setJsonError(null);
-    send.mutate({ type, payload: parsed as Record<string, unknown>, ...(url ? { url } : {}) });
+    send.mutate({ destinationId: destId, input: { type, payload: parsed as Record<string, unknown>, ...(url ? { url } : {}) } });
   };
 
   return (
     <Card className="p-5">
       <h2 className="text-sm font-semibold text-slate-900">Send a test event</h2>
-      <p className="mt-1 text-xs text-slate-500">Signed and shaped exactly like a real delivery; it appears in the request log and is never retried.</p>
+      <p className="mt-1 text-xs text-slate-500">
+        Signed and shaped exactly like a real delivery; it appears in the request log and is never retried.
+      </p>
 
       {!destinationId ? (
         <div className="mt-4 space-y-1">
-          <label htmlFor="test-destination" className="block text-sm font-medium text-slate-700">Sign as destination</label>
+          <label htmlFor="test-destination" className="block text-sm font-medium text-slate-700">
+            Sign as destination
+          </label>
           {destinations.data?.length === 0 ? (
             <p className="text-sm text-slate-500">
-              Test events are signed with a destination&apos;s secret and headers. <Link href="/destinations/new" className="text-indigo-700 underline">Create a destination</Link> first.
+              Test events are signed with a destination&apos;s secret and headers.{" "}
+              <Link href="/destinations/new" className="text-indigo-700 underline">
+                Create a destination
+              </Link>{" "}
+              first.
             </p>
           ) : (
             <select id="test-destination" className={selectClass} value={destId} onChange={(e) => setChosenDestination(e.target.value)}>
-              {destinations.data?.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
+              {destinations.data?.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name}
+                </option>
+              ))}
             </select>
           )}
         </div>
       ) : null}
 
-      <div className="mt-4" role="radiogroup" aria-label="Event type">
-        <span className="block text-sm font-medium text-slate-700">Event type</span>
-        <div className="mt-1 flex flex-wrap gap-1">
-          {MESSAGE_TYPES.map((t) => (
-            <button
-              key={t}
-              type="button"
-              role="radio"
-              aria-checked={type === t}
-              onClick={() => {
-                setType(t);
-                setPayload(sampleText(t));
-                setJsonError(null);
-              }}
-              className={`rounded-md px-2.5 py-1 font-mono text-xs ring-1 ring-inset ${type === t ? "bg-indigo-600 text-white ring-indigo-600" : "text-slate-700 ring-slate-300 hover:bg-slate-50"}`}
-            >
-              {t}
-            </button>
-          ))}
-        </div>
+      <div className="mt-4">
+        <ChoiceGroup
+          label="Event type"
+          labelVisible
+          variant="separate"
+          options={MESSAGE_TYPES.map((t) => ({ value: t, label: t }))}
+          value={type}
+          onChange={(t) => {
+            setType(t);
+            setPayload(sampleText(t));
+            setJsonError(null);
+          }}
+        />
       </div>
 
       <div className="mt-4 space-y-1">
         <div className="flex items-center justify-between">
-          <label htmlFor="test-payload" className="block text-sm font-medium text-slate-700">Payload (JSON)</label>
-          <button type="button" className="text-xs text-indigo-700 hover:underline" onClick={() => setPayload(sampleText(type))}>Reset sample</button>
+          <label htmlFor="test-payload" className="block text-sm font-medium text-slate-700">
+            Payload (JSON)
+          </label>
+          <button type="button" className="text-xs text-indigo-700 hover:underline" onClick={() => setPayload(sampleText(type))}>
+            Reset sample
+          </button>
         </div>
         <textarea
           id="test-payload"
@@ -121,10 +121,19 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
           spellCheck={false}
           value={payload}
           aria-invalid={!!jsonError}
+          aria-describedby={jsonError ? "test-payload-error" : "test-payload-hint"}
           onChange={(e) => setPayload(e.target.value)}
           className={`${inputClass} font-mono text-xs`}
         />
-        {jsonError ? <p role="alert" className="text-xs text-red-600">{jsonError}</p> : <p className="text-xs text-slate-500">A Segment-style call; messageId, timestamps and the webhook shape are filled in as for real events.</p>}
+        {jsonError ? (
+          <p id="test-payload-error" role="alert" className="text-xs text-red-600">
+            {jsonError}
+          </p>
+        ) : (
+          <p id="test-payload-hint" className="text-xs text-slate-500">
+            A Segment-style call; messageId, timestamps and the webhook shape are filled in as for real events.
+          </p>
+        )}
       </div>
 
       {!captureUrl ? (
@@ -136,19 +145,30 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
               This destination&apos;s URLs
             </label>
             <label className="flex items-center gap-2">
-              <input type="radio" name="target" checked={target === "capture"} onChange={() => setTarget("capture")} />
-              A capture URL
+              <input type="radio" name="target" checked={target === "capture"} onChange={() => setTarget("capture")} />A capture URL
             </label>
             {target === "capture" ? (
               <div className="flex items-center gap-2 pl-6">
                 {bins.data?.length ? (
-                  <select aria-label="Capture URL" className={`${selectClass} min-w-0 flex-1`} value={url} onChange={(e) => setBinUrl(e.target.value)}>
-                    {bins.data.map((b) => <option key={b.id} value={b.url}>{b.name ? `${b.name} — ` : ""}{b.url}</option>)}
+                  <select
+                    aria-label="Capture URL"
+                    className={`${selectClass} min-w-0 flex-1`}
+                    value={url}
+                    onChange={(e) => setBinUrl(e.target.value)}
+                  >
+                    {bins.data.map((b) => (
+                      <option key={b.id} value={b.url}>
+                        {b.name ? `${b.name} — ` : ""}
+                        {b.url}
+                      </option>
+                    ))}
                   </select>
                 ) : (
                   <span className="text-xs text-slate-500">No capture URL yet.</span>
                 )}
-                <Button variant="secondary" onClick={() => createBin.mutate()} disabled={createBin.isPending}>New capture URL</Button>
+                <Button variant="secondary" onClick={newBin} disabled={createBin.isPending}>
+                  New capture URL
+                </Button>
               </div>
             ) : null}
           </div>
@@ -160,10 +180,14 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
           {send.isPending ? "Sending…" : `Send test ${type}`}
         </Button>
         {target === "capture" && url && !captureUrl ? (
-          <Link href={`/capture/${url.split("/c/")[1]}`} className="text-xs text-indigo-700 hover:underline">Watch it arrive →</Link>
+          <Link href={`/capture/${url.split("/c/")[1]}`} className="text-xs text-indigo-700 hover:underline">
+            Watch it arrive →
+          </Link>
         ) : null}
       </div>
-      <div className="mt-3"><ErrorNote error={send.error ?? createBin.error} /></div>
+      <div className="mt-3">
+        <ErrorNote error={send.error ?? createBin.error} />
+      </div>
       {send.data ? <TestResult attempts={send.data.attempts} /> : null}
     </Card>
   );

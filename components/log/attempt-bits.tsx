@@ -1,4 +1,4 @@
-import type { AttemptDto } from "@/lib/delivery/attempt-schemas";
+import type { AttemptDto } from "@/lib/request-log/contract";
 import { Badge } from "@/components/ui/card";
 import { statusTone } from "@/components/ui/format";
 

@@ -1,91 +1,206 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { api } from "@/lib/client/api";
+import { useId, useState } from "react";
+import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
-import { formatMs } from "@/components/ui/format";
+import { formatMs, plural } from "@/components/ui/format";
 import { StatusBadge } from "./attempt-bits";
-import { fetchMessage, logKeys } from "./queries";
+import { type AttemptGroup, groupAttemptChain } from "./chain";
+import { useMessage, useReplayMessageMutation } from "./hooks";
+import { replayTargets } from "./replay-targets";
 
 const STATE_TONE = { pending: "amber", delivered: "green", failed: "red" } as const;
+const clock = (iso: string) => new Date(iso).toLocaleTimeString();
 
-/** Every attempt of the message (all destinations, oldest first), its delivery states, and replay. */
-export function AttemptChain({ messageRowId, current, onSelect }: { messageRowId: string; current: string; onSelect: (id: string) => void }) {
-  const qc = useQueryClient();
+/**
+ * Every attempt of the message, grouped by destination and URL (each group labelled with both), each
+ * replay set off by a divider ("Replay 1 · 12:03:04"), the delivery states, and replay.
+ */
+export function AttemptChain({
+  messageRowId,
+  current,
+  onSelect,
+}: {
+  messageRowId: string;
+  current: string;
+  onSelect: (id: string) => void;
+}) {
   const [confirming, setConfirming] = useState(false);
+  const [everywhere, setEverywhere] = useState(false);
   const [replayed, setReplayed] = useState<number | null>(null);
-  const message = useQuery({
-    queryKey: logKeys.message(messageRowId),
-    queryFn: ({ signal }) => fetchMessage(messageRowId, signal),
-    // While a delivery is still pending its retries keep arriving.
-    refetchInterval: (q) => (q.state.data?.deliveries.some((d) => d.state === "pending") ? 2_000 : false),
-  });
-  const replay = useMutation({
-    mutationFn: () => api<{ replayed: number }>("/api/messages/replay", { method: "POST", body: { ids: [messageRowId], includeDelivered: true } }),
-    onSuccess: async (r) => {
-      setConfirming(false);
-      setReplayed(r.replayed);
-      await Promise.all([qc.invalidateQueries({ queryKey: logKeys.message(messageRowId) }), qc.invalidateQueries({ queryKey: logKeys.all })]);
-    },
-  });
+  const message = useMessage(messageRowId);
+  const replay = useReplayMessageMutation();
 
   if (message.isPending) return <p className="text-xs text-slate-500">Loading the message&apos;s attempts…</p>;
   if (message.isError) return <ErrorNote error={message.error} />;
   const { deliveries, attempts } = message.data;
-  const replayable = deliveries.filter((d) => d.state !== "pending").length;
+  // Replays go where the message did not succeed; delivered destinations only when asked for.
+  const replayable = replayTargets(deliveries, true).length;
+  const targets = replayTargets(deliveries, everywhere);
+  const failedCount = replayTargets(deliveries, false).length;
+  const replayNumbers = new Map(deliveries.map((d) => [d.id, d.replayNumber]));
+  const groups = groupAttemptChain(attempts, replayNumbers);
+  // One line per destination: the state of its latest delivery (the original or its latest replay).
+  const latest = latestPerDestination(deliveries);
 
   return (
-    <section aria-label="Attempt chain" className="space-y-2">
-      <div className="flex items-center justify-between">
-        <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">This message</h3>
-        <Button variant="secondary" onClick={() => setConfirming(true)} disabled={replayable === 0} title={replayable === 0 ? "Still being delivered" : undefined}>
+    <section aria-label="Attempt chain" className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">
+          This message · {plural(attempts.length, "attempt")}
+        </h3>
+        <Button
+          variant="secondary"
+          onClick={() => setConfirming(true)}
+          disabled={replayable === 0}
+          title={replayable === 0 ? "Still being delivered" : undefined}
+        >
           Replay message
         </Button>
       </div>
-      {replayed !== null ? <p role="status" className="text-xs text-emerald-700">Replaying to {replayed} destination{replayed === 1 ? "" : "s"}…</p> : null}
-      <ul className="space-y-1">
-        {deliveries.map((d) => (
-          <li key={d.id} className="flex items-center gap-2 text-xs">
+      {replayed !== null ? (
+        <p role="status" className="text-xs text-emerald-700">
+          Replaying to {plural(replayed, "destination")}…
+        </p>
+      ) : null}
+      <ul className="space-y-1" aria-label="Deliveries">
+        {latest.map((d) => (
+          <li key={d.id} className="flex flex-wrap items-center gap-2 text-xs">
             <Badge tone={STATE_TONE[d.state]}>{d.state}</Badge>
-            <span className="text-slate-700">{d.destinationName ?? "deleted destination"}</span>
-            <span className="text-slate-400">· {d.attemptCount} attempt{d.attemptCount === 1 ? "" : "s"}</span>
-            {d.state === "pending" && d.nextAttemptAt ? <span className="text-slate-400">· next {new Date(d.nextAttemptAt).toLocaleTimeString()}</span> : null}
+            <bdi className="text-slate-700">{d.destinationName ?? "deleted destination"}</bdi>
+            {d.replayNumber ? <span className="text-slate-500">· after replay {d.replayNumber}</span> : null}
+            {d.state === "pending" && d.nextAttemptAt ? (
+              <span className="text-slate-500">· next try at {clock(d.nextAttemptAt)}</span>
+            ) : null}
           </li>
         ))}
       </ul>
-      <ol className="divide-y divide-slate-100 rounded-md ring-1 ring-slate-200" aria-label="Attempts of this message">
-        {attempts.map((a) => (
-          <li key={a.id}>
-            <button
-              type="button"
-              aria-current={a.id === current ? "true" : undefined}
-              onClick={() => onSelect(a.id)}
-              className={`flex w-full items-center gap-2 px-3 py-1.5 text-left text-xs ${a.id === current ? "bg-indigo-50" : "hover:bg-slate-50"}`}
-            >
-              <span className="w-6 tabular-nums text-slate-500">#{a.attemptNumber}</span>
-              <StatusBadge attempt={a} />
-              <span className="min-w-0 flex-1 truncate font-mono text-slate-500">{a.url}</span>
-              <span className="tabular-nums text-slate-500">{formatMs(a.durationMs)}</span>
-              <span className="w-20 text-right text-slate-400">{new Date(a.startedAt).toLocaleTimeString()}</span>
-            </button>
-          </li>
-        ))}
-      </ol>
+      {groups.map((g) => (
+        <AttemptGroupView key={g.key} group={g} current={current} onSelect={onSelect} />
+      ))}
       <ConfirmDialog
         open={confirming}
         title="Replay this message?"
         confirmLabel="Replay message"
         busy={replay.isPending}
+        confirmDisabled={targets.length === 0}
         onCancel={() => setConfirming(false)}
-        onConfirm={() => replay.mutate()}
+        onConfirm={() =>
+          replay.mutate(
+            { messageRowId, includeDelivered: everywhere },
+            {
+              onSuccess: (r) => {
+                setConfirming(false);
+                setEverywhere(false);
+                setReplayed(r.replayed);
+              },
+            },
+          )
+        }
       >
-        It is sent again to {replayable} destination{replayable === 1 ? "" : "s"} ({deliveries.filter((d) => d.state !== "pending").map((d) => d.destinationName).join(", ")}), starting a fresh retry window. Your
-        endpoint receives the same messageId again.
+        {targets.length > 0 ? (
+          <>
+            It is sent again to {plural(targets.length, "destination")} (
+            {targets.map((d) => d.destinationName ?? "deleted destination").join(", ")}) as a new delivery linked to the last one, with a
+            fresh retry window{everywhere ? "" : ", only to the URLs that did not answer 2xx"}. Your endpoint receives the same messageId
+            and webhook-id again.
+          </>
+        ) : (
+          <>It was delivered everywhere: nothing failed, so there is nothing to replay.</>
+        )}
+        <label className="mt-3 flex items-start gap-2">
+          <input
+            type="checkbox"
+            className="mt-0.5"
+            checked={everywhere}
+            onChange={(e) => setEverywhere(e.target.checked)}
+            disabled={failedCount === replayable}
+          />
+          <span>Also send it again where it was delivered</span>
+        </label>
         <ErrorNote error={replay.error} />
       </ConfirmDialog>
+    </section>
+  );
+}
+
+type Delivery = { id: string; destinationId: string; replayNumber: number };
+
+/** Per destination, the newest delivery of its chain, in the order destinations first appear. */
+function latestPerDestination<D extends Delivery>(deliveries: D[]): D[] {
+  const latest = new Map<string, D>();
+  for (const d of deliveries) {
+    const seen = latest.get(d.destinationId);
+    if (!seen || d.replayNumber > seen.replayNumber) latest.set(d.destinationId, d);
+  }
+  return [...latest.values()];
+}
+
+function AttemptGroupView({
+  group,
+  current,
+  onSelect,
+}: {
+  group: AttemptGroup<AttemptDetailDto>;
+  current: string;
+  onSelect: (id: string) => void;
+}) {
+  const headingId = useId();
+  const name = group.destinationName ?? "Deleted destination";
+  return (
+    <section aria-labelledby={headingId} className="rounded-md ring-1 ring-slate-200">
+      <h4
+        id={headingId}
+        className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-0.5 border-b border-slate-100 px-3 py-2 text-xs"
+      >
+        <span className="min-w-0">
+          <bdi className="font-semibold text-slate-900">{name}</bdi>
+          <span className="block font-mono text-slate-500 [overflow-wrap:anywhere]">{group.url}</span>
+        </span>
+        <span className="shrink-0 text-slate-500">{plural(group.count, "attempt")}</span>
+      </h4>
+      {group.runs.map((run) => (
+        <div key={run.attempts[0].id}>
+          {run.replay > 0 ? (
+            <div className="flex items-center gap-2 px-3 pt-2 text-xs text-indigo-700">
+              <span aria-hidden className="h-px flex-1 bg-indigo-200" />
+              <span>
+                Replay {run.replay} · <time dateTime={run.startedAt}>{clock(run.startedAt)}</time>
+              </span>
+              <span aria-hidden className="h-px flex-1 bg-indigo-200" />
+            </div>
+          ) : null}
+          <ol
+            className="divide-y divide-slate-100"
+            aria-label={`Attempts to ${name} at ${group.url}${run.replay ? `, replay ${run.replay}` : ""}`}
+          >
+            {run.attempts.map((a) => (
+              <li key={a.id}>
+                <button
+                  type="button"
+                  aria-current={a.id === current ? "true" : undefined}
+                  onClick={() => onSelect(a.id)}
+                  className={`flex w-full items-center gap-2 px-3 py-1.5 text-left text-xs ${a.id === current ? "bg-indigo-50" : "hover:bg-slate-50"}`}
+                >
+                  <span className="w-8 shrink-0 tabular-nums text-slate-500">#{a.attemptNumber}</span>
+                  <StatusBadge attempt={a} />
+                  <span className="flex-1" />
+                  <span className="whitespace-nowrap tabular-nums text-slate-500">{formatMs(a.durationMs)}</span>
+                  <time
+                    dateTime={a.startedAt}
+                    title={new Date(a.startedAt).toLocaleString()}
+                    className="w-20 whitespace-nowrap text-right text-slate-500"
+                  >
+                    {clock(a.startedAt)}
+                  </time>
+                </button>
+              </li>
+            ))}
+          </ol>
+        </div>
+      ))}
     </section>
   );
 }

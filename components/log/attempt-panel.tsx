@@ -1,6 +1,5 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote, Spinner } from "@/components/ui/card";
@@ -9,7 +8,7 @@ import { formatMs } from "@/components/ui/format";
 import { CodeBlock, HeadersTable } from "@/components/ui/json";
 import { OutcomeBadge, StatusBadge } from "./attempt-bits";
 import { AttemptChain } from "./attempt-chain";
-import { fetchAttempt, logKeys } from "./queries";
+import { useAttempt } from "./hooks";
 
 function Section({ title, children, copy }: { title: string; children: React.ReactNode; copy?: string | null }) {
   return (
@@ -25,7 +24,7 @@ function Section({ title, children, copy }: { title: string; children: React.Rea
 
 /** One attempt in full: what was sent, what came back, and the message's whole attempt chain. */
 export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: () => void; onSelect: (id: string) => void }) {
-  const attempt = useQuery({ queryKey: logKeys.detail(id), queryFn: ({ signal }) => fetchAttempt(id, signal) });
+  const attempt = useAttempt(id);
   useEffect(() => {
     // Escape inside an open confirmation belongs to that dialog.
     const onKey = (e: KeyboardEvent) => e.key === "Escape" && !document.querySelector("dialog[open]") && onClose();
@@ -33,15 +32,24 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
   return (
-    <aside aria-label="Attempt detail" className="fixed inset-y-0 right-0 z-20 flex w-full max-w-xl flex-col border-l border-slate-200 bg-white shadow-2xl">
+    <aside
+      aria-label="Attempt detail"
+      className="fixed inset-y-0 right-0 z-20 flex w-full max-w-xl flex-col border-l border-slate-200 bg-white shadow-2xl"
+    >
       <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
         <h2 className="text-sm font-semibold text-slate-900">Attempt #{id}</h2>
-        <Button variant="ghost" aria-label="Close detail" onClick={onClose}>✕</Button>
+        <Button variant="ghost" aria-label="Close detail" onClick={onClose}>
+          ✕
+        </Button>
       </div>
       {attempt.isPending ? (
-        <div className="px-4"><Spinner /></div>
+        <div className="px-4">
+          <Spinner />
+        </div>
       ) : attempt.isError ? (
-        <div className="p-4"><ErrorNote error={attempt.error} /></div>
+        <div className="p-4">
+          <ErrorNote error={attempt.error} />
+        </div>
       ) : (
         <div className="min-h-0 flex-1 space-y-5 overflow-y-auto p-4">
           {(() => {
@@ -53,16 +61,42 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
                     <StatusBadge attempt={a} />
                     <OutcomeBadge outcome={a.outcome} />
                     <Badge>{a.type}</Badge>
-                    <span className="text-sm tabular-nums text-slate-700" aria-label="Duration">{formatMs(a.durationMs)}</span>
+                    <output className="text-sm tabular-nums text-slate-700" aria-label="Duration">
+                      {formatMs(a.durationMs)}
+                    </output>
                   </div>
-                  <p className="break-all font-mono text-xs text-slate-700">POST {a.url}</p>
+                  <p className="font-mono text-xs text-slate-700 [overflow-wrap:anywhere]">POST {a.url}</p>
                   <dl className="grid grid-cols-[7rem_minmax(0,1fr)] gap-x-2 gap-y-1 text-xs">
-                    <dt className="text-slate-500">Destination</dt><dd>{a.destinationName ?? "deleted"}</dd>
-                    <dt className="text-slate-500">Started</dt><dd>{new Date(a.startedAt).toLocaleString()}</dd>
-                    <dt className="text-slate-500">Attempt</dt><dd>{a.attemptNumber}</dd>
-                    <dt className="text-slate-500">Message ID</dt><dd className="break-all font-mono">{a.messageId}</dd>
-                    <dt className="text-slate-500">User ID</dt><dd className="break-all font-mono">{a.userId ?? "—"}</dd>
-                    {a.nextRetryAt ? (<><dt className="text-slate-500">Next retry</dt><dd>{new Date(a.nextRetryAt).toLocaleString()}</dd></>) : null}
+                    {a.event ? (
+                      <>
+                        <dt className="text-slate-500">Event</dt>
+                        <dd>
+                          <bdi>{a.event}</bdi>
+                        </dd>
+                      </>
+                    ) : null}
+                    <dt className="text-slate-500">Destination</dt>
+                    <dd>
+                      <bdi>{a.destinationName ?? "deleted"}</bdi>
+                    </dd>
+                    <dt className="text-slate-500">Started</dt>
+                    <dd>{new Date(a.startedAt).toLocaleString()}</dd>
+                    <dt className="text-slate-500">Attempt</dt>
+                    <dd>{a.attemptNumber}</dd>
+                    <dt className="text-slate-500">Message ID</dt>
+                    <dd className="font-mono [overflow-wrap:anywhere]">
+                      <bdi>{a.messageId}</bdi>
+                    </dd>
+                    <dt className="text-slate-500">User ID</dt>
+                    <dd className="font-mono [overflow-wrap:anywhere]">
+                      <bdi>{a.userId ?? "—"}</bdi>
+                    </dd>
+                    {a.nextRetryAt ? (
+                      <>
+                        <dt className="text-slate-500">Next retry</dt>
+                        <dd>{new Date(a.nextRetryAt).toLocaleString()}</dd>
+                      </>
+                    ) : null}
                   </dl>
                   {a.errorText ? (
                     <p role="note" className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-700 ring-1 ring-red-200">
@@ -71,14 +105,26 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
                   ) : null}
                 </div>
                 <AttemptChain messageRowId={a.messageRowId} current={a.id} onSelect={onSelect} />
-                <Section title="Request headers"><HeadersTable headers={a.requestHeaders} label="Request headers" /></Section>
-                <Section title="Request body" copy={a.requestBody}>
-                  {a.requestBody == null ? <p className="text-xs text-slate-500">Erased by a deletion request.</p> : <CodeBlock value={a.requestBody} label="Request body" />}
+                <Section title="Request headers">
+                  <HeadersTable headers={a.requestHeaders} label="Request headers" />
                 </Section>
-                <Section title="Response headers"><HeadersTable headers={a.responseHeaders} label="Response headers" /></Section>
+                <Section title="Request body" copy={a.requestBody}>
+                  {a.requestBody == null ? (
+                    <p className="text-xs text-slate-500">Erased by a deletion request.</p>
+                  ) : (
+                    <CodeBlock value={a.requestBody} label="Request body" />
+                  )}
+                </Section>
+                <Section title="Response headers">
+                  <HeadersTable headers={a.responseHeaders} label="Response headers" />
+                </Section>
                 <Section title="Response body" copy={a.responseBody}>
-                  {a.responseStatus == null ? <p className="text-xs text-slate-500">No response was received.</p> : <CodeBlock value={a.responseBody ?? ""} label="Response body" />}
-                  <p className="text-xs text-slate-400">The first 64 KB of the response is kept.</p>
+                  {a.responseStatus == null ? (
+                    <p className="text-xs text-slate-500">No response was received.</p>
+                  ) : (
+                    <CodeBlock value={a.responseBody ?? ""} label="Response body" />
+                  )}
+                  <p className="text-xs text-slate-500">The first 64 KB of the response is kept.</p>
                 </Section>
               </>
             );

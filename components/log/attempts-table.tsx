@@ -1,23 +1,45 @@
 "use client";
 
-import type { AttemptDto } from "@/lib/delivery/attempt-schemas";
-import { formatMs } from "@/components/ui/format";
+import type { AttemptDto } from "@/lib/request-log/contract";
+import { TimeAgo, formatMs } from "@/components/ui/format";
 import { OutcomeBadge, StatusBadge } from "./attempt-bits";
 
-/** Attempts newest first; a row opens its detail (click, Enter or Space). */
-export function AttemptsTable({ attempts, selected, onSelect }: { attempts: AttemptDto[]; selected: string | null; onSelect: (id: string) => void }) {
+/** What the attempt carried, as people name it: the event for a track call ("Order Completed"), else the type. */
+const eventLabel = (a: AttemptDto) => a.event ?? a.type;
+const attemptName = (a: AttemptDto) =>
+  `${eventLabel(a)}${a.event ? ` (${a.type})` : ""}, attempt ${a.attemptNumber} to ${a.destinationName ?? "a deleted destination"}`;
+
+type Props = { attempts: AttemptDto[]; selected: string | null; onSelect: (id: string) => void };
+
+/**
+ * Attempts newest first, led by the event name and a relative time, as Segment's Event Delivery and
+ * Hookdeck show them; a row opens its detail (click, Enter or Space). Wide screens get a table,
+ * phones a list of the same rows.
+ */
+export function AttemptsTable(props: Props) {
   return (
-    <table className="w-full table-fixed text-sm" aria-label="Attempts">
+    <>
+      <AttemptsGrid {...props} />
+      <AttemptsList {...props} />
+    </>
+  );
+}
+
+function AttemptsGrid({ attempts, selected, onSelect }: Props) {
+  return (
+    <table className="hidden w-full table-fixed text-sm lg:table" aria-label="Attempts">
       <thead className="border-b border-slate-100 text-left text-xs uppercase tracking-wide text-slate-500">
         <tr>
-          <th className="w-40 px-3 py-2 font-medium">Time</th>
-          <th className="w-20 px-3 py-2 font-medium">Status</th>
-          <th className="w-24 px-3 py-2 font-medium">Outcome</th>
-          <th className="w-36 px-3 py-2 font-medium">Destination</th>
-          <th className="w-32 px-3 py-2 font-medium">Event</th>
-          <th className="px-3 py-2 font-medium">URL</th>
-          <th className="w-12 px-3 py-2 text-right font-medium">#</th>
-          <th className="w-20 px-3 py-2 text-right font-medium">Duration</th>
+          <th className="px-3 py-2 font-medium">Event</th>
+          <th className="w-44 px-3 py-2 font-medium">Status</th>
+          <th className="w-52 px-3 py-2 font-medium">Destination</th>
+          <th className="w-12 px-3 py-2 text-right font-medium">
+            <abbr title="Attempt number" className="no-underline">
+              #
+            </abbr>
+          </th>
+          <th className="w-24 px-3 py-2 text-right font-medium">Duration</th>
+          <th className="w-28 px-3 py-2 text-right font-medium">Time</th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -26,7 +48,7 @@ export function AttemptsTable({ attempts, selected, onSelect }: { attempts: Atte
             key={a.id}
             tabIndex={0}
             aria-selected={selected === a.id}
-            aria-label={`Attempt ${a.attemptNumber} of ${a.type} ${a.messageId} to ${a.url}`}
+            aria-label={attemptName(a)}
             onClick={() => onSelect(a.id)}
             onKeyDown={(e) => {
               if (e.key === "Enter" || e.key === " ") {
@@ -36,20 +58,71 @@ export function AttemptsTable({ attempts, selected, onSelect }: { attempts: Atte
             }}
             className={`cursor-pointer focus:outline-none focus-visible:bg-indigo-50 ${selected === a.id ? "bg-indigo-50" : "hover:bg-slate-50"}`}
           >
-            <td className="px-3 py-2 text-xs tabular-nums text-slate-600" title={a.startedAt}>{new Date(a.startedAt).toLocaleString()}</td>
-            <td className="px-3 py-2"><StatusBadge attempt={a} /></td>
-            <td className="px-3 py-2"><OutcomeBadge outcome={a.outcome} /></td>
-            <td className="truncate px-3 py-2 text-xs text-slate-700">{a.destinationName ?? "deleted"}</td>
             <td className="px-3 py-2">
-              <div className="font-mono text-xs text-slate-900">{a.type}</div>
-              <div className="truncate text-xs text-slate-500" title={a.userId ?? ""}>{a.userId ?? "—"}</div>
+              <div className="truncate font-medium text-slate-900" title={eventLabel(a)}>
+                <bdi>{eventLabel(a)}</bdi>
+              </div>
+              <div className="truncate text-xs text-slate-500">
+                {a.event ? <span className="font-mono">{a.type} · </span> : null}
+                <bdi className="font-mono">{a.userId ?? "no userId"}</bdi>
+              </div>
             </td>
-            <td className="truncate px-3 py-2 font-mono text-xs text-slate-500" title={a.url}>{a.url}</td>
+            <td className="px-3 py-2">
+              <div className="flex flex-wrap items-center gap-1">
+                <StatusBadge attempt={a} />
+                <OutcomeBadge outcome={a.outcome} />
+              </div>
+            </td>
+            <td className="px-3 py-2">
+              <div className="truncate text-xs text-slate-700">
+                <bdi>{a.destinationName ?? "deleted destination"}</bdi>
+              </div>
+              <div className="truncate font-mono text-xs text-slate-500" title={a.url}>
+                {a.url}
+              </div>
+            </td>
             <td className="px-3 py-2 text-right text-xs tabular-nums text-slate-600">{a.attemptNumber}</td>
-            <td className="px-3 py-2 text-right text-xs tabular-nums text-slate-600">{formatMs(a.durationMs)}</td>
+            <td className="whitespace-nowrap px-3 py-2 text-right text-xs tabular-nums text-slate-600">{formatMs(a.durationMs)}</td>
+            <td className="px-3 py-2 text-right text-xs text-slate-600">
+              <TimeAgo iso={a.startedAt} />
+            </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+function AttemptsList({ attempts, selected, onSelect }: Props) {
+  return (
+    <ul className="divide-y divide-slate-100 lg:hidden" aria-label="Attempts">
+      {attempts.map((a) => (
+        <li key={a.id}>
+          <button
+            type="button"
+            aria-current={selected === a.id ? "true" : undefined}
+            onClick={() => onSelect(a.id)}
+            className={`block w-full space-y-1 px-4 py-3 text-left text-sm ${selected === a.id ? "bg-indigo-50" : "hover:bg-slate-50"}`}
+          >
+            <span className="flex items-baseline justify-between gap-3">
+              <bdi className="min-w-0 truncate font-medium text-slate-900">{eventLabel(a)}</bdi>
+              <span className="shrink-0 text-xs text-slate-500">
+                <TimeAgo iso={a.startedAt} />
+              </span>
+            </span>
+            <span className="flex flex-wrap items-center gap-1">
+              <StatusBadge attempt={a} />
+              <OutcomeBadge outcome={a.outcome} />
+              <span className="text-xs tabular-nums text-slate-600">
+                {formatMs(a.durationMs)} · #{a.attemptNumber}
+              </span>
+            </span>
+            <span className="block truncate text-xs text-slate-500">
+              <bdi>{a.destinationName ?? "deleted destination"}</bdi> · <span className="font-mono">{a.url}</span>
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }

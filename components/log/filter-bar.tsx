@@ -1,13 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
-import { selectClass } from "@/components/ui/format";
-import { destinationKeys, fetchDestinations } from "@/components/destinations/queries";
-import type { LogFilter } from "./queries";
+import { plural, selectClass } from "@/components/ui/format";
+import { useDestinations } from "@/components/destinations/hooks";
+import type { LogFilter } from "./hooks";
 
 const RANGES = [
   { label: "Last hour", ms: 3600_000 },
@@ -23,38 +22,72 @@ const toLocalInput = (iso?: string) => {
 };
 const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
 
-/** A text filter that applies on Enter or when focus leaves, not on every keystroke. */
-function TextFilter({ label, value, placeholder, onApply }: { label: string; value?: string; placeholder: string; onApply: (v: string | undefined) => void }) {
+const normalised = (d: string) => d.trim() || undefined;
+
+/** How long typing pauses before a text filter applies. */
+export const TEXT_FILTER_DEBOUNCE_MS = 300;
+
+/**
+ * A text filter that applies as you type (after a short pause, so each keystroke is not a query),
+ * at once on Enter, and when focus leaves. The URL stays the source of truth: clearing the filters
+ * or going back updates the field.
+ */
+function TextFilter({
+  label,
+  value,
+  placeholder,
+  onApply,
+}: {
+  label: string;
+  value?: string;
+  placeholder: string;
+  onApply: (v: string | undefined) => void;
+}) {
   const [draft, setDraft] = useState(value ?? "");
-  useEffect(() => setDraft(value ?? ""), [value]);
-  const apply = () => {
-    const v = draft.trim() || undefined;
+  const apply = useRef(onApply);
+  apply.current = onApply;
+  // Keep what is being typed ("Order " with its space) when the URL catches up with it.
+  useEffect(() => setDraft((d) => (normalised(d) === value ? d : (value ?? ""))), [value]);
+  useEffect(() => {
+    const v = normalised(draft);
+    if (v === value) return;
+    const t = setTimeout(() => apply.current(v), TEXT_FILTER_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [draft, value]);
+  const applyNow = () => {
+    const v = normalised(draft);
     if (v !== value) onApply(v);
   };
   return (
     <Input
+      type="search"
       aria-label={label}
       placeholder={placeholder}
       value={draft}
       onChange={(e) => setDraft(e.target.value)}
-      onBlur={apply}
-      onKeyDown={(e) => e.key === "Enter" && apply()}
+      onBlur={applyNow}
+      onKeyDown={(e) => e.key === "Enter" && applyNow()}
       className="font-mono text-xs"
     />
   );
 }
 
 export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; onChange: (patch: LogFilter) => void; onClear: () => void }) {
-  const destinations = useQuery({ queryKey: destinationKeys.list(), queryFn: ({ signal }) => fetchDestinations(signal) });
+  const destinations = useDestinations();
   const active = Object.keys(filter).length;
   const set = (k: keyof LogFilter) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange({ [k]: e.target.value || undefined });
 
   return (
-    <div className="mb-4 space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" role="search" aria-label="Filter attempts">
-      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+    <search className="mb-4 block space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" aria-label="Filter attempts">
+      <p className="sr-only">Filters apply as you change them.</p>
+      <div className="grid grid-cols-2 gap-2 sm:gap-3 lg:grid-cols-4">
         <select aria-label="Destination" className={selectClass} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
           <option value="">All destinations</option>
-          {destinations.data?.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
+          {destinations.data?.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name}
+            </option>
+          ))}
         </select>
         <select aria-label="Outcome" className={selectClass} value={filter.outcome ?? ""} onChange={set("outcome")}>
           <option value="">Any outcome</option>
@@ -64,39 +97,66 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
         </select>
         <select aria-label="Status" className={selectClass} value={filter.statusClass ?? ""} onChange={set("statusClass")}>
           <option value="">Any status</option>
-          {["2xx", "3xx", "4xx", "5xx"].map((c) => <option key={c} value={c}>{c}</option>)}
+          {["2xx", "3xx", "4xx", "5xx"].map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
           <option value="none">No response</option>
         </select>
         <select aria-label="Event type" className={selectClass} value={filter.type ?? ""} onChange={set("type")}>
           <option value="">Any type</option>
-          {MESSAGE_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+          {MESSAGE_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
         </select>
         <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
         <TextFilter label="Message ID" placeholder="messageId" value={filter.messageId} onApply={(messageId) => onChange({ messageId })} />
-        <div className="sm:col-span-2">
+        <div className="col-span-2">
           <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
         </div>
       </div>
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <span className="text-xs font-medium text-slate-500">Time</span>
         {RANGES.map((r) => (
-          <Button key={r.label} variant="secondary" className="text-xs" onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}>
+          <Button
+            key={r.label}
+            variant="secondary"
+            className="text-xs"
+            onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}
+          >
             {r.label}
           </Button>
         ))}
         <label className="flex items-center gap-1 text-xs text-slate-500">
           From
-          <input type="datetime-local" aria-label="From" className={`${selectClass} pr-2 text-xs`} value={toLocalInput(filter.from)} onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })} />
+          <input
+            type="datetime-local"
+            aria-label="From"
+            className={`${selectClass} pr-2 text-xs`}
+            value={toLocalInput(filter.from)}
+            onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })}
+          />
         </label>
         <label className="flex items-center gap-1 text-xs text-slate-500">
           To
-          <input type="datetime-local" aria-label="To" className={`${selectClass} pr-2 text-xs`} value={toLocalInput(filter.to)} onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })} />
+          <input
+            type="datetime-local"
+            aria-label="To"
+            className={`${selectClass} pr-2 text-xs`}
+            value={toLocalInput(filter.to)}
+            onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })}
+          />
         </label>
         <span className="flex-1" />
         {active ? (
-          <Button variant="ghost" onClick={onClear}>Clear {active} filter{active === 1 ? "" : "s"}</Button>
+          <Button variant="ghost" onClick={onClear}>
+            Clear {plural(active, "filter")}
+          </Button>
         ) : null}
       </div>
-    </div>
+    </search>
   );
 }

@@ -1,26 +1,19 @@
 "use client";
 
 import Link from "next/link";
-import { useInfiniteQuery } from "@tanstack/react-query";
 import { Button } from "@/components/ui/button";
 import { Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { plural } from "@/components/ui/format";
 import { AttemptPanel } from "./attempt-panel";
 import { AttemptsTable } from "./attempts-table";
 import { FilterBar } from "./filter-bar";
-import { fetchAttempts, logKeys } from "./queries";
+import { useAttemptLog } from "./hooks";
 import { ReplayMatching } from "./replay-matching";
 import { useLogFilter } from "./use-log-filter";
 
 export function RequestLog() {
   const { filter, selected, setFilter, clearFilter, select } = useLogFilter();
-  const pages = useInfiniteQuery({
-    queryKey: logKeys.list(filter),
-    queryFn: ({ pageParam, signal }) => fetchAttempts(filter, pageParam, signal),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.nextCursor,
-    // Tail the newest page while only it is shown; once the user pages back, the list holds still.
-    refetchInterval: (q) => ((q.state.data?.pages.length ?? 0) <= 1 ? 5_000 : false),
-  });
+  const pages = useAttemptLog(filter);
   const attempts = pages.data?.pages.flatMap((p) => p.attempts) ?? [];
   const filtered = Object.keys(filter).length > 0;
 
@@ -40,20 +33,30 @@ export function RequestLog() {
             <ErrorNote error={pages.error} />
           ) : attempts.length === 0 ? (
             filtered ? (
-              <EmptyState title="No attempts match these filters" action={<Button variant="secondary" onClick={clearFilter}>Clear filters</Button>}>
+              <EmptyState
+                title="No attempts match these filters"
+                action={
+                  <Button variant="secondary" onClick={clearFilter}>
+                    Clear filters
+                  </Button>
+                }
+              >
                 Widen the time range or remove a filter.
               </EmptyState>
             ) : (
               <EmptyState title="No attempts yet">
-                Attempts appear here as soon as a destination receives an event. <Link href="/destinations" className="text-indigo-700 underline">Set up a destination</Link> and
-                send a test event, or send calls to a connected source.
+                Attempts appear here as soon as a destination receives an event.{" "}
+                <Link href="/destinations" className="text-indigo-700 underline">
+                  Set up a destination
+                </Link>{" "}
+                and send a test event, or send calls to a connected source.
               </EmptyState>
             )
           ) : (
             <Card className="overflow-hidden">
               <AttemptsTable attempts={attempts} selected={selected} onSelect={(id) => select(id === selected ? null : id)} />
               <div className="flex items-center justify-between border-t border-slate-100 px-4 py-3 text-xs text-slate-500">
-                <span>{attempts.length.toLocaleString()} attempt{attempts.length === 1 ? "" : "s"} shown</span>
+                <span>{plural(attempts.length, "attempt")} shown</span>
                 {pages.hasNextPage ? (
                   <Button variant="secondary" onClick={() => pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
                     {pages.isFetchingNextPage ? "Loading…" : "Load more"}

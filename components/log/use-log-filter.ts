@@ -2,7 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
-import { FILTER_KEYS, normaliseFilter, type LogFilter } from "./queries";
+import { FILTER_KEYS, normaliseFilter, type LogFilter } from "./hooks";
 
 /** The log's filters and selected attempt live in the URL, so a filtered view can be shared or reloaded. */
 export function useLogFilter() {

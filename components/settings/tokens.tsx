@@ -1,47 +1,41 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { ApiTokenDto } from "@/lib/auth/tokens";
-import { ApiError, api } from "@/lib/client/api";
+import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input } from "@/components/ui/field";
-
-const tokenKeys = { list: () => ["tokens", "list"] as const };
+import { TimeAgo } from "@/components/ui/format";
+import { ScrollBox } from "@/components/ui/scroll-box";
+import { useCreateTokenMutation, useRevokeTokenMutation, useTokens } from "./hooks";
 
 export function TokensSettings() {
-  const qc = useQueryClient();
-  const tokens = useQuery({
-    queryKey: tokenKeys.list(),
-    queryFn: ({ signal }) => api<{ tokens: ApiTokenDto[] }>("/api/tokens", { signal }).then((r) => r.tokens),
-  });
+  const tokens = useTokens();
   const [name, setName] = useState("");
   const [created, setCreated] = useState<string | null>(null);
-  const create = useMutation({
-    mutationFn: () => api<ApiTokenDto & { token: string }>("/api/tokens", { method: "POST", body: { name } }),
-    onSuccess: (t) => {
-      setCreated(t.token);
-      setName("");
-      return qc.invalidateQueries({ queryKey: tokenKeys.list() });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api(`/api/tokens/${id}`, { method: "DELETE" }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: tokenKeys.list() }),
-  });
+  const create = useCreateTokenMutation();
+  const revoke = useRevokeTokenMutation();
   const nameError = create.error instanceof ApiError ? create.error.fields?.name?.[0] : undefined;
 
   return (
     <>
-      <PageHeader title="Settings" description="API tokens give automation access to this workspace's Management API (Authorization: Bearer <token>)." />
+      <PageHeader
+        title="Settings"
+        description="API tokens give automation access to this workspace's Management API (Authorization: Bearer <token>)."
+      />
       <Card className="mb-6 p-5">
         <form
           className="flex items-end gap-3"
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate();
+            create.mutate(name, {
+              onSuccess: (t) => {
+                setCreated(t.token);
+                setName("");
+              },
+            });
           }}
         >
           <div className="flex-1">
@@ -49,13 +43,17 @@ export function TokensSettings() {
               <Input id="token-name" placeholder="e.g. CI pipeline" value={name} onChange={(e) => setName(e.target.value)} />
             </Field>
           </div>
-          <Button type="submit" disabled={create.isPending}>Create token</Button>
+          <Button type="submit" disabled={create.isPending}>
+            Create token
+          </Button>
         </form>
         {created ? (
           <div className="mt-4 rounded-md bg-amber-50 p-3 ring-1 ring-amber-200">
             <p className="text-sm font-medium text-amber-900">Copy this token now: it is shown only once.</p>
-            <div className="mt-2 flex items-center gap-2">
-              <code data-testid="new-token" className="rounded bg-white px-2 py-1 font-mono text-xs">{created}</code>
+            <div className="mt-2 flex flex-wrap items-center gap-2">
+              <code data-testid="new-token" className="min-w-0 rounded bg-white px-2 py-1 font-mono text-xs [overflow-wrap:anywhere]">
+                {created}
+              </code>
               <CopyButton value={created} />
             </div>
           </div>
@@ -69,28 +67,55 @@ export function TokensSettings() {
         <EmptyState title="No API tokens">Create one to script Eventrail from CI or your own tools.</EmptyState>
       ) : (
         <Card>
-          <table className="w-full text-sm">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr><th className="px-4 py-2">Name</th><th className="px-4 py-2">Token</th><th className="px-4 py-2">Created</th><th className="px-4 py-2">Last used</th><th /></tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {tokens.data.map((t) => (
-                <tr key={t.id}>
-                  <td className="px-4 py-2 font-medium">{t.name}</td>
-                  <td className="px-4 py-2 font-mono text-xs">{t.prefix}…</td>
-                  <td className="px-4 py-2 text-slate-500">{new Date(t.createdAt).toLocaleString()}</td>
-                  <td className="px-4 py-2 text-slate-500">{t.lastUsedAt ? new Date(t.lastUsedAt).toLocaleString() : "never"}</td>
-                  <td className="px-4 py-2 text-right">
-                    {t.revokedAt ? (
-                      <Badge tone="red">Revoked</Badge>
-                    ) : (
-                      <Button variant="secondary" onClick={() => confirm(`Revoke "${t.name}"?`) && revoke.mutate(t.id)}>Revoke</Button>
-                    )}
-                  </td>
+          <ScrollBox label="API tokens, scrollable">
+            <table className="w-full text-sm" aria-label="API tokens">
+              <thead className="text-left text-xs uppercase text-slate-500">
+                <tr>
+                  <th className="px-4 py-2">Name</th>
+                  <th className="px-4 py-2">Token</th>
+                  <th className="px-4 py-2">Created</th>
+                  <th className="px-4 py-2">Last used</th>
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {tokens.data.map((t) => (
+                  <tr key={t.id}>
+                    <td className="px-4 py-2 font-medium">
+                      <bdi>{t.name}</bdi>
+                    </td>
+                    <td className="px-4 py-2 font-mono text-xs">{t.prefix}…</td>
+                    <td className="whitespace-nowrap px-4 py-2 text-slate-500">
+                      <TimeAgo iso={t.createdAt} />
+                    </td>
+                    <td className="whitespace-nowrap px-4 py-2 text-slate-500">
+                      {t.lastUsedAt ? <TimeAgo iso={t.lastUsedAt} /> : "never"}
+                    </td>
+                    <td className="px-4 py-2 text-right">
+                      {t.revokedAt ? (
+                        <Badge tone="red">Revoked</Badge>
+                      ) : (
+                        <ConfirmButton
+                          label="Revoke"
+                          ariaLabel={`Revoke ${t.name}`}
+                          title={`Revoke "${t.name}"?`}
+                          confirmLabel="Revoke token"
+                          tone="danger"
+                          busy={revoke.isPending}
+                          error={revoke.error}
+                          onConfirm={(close) => revoke.mutate(t.id, { onSuccess: close })}
+                        >
+                          Automation using this token gets 401 from now on. This cannot be undone.
+                        </ConfirmButton>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollBox>
         </Card>
       )}
     </>

@@ -1,36 +1,23 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { SourceDto } from "@/lib/sources/schemas";
-import { api } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { fetchSource, sourceKeys } from "./queries";
+import { CodeBlock } from "@/components/ui/json";
+import { DeleteButton } from "@/components/ui/delete-button";
+import { useDeleteSourceMutation, useRotateSourceKeyMutation, useSource, useUpdateSourceMutation } from "./hooks";
+import { SourceHealthCard } from "./source-health";
 
 export function SourceDetail({ id, children }: { id: string; children?: React.ReactNode }) {
-  const qc = useQueryClient();
   const router = useRouter();
-  const source = useQuery({ queryKey: sourceKeys.detail(id), queryFn: ({ signal }) => fetchSource(id, signal) });
+  const source = useSource(id);
   const [revealed, setRevealed] = useState(false);
-  const onChanged = (s: SourceDto) => {
-    qc.setQueryData(sourceKeys.detail(id), s);
-    return qc.invalidateQueries({ queryKey: sourceKeys.list() });
-  };
-  const rotate = useMutation({ mutationFn: () => api<SourceDto>(`/api/sources/${id}/rotate-key`, { method: "POST" }), onSuccess: onChanged });
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => api<SourceDto>(`/api/sources/${id}`, { method: "PATCH", body: { enabled } }),
-    onSuccess: onChanged,
-  });
-  const remove = useMutation({
-    mutationFn: () => api(`/api/sources/${id}`, { method: "DELETE" }),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: sourceKeys.all });
-      router.push("/sources");
-    },
-  });
+  const rotate = useRotateSourceKeyMutation();
+  const toggle = useUpdateSourceMutation();
+  const remove = useDeleteSourceMutation();
 
   if (source.isPending) return <Spinner />;
   if (source.isError) return <ErrorNote error={source.error} />;
@@ -46,46 +33,56 @@ export function SourceDetail({ id, children }: { id: string; children?: React.Re
         actions={
           <>
             <Badge tone={s.enabled ? "green" : "slate"}>{s.enabled ? "Enabled" : "Disabled"}</Badge>
-            <Button variant="secondary" onClick={() => toggle.mutate(!s.enabled)} disabled={toggle.isPending}>
+            <Button variant="secondary" onClick={() => toggle.mutate({ id, patch: { enabled: !s.enabled } })} disabled={toggle.isPending}>
               {s.enabled ? "Disable" : "Enable"}
             </Button>
-            <Button
-              variant="danger"
-              onClick={() => {
-                if (confirm(`Delete source "${s.name}"? Its write key stops working at once.`)) remove.mutate();
-              }}
+            <DeleteButton
+              title={`Delete source "${s.name}"?`}
+              confirmLabel="Delete source"
+              busy={remove.isPending}
+              error={remove.error}
+              onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/sources") })}
             >
-              Delete
-            </Button>
+              Its write key stops working at once.
+            </DeleteButton>
           </>
         }
       />
+      <SourceHealthCard health={s.health} />
       <Card className="mb-6 p-5">
         <h2 className="text-sm font-semibold text-slate-900">Write key</h2>
         <p className="mt-1 text-sm text-slate-500">
           Send it as the HTTP Basic user name (empty password) or as <code>writeKey</code> in the body.
         </p>
         <div className="mt-3 flex flex-wrap items-center gap-2">
-          <code data-testid="write-key" className="rounded-md bg-slate-100 px-3 py-1.5 font-mono text-sm">
+          <code
+            data-testid="write-key"
+            className="min-w-0 max-w-full rounded-md bg-slate-100 px-3 py-1.5 font-mono text-sm [overflow-wrap:anywhere]"
+          >
             {revealed ? s.writeKey : `${s.writeKey.slice(0, 6)}${"•".repeat(20)}`}
           </code>
           <Button variant="secondary" onClick={() => setRevealed((r) => !r)}>
             {revealed ? "Hide" : "Reveal"}
           </Button>
           <CopyButton value={s.writeKey} label="Copy write key" />
-          <Button
-            variant="secondary"
-            disabled={rotate.isPending}
-            onClick={() => {
-              if (confirm("Rotate the write key? The current key stops working immediately.")) rotate.mutate();
-            }}
+          <ConfirmButton
+            label="Rotate"
+            title="Rotate the write key?"
+            confirmLabel="Rotate write key"
+            tone="danger"
+            busy={rotate.isPending}
+            error={rotate.error}
+            onConfirm={(close) => rotate.mutate(id, { onSuccess: close })}
           >
-            {rotate.isPending ? "Rotating…" : "Rotate"}
-          </Button>
+            A new key is made and the current one stops working immediately: clients still sending with it get 401 until they use the new
+            key.
+          </ConfirmButton>
         </div>
-        <ErrorNote error={rotate.error ?? toggle.error ?? remove.error} />
+        <ErrorNote error={toggle.error} />
         <h3 className="mt-5 text-xs font-semibold uppercase tracking-wide text-slate-500">Try it</h3>
-        <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{curl}</pre>
+        <div className="mt-2">
+          <CodeBlock value={curl} label="curl command" maxHeight="max-h-48" plain />
+        </div>
       </Card>
       {children}
     </>

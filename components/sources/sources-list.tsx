@@ -1,28 +1,19 @@
 "use client";
 
-import Link from "next/link";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { SourceDto } from "@/lib/sources/schemas";
-import { ApiError, api } from "@/lib/client/api";
+import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
-import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { Badge, Card, EmptyState, ErrorNote, PageHeader } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/field";
-import { fetchSources, sourceKeys } from "./queries";
+import { LinkList } from "@/components/ui/list-table";
+import { useCreateSourceMutation, useSources } from "./hooks";
+import { SourceHealthBadge } from "./source-health";
 
 export function SourcesList() {
-  const qc = useQueryClient();
-  const sources = useQuery({ queryKey: sourceKeys.list(), queryFn: ({ signal }) => fetchSources(signal) });
+  const sources = useSources();
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState("");
-  const create = useMutation({
-    mutationFn: () => api<SourceDto>("/api/sources", { method: "POST", body: { name } }),
-    onSuccess: () => {
-      setName("");
-      setCreating(false);
-      return qc.invalidateQueries({ queryKey: sourceKeys.list() });
-    },
-  });
+  const create = useCreateSourceMutation();
   const nameError = create.error instanceof ApiError ? create.error.fields?.name?.[0] : undefined;
 
   return (
@@ -35,15 +26,20 @@ export function SourcesList() {
       {creating ? (
         <Card className="mb-6 p-4">
           <form
-            className="flex items-end gap-3"
+            className="flex flex-wrap items-end gap-3"
             onSubmit={(e) => {
               e.preventDefault();
-              create.mutate();
+              create.mutate(name, {
+                onSuccess: () => {
+                  setName("");
+                  setCreating(false);
+                },
+              });
             }}
           >
-            <div className="flex-1">
+            <div className="min-w-48 flex-1">
               <Field label="Source name" htmlFor="source-name" error={nameError}>
-                <Input id="source-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Backend (Go)" autoFocus aria-invalid={!!nameError} />
+                <Input id="source-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Backend (Go)" autoFocus />
               </Field>
             </div>
             <Button type="submit" disabled={create.isPending}>
@@ -53,34 +49,38 @@ export function SourcesList() {
               Cancel
             </Button>
           </form>
-          {!nameError ? <div className="mt-2"><ErrorNote error={create.error} /></div> : null}
+          {!nameError ? (
+            <div className="mt-2">
+              <ErrorNote error={create.error} />
+            </div>
+          ) : null}
         </Card>
       ) : null}
-      {sources.isPending ? (
-        <Spinner />
-      ) : sources.isError ? (
-        <ErrorNote error={sources.error} />
-      ) : sources.data.length === 0 ? (
-        <EmptyState title="No sources yet" action={<Button onClick={() => setCreating(true)}>Create your first source</Button>}>
-          Create a source to get a write key, then send calls to <code>/v1/track</code> or <code>/v1/batch</code>.
-        </EmptyState>
-      ) : (
-        <Card>
-          <ul className="divide-y divide-slate-100">
-            {sources.data.map((s) => (
-              <li key={s.id}>
-                <Link href={`/sources/${s.id}`} className="flex items-center justify-between px-4 py-3 hover:bg-slate-50">
-                  <div>
-                    <div className="font-medium text-slate-900">{s.name}</div>
-                    <div className="font-mono text-xs text-slate-500">{s.writeKey.slice(0, 6)}••••••••</div>
-                  </div>
-                  <Badge tone={s.enabled ? "green" : "slate"}>{s.enabled ? "Enabled" : "Disabled"}</Badge>
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </Card>
-      )}
+      <LinkList
+        query={sources}
+        itemKey={(s) => s.id}
+        href={(s) => `/sources/${s.id}`}
+        empty={
+          <EmptyState title="No sources yet" action={<Button onClick={() => setCreating(true)}>Create your first source</Button>}>
+            Create a source to get a write key, then send calls to <code>/v1/track</code> or <code>/v1/batch</code>.
+          </EmptyState>
+        }
+      >
+        {(s) => (
+          <>
+            <div>
+              <div className="font-medium text-slate-900 [overflow-wrap:anywhere]">
+                <bdi>{s.name}</bdi>
+              </div>
+              <div className="font-mono text-xs text-slate-500">{s.writeKey.slice(0, 6)}••••••••</div>
+            </div>
+            <div className="flex items-center gap-2">
+              {s.enabled ? <SourceHealthBadge health={s.health} /> : null}
+              <Badge tone={s.enabled ? "green" : "slate"}>{s.enabled ? "Enabled" : "Disabled"}</Badge>
+            </div>
+          </>
+        )}
+      </LinkList>
     </>
   );
 }

@@ -3,9 +3,9 @@ import type { ButtonHTMLAttributes } from "react";
 type Variant = "primary" | "secondary" | "danger" | "ghost";
 
 const styles: Record<Variant, string> = {
-  primary: "bg-indigo-600 text-white hover:bg-indigo-500 disabled:bg-indigo-300",
+  primary: "bg-indigo-600 text-on-accent hover:bg-indigo-500 disabled:bg-indigo-300",
   secondary: "bg-white text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:text-slate-400",
-  danger: "bg-red-600 text-white hover:bg-red-500 disabled:bg-red-300",
+  danger: "bg-red-600 text-on-accent hover:bg-red-500 disabled:bg-red-300",
   ghost: "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
 };
 
@@ -14,7 +14,7 @@ export function Button({ variant = "primary", className = "", ...props }: Button
     <button
       type="button"
       {...props}
-      className={`inline-flex items-center justify-center gap-1.5 rounded-md px-3 py-1.5 text-sm font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${styles[variant]} ${className}`}
+      className={`inline-flex shrink-0 items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${styles[variant]} ${className}`}
     />
   );
 }

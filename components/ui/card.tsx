@@ -7,11 +7,13 @@ export function Card({ children, className = "" }: { children: ReactNode; classN
 export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
-      <div>
-        <h1 className="text-xl font-semibold text-slate-900">{title}</h1>
+      <div className="min-w-0">
+        <h1 className="text-xl font-semibold text-slate-900 [overflow-wrap:anywhere]">
+          <bdi>{title}</bdi>
+        </h1>
         {description ? <p className="mt-1 max-w-2xl text-sm text-slate-500">{description}</p> : null}
       </div>
-      {actions ? <div className="flex items-center gap-2">{actions}</div> : null}
+      {actions ? <div className="flex min-w-0 flex-wrap items-center gap-2">{actions}</div> : null}
     </div>
   );
 }
@@ -34,13 +36,17 @@ export function Badge({ tone = "slate", children }: { tone?: "slate" | "green" |
     amber: "bg-amber-50 text-amber-800 ring-amber-200",
     indigo: "bg-indigo-50 text-indigo-700 ring-indigo-200",
   };
-  return <span className={`inline-flex items-center rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>{children}</span>;
+  return (
+    <span className={`inline-flex items-center rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>
+      {children}
+    </span>
+  );
 }
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   return (
-    <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200">
+    <div role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200 [overflow-wrap:anywhere]">
       {error instanceof Error ? error.message : String(error)}
     </div>
   );

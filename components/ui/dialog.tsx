@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 import { Button } from "./button";
 
 /**
@@ -29,6 +29,8 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs can sit closed on one page (one per confirm button): each names itself.
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -38,20 +40,26 @@ export function ConfirmDialog({
   return (
     <dialog
       ref={ref}
-      aria-labelledby="confirm-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         onCancel();
       }}
-      className="m-auto w-full max-w-md rounded-lg bg-white p-0 shadow-xl ring-1 ring-slate-200 backdrop:bg-slate-900/40"
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-lg bg-white p-0 shadow-xl ring-1 ring-slate-200 backdrop:bg-black/50"
     >
       {open ? (
         <div className="p-5">
-          <h2 id="confirm-title" className="text-base font-semibold text-slate-900">{title}</h2>
+          <h2 id={titleId} className="text-base font-semibold text-slate-900">
+            {title}
+          </h2>
           {children ? <div className="mt-2 text-sm text-slate-600">{children}</div> : null}
-          <div className="mt-5 flex justify-end gap-2">
-            <Button variant="secondary" onClick={onCancel} autoFocus>Cancel</Button>
-            <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>{busy ? "Working…" : confirmLabel}</Button>
+          <div className="mt-5 flex flex-wrap justify-end gap-2">
+            <Button variant="secondary" onClick={onCancel} autoFocus>
+              Cancel
+            </Button>
+            <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>
+              {busy ? "Working…" : confirmLabel}
+            </Button>
           </div>
         </div>
       ) : null}

@@ -1,13 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatMs, formatRate, relativeTime, statusTone } from "./format";
+import { formatBytes, formatMs, formatRate, plural, relativeTime, statusTone } from "./format";
 
 describe("dashboard formatting", () => {
   it("says how long ago", () => {
     const now = Date.parse("2026-01-01T12:00:00Z");
     expect(relativeTime("2026-01-01T11:59:58Z", now)).toBe("just now");
-    expect(relativeTime("2026-01-01T11:59:30Z", now)).toBe("30s ago");
-    expect(relativeTime("2026-01-01T11:00:00Z", now)).toBe("1h ago");
-    expect(relativeTime("2025-12-30T12:00:00Z", now)).toBe("2d ago");
+    expect(relativeTime("2026-01-01T11:59:30Z", now)).toBe("30 s ago");
+    expect(relativeTime("2026-01-01T11:57:00Z", now)).toBe("3 min ago");
+    expect(relativeTime("2026-01-01T11:00:00Z", now)).toBe("1 h ago");
+    expect(relativeTime("2025-12-31T12:00:00Z", now)).toBe("1 day ago");
+    expect(relativeTime("2025-12-30T12:00:00Z", now)).toBe("2 days ago");
+  });
+  it("counts with the right noun: one attempt, many attempts", () => {
+    expect(plural(1, "attempt")).toBe("1 attempt");
+    expect(plural(0, "attempt")).toBe("0 attempts");
+    expect(plural(19, "attempt")).toBe("19 attempts");
+    expect(plural(1200, "attempt")).toBe("1,200 attempts");
+    expect(plural(1, "delivery", "deliveries")).toBe("1 delivery");
+    expect(plural(2, "delivery", "deliveries")).toBe("2 deliveries");
   });
   it("formats durations, rates and sizes", () => {
     expect(formatMs(null)).toBe("—");

@@ -1,34 +1,22 @@
+import "server-only";
 import type pg from "pg";
-import { pool, withTransaction } from "../db";
-import { AppError, notFound } from "../errors";
+import { pool, withTransaction } from "../platform/db";
+import { AppError, notFound } from "../platform/errors";
+import type { Audience, AudienceSync } from "../platform/generated/prisma/client";
+import { assertAudienceId } from "./audience-id";
 import type { Condition } from "./condition";
 import { audiencePropertyName } from "./names";
-import type { AudienceDto, CreateAudienceInput, UpdateAudienceInput } from "./schemas";
-import { SYNC_COLUMNS, requestAudienceSync, toSyncDto, type SyncRow } from "./syncs";
+import type { AudienceDto, CreateAudienceInput, UpdateAudienceInput } from "./contract";
+import { SYNC_COLUMNS, requestAudienceSync, toSyncDto } from "./syncs";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An audiences row as AUDIENCE_COLUMNS reads it: the Prisma model's fields, with its sources and destinations. */
+type AudienceRow = Omit<Audience, "workspaceId"> & { sourceIds: string[]; destinationIds: string[] };
 
-/** A malformed id in a URL names no audience: 404, not a database error. */
-export function assertAudienceId(id: string): void {
-  if (!UUID.test(id)) throw notFound("Audience");
-}
-
-type AudienceRow = {
-  id: string;
-  name: string;
-  property_name: string;
-  condition: Condition;
-  schedule_minutes: number | null;
-  last_synced_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  source_ids: string[];
-  destination_ids: string[];
-};
-
-const AUDIENCE_COLUMNS = `a.id, a.name, a.property_name, a.condition, a.schedule_minutes, a.last_synced_at, a.created_at, a.updated_at,
-  ARRAY(SELECT x.source_id::text FROM audience_sources x WHERE x.audience_id = a.id ORDER BY x.source_id) AS source_ids,
-  ARRAY(SELECT x.destination_id::text FROM audience_destinations x WHERE x.audience_id = a.id ORDER BY x.destination_id) AS destination_ids`;
+const AUDIENCE_COLUMNS = `a.id, a.name, a.property_name AS "propertyName", a.condition, a.schedule_minutes AS "scheduleMinutes",
+  a.last_synced_at AS "lastSyncedAt", a.created_at AS "createdAt", a.updated_at AS "updatedAt",
+  ARRAY(SELECT x.source_id::text FROM audience_sources x WHERE x.audience_id = a.id ORDER BY x.source_id) AS "sourceIds",
+  ARRAY(SELECT x.destination_id::text FROM audience_destinations x WHERE x.audience_id = a.id ORDER BY x.destination_id)
+    AS "destinationIds"`;
 
 /** Audience rows → DTOs, with their sizes and last syncs in two more queries (not one per audience). */
 async function toDtos(db: pg.Pool | pg.PoolClient, rows: AudienceRow[]): Promise<AudienceDto[]> {
@@ -39,32 +27,37 @@ async function toDtos(db: pg.Pool | pg.PoolClient, rows: AudienceRow[]): Promise
       `SELECT audience_id, count(*)::int AS size FROM audience_members WHERE audience_id = ANY($1::uuid[]) GROUP BY audience_id`,
       [ids],
     ),
-    db.query<SyncRow & { audience_id: string }>(
-      `SELECT DISTINCT ON (s.audience_id) s.audience_id, ${SYNC_COLUMNS} FROM audience_syncs s
+    db.query<AudienceSync>(
+      `SELECT DISTINCT ON (s.audience_id) s.audience_id AS "audienceId", ${SYNC_COLUMNS} FROM audience_syncs s
        WHERE s.audience_id = ANY($1::uuid[]) ORDER BY s.audience_id, s.started_at DESC`,
       [ids],
     ),
   ]);
   const size = new Map(sizes.rows.map((r) => [r.audience_id, r.size]));
-  const last = new Map(syncs.rows.map((r) => [r.audience_id, toSyncDto(r)]));
+  const last = new Map(syncs.rows.map((r) => [r.audienceId, toSyncDto(r)]));
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
-    propertyName: r.property_name,
-    condition: r.condition,
-    sourceIds: r.source_ids,
-    destinationIds: r.destination_ids,
-    scheduleMinutes: r.schedule_minutes,
+    propertyName: r.propertyName,
+    // Stored only after audienceConditionSchema accepted it (create and update).
+    condition: r.condition as Condition,
+    sourceIds: r.sourceIds,
+    destinationIds: r.destinationIds,
+    scheduleMinutes: r.scheduleMinutes,
     size: size.get(r.id) ?? 0,
     lastSync: last.get(r.id) ?? null,
-    lastSyncedAt: r.last_synced_at?.toISOString() ?? null,
-    createdAt: r.created_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
+    lastSyncedAt: r.lastSyncedAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
   }));
 }
 
 /** Sources and destinations must be the workspace's own; an unknown id is a field error. */
-export async function assertOwnedRefs(db: pg.Pool | pg.PoolClient, workspaceId: string, refs: { sourceIds?: string[]; destinationIds?: string[] }) {
+export async function assertOwnedRefs(
+  db: pg.Pool | pg.PoolClient,
+  workspaceId: string,
+  refs: { sourceIds?: string[]; destinationIds?: string[] },
+) {
   const fields: Record<string, string[]> = {};
   for (const [key, table, what] of [
     ["sourceIds", "sources", "source"],
@@ -72,7 +65,10 @@ export async function assertOwnedRefs(db: pg.Pool | pg.PoolClient, workspaceId: 
   ] as const) {
     const wanted = [...new Set(refs[key] ?? [])];
     if (wanted.length === 0) continue;
-    const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${table} WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, wanted]);
+    const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${table} WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [
+      workspaceId,
+      wanted,
+    ]);
     const known = new Set(rows.map((r) => r.id));
     const missing = wanted.filter((id) => !known.has(id));
     if (missing.length > 0) fields[key] = [`Unknown ${what}: ${missing.join(", ")}`];
@@ -98,15 +94,17 @@ const propertyTaken = (propertyName: string, other?: string) =>
 /** The unique (workspace, property) index catches the race the pre-check cannot. */
 function mapUniqueViolation(propertyName: string) {
   return (err: unknown): never => {
-    if ((err as { code?: string }).code === "23505" && /property_name/.test((err as { constraint?: string }).constraint ?? "")) throw propertyTaken(propertyName);
+    if ((err as { code?: string }).code === "23505" && /property_name/.test((err as { constraint?: string }).constraint ?? ""))
+      throw propertyTaken(propertyName);
     throw err;
   };
 }
 
 export async function listAudiences(opts: { workspaceId: string }): Promise<AudienceDto[]> {
-  const { rows } = await pool().query<AudienceRow>(`SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.workspace_id = $1 ORDER BY a.created_at`, [
-    opts.workspaceId,
-  ]);
+  const { rows } = await pool().query<AudienceRow>(
+    `SELECT ${AUDIENCE_COLUMNS} FROM audiences a WHERE a.workspace_id = $1 ORDER BY a.created_at`,
+    [opts.workspaceId],
+  );
   return toDtos(pool(), rows);
 }
 
@@ -136,11 +134,14 @@ export async function createAudience(opts: { workspaceId: string; input: CreateA
       [workspaceId, input.name, propertyName, JSON.stringify(input.condition), input.scheduleMinutes ?? null],
     );
     const audienceId = rows[0].id;
-    await client.query(`INSERT INTO audience_sources (audience_id, source_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [audienceId, input.sourceIds]);
-    await client.query(`INSERT INTO audience_destinations (audience_id, destination_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
+    await client.query(`INSERT INTO audience_sources (audience_id, source_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
       audienceId,
-      input.destinationIds,
+      input.sourceIds,
     ]);
+    await client.query(
+      `INSERT INTO audience_destinations (audience_id, destination_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
+      [audienceId, input.destinationIds],
+    );
     await requestAudienceSync(client, { audienceId, workspaceId, trigger: "created" });
     return audienceId;
   }).catch(mapUniqueViolation(propertyName));
@@ -157,10 +158,10 @@ export async function updateAudience(opts: { workspaceId: string; id: string; in
   assertAudienceId(id);
   const propertyName = input.name !== undefined ? audiencePropertyName(input.name) : null;
   await withTransaction(async (client) => {
-    const { rows } = await client.query<{ property_name: string }>(`SELECT property_name FROM audiences WHERE id = $1 AND workspace_id = $2 FOR UPDATE`, [
-      id,
-      workspaceId,
-    ]);
+    const { rows } = await client.query<{ property_name: string }>(
+      `SELECT property_name FROM audiences WHERE id = $1 AND workspace_id = $2 FOR UPDATE`,
+      [id, workspaceId],
+    );
     if (!rows[0]) throw notFound("Audience");
     await assertOwnedRefs(client, workspaceId, input);
     const renamed = propertyName !== null && propertyName !== rows[0].property_name;
@@ -169,18 +170,31 @@ export async function updateAudience(opts: { workspaceId: string; id: string; in
       `UPDATE audiences SET name = coalesce($2, name), property_name = coalesce($3, property_name), condition = coalesce($4::jsonb, condition),
          schedule_minutes = CASE WHEN $5::boolean THEN $6::int ELSE schedule_minutes END, updated_at = now()
        WHERE id = $1`,
-      [id, input.name ?? null, propertyName, input.condition ? JSON.stringify(input.condition) : null, input.scheduleMinutes !== undefined, input.scheduleMinutes ?? null],
+      [
+        id,
+        input.name ?? null,
+        propertyName,
+        input.condition ? JSON.stringify(input.condition) : null,
+        input.scheduleMinutes !== undefined,
+        input.scheduleMinutes ?? null,
+      ],
     );
     if (input.sourceIds) {
       await client.query(`DELETE FROM audience_sources WHERE audience_id = $1 AND source_id <> ALL($2::uuid[])`, [id, input.sourceIds]);
-      await client.query(`INSERT INTO audience_sources (audience_id, source_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [id, input.sourceIds]);
+      await client.query(`INSERT INTO audience_sources (audience_id, source_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
+        id,
+        input.sourceIds,
+      ]);
     }
     if (input.destinationIds) {
-      await client.query(`DELETE FROM audience_destinations WHERE audience_id = $1 AND destination_id <> ALL($2::uuid[])`, [id, input.destinationIds]);
-      await client.query(`INSERT INTO audience_destinations (audience_id, destination_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`, [
+      await client.query(`DELETE FROM audience_destinations WHERE audience_id = $1 AND destination_id <> ALL($2::uuid[])`, [
         id,
         input.destinationIds,
       ]);
+      await client.query(
+        `INSERT INTO audience_destinations (audience_id, destination_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT DO NOTHING`,
+        [id, input.destinationIds],
+      );
     }
     if (renamed) await client.query(`UPDATE audience_destinations SET synced_at = NULL WHERE audience_id = $1`, [id]);
   }).catch(mapUniqueViolation(propertyName ?? ""));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileAudienceQuery, numericValue } from "./compile";
+import { compileAudienceQuery } from "./compile";
 import { audienceConditionSchema, type Condition } from "./condition";
 
 const WS = "00000000-0000-0000-0000-0000000000aa";
@@ -10,22 +10,25 @@ const norm = (s: string) => s.replace(/\s+/g, " ");
 describe("compileAudienceQuery: trait operators", () => {
   it("equals compares the JSON value or its text form, both as parameters", () => {
     const q = compile({ trait: "plan", op: "equals", value: "pro" });
-    expect(q.values).toEqual([WS, "plan", '"pro"', "pro"]);
+    expect(q.values).toEqual([WS, "plan", '"pro"', "pro", SRC]);
     expect(norm(q.text)).toBe(
       "SELECT s.user_id FROM (SELECT p.user_id FROM profiles p WHERE p.workspace_id = $1::uuid AND " +
-        "(coalesce(((p.traits -> $2::text) = $3::jsonb OR (p.traits ->> $2::text) = $4::text), false))) s",
+        "(coalesce(((p.traits -> $2::text) = $3::jsonb OR (p.traits ->> $2::text) = $4::text), false))) s" +
+        " WHERE (EXISTS (SELECT 1 FROM messages m WHERE m.workspace_id = $1::uuid AND m.user_id = s.user_id AND m.source_id = ANY($5::uuid[]))" +
+        " OR EXISTS (SELECT 1 FROM identity_links il JOIN messages m ON m.workspace_id = il.workspace_id AND m.anonymous_id = il.anonymous_id" +
+        " WHERE il.workspace_id = $1::uuid AND il.user_id = s.user_id AND m.user_id IS NULL AND m.source_id = ANY($5::uuid[])))",
     );
   });
 
   it("not_equals is the negation of equals, true when the trait is missing", () => {
     const q = compile({ trait: "plan", op: "not_equals", value: 3 });
-    expect(q.values.slice(1)).toEqual(["plan", "3", "3"]);
+    expect(q.values.slice(1)).toEqual(["plan", "3", "3", SRC]);
     expect(q.text).toContain("NOT coalesce(((p.traits -> $2::text) = $3::jsonb OR (p.traits ->> $2::text) = $4::text), false)");
   });
 
   it("exists / not_exists treat a JSON null like a missing trait and take no value", () => {
     const e = compile({ trait: "vip", op: "exists" });
-    expect(e.values.slice(1)).toEqual(["vip"]);
+    expect(e.values.slice(1)).toEqual(["vip", SRC]);
     expect(e.text).toContain("coalesce(jsonb_typeof((p.traits -> $2::text)), 'null') <> 'null'");
     const n = compile({ trait: "vip", op: "not_exists" });
     expect(n.text).toContain("coalesce(jsonb_typeof((p.traits -> $2::text)), 'null') = 'null'");
@@ -33,8 +36,10 @@ describe("compileAudienceQuery: trait operators", () => {
 
   it("contains checks array elements or a case-insensitive substring", () => {
     const q = compile({ trait: "email", op: "contains", value: "@Example.com" });
-    expect(q.values.slice(1)).toEqual(["email", '"@Example.com"', "@Example.com"]);
-    expect(q.text).toContain("WHEN jsonb_typeof((p.traits -> $2::text)) = 'array' THEN (p.traits -> $2::text) @> jsonb_build_array($3::jsonb)");
+    expect(q.values.slice(1)).toEqual(["email", '"@Example.com"', "@Example.com", SRC]);
+    expect(q.text).toContain(
+      "WHEN jsonb_typeof((p.traits -> $2::text)) = 'array' THEN (p.traits -> $2::text) @> jsonb_build_array($3::jsonb)",
+    );
     expect(q.text).toContain("strpos(lower((p.traits ->> $2::text)), lower($4::text)) > 0");
   });
 
@@ -45,7 +50,7 @@ describe("compileAudienceQuery: trait operators", () => {
     ["lte", "<="],
   ] as const)("%s compares numerically when the value is a number", (op, sym) => {
     const q = compile({ trait: "age", op, value: 30 });
-    expect(q.values.slice(1)).toEqual(["age", "30"]);
+    expect(q.values.slice(1)).toEqual(["age", "30", SRC]);
     expect(q.text).toContain(`END END) ${sym} $3::numeric`);
     expect(q.text).toContain("WHEN 'number' THEN ((p.traits -> $2::text))::numeric");
   });
@@ -53,7 +58,7 @@ describe("compileAudienceQuery: trait operators", () => {
   it("a numeric string compares numerically, another text compares as text", () => {
     expect(compile({ trait: "age", op: "gt", value: "30" }).text).toContain("$3::numeric");
     const d = compile({ trait: "signed_up", op: "gte", value: "2026-01-01" });
-    expect(d.values.slice(1)).toEqual(["signed_up", "2026-01-01"]);
+    expect(d.values.slice(1)).toEqual(["signed_up", "2026-01-01", SRC]);
     expect(d.text).toContain("(jsonb_typeof((p.traits -> $2::text)) = 'string' AND (p.traits ->> $2::text) >= $3::text)");
   });
 });
@@ -81,7 +86,13 @@ describe("compileAudienceQuery: events and groups", () => {
     expect(all.text.match(/FROM profiles/g)).toHaveLength(1);
     expect(all.text).toMatch(/\) AND coalesce\(/);
     expect(all.text).toContain(") INTERSECT (");
-    const any = compile({ any: [{ trait: "vip", op: "exists" }, { trait: "plan", op: "equals", value: "pro" }, { event: "Login", atLeast: 1, withinDays: 7 }] });
+    const any = compile({
+      any: [
+        { trait: "vip", op: "exists" },
+        { trait: "plan", op: "equals", value: "pro" },
+        { event: "Login", atLeast: 1, withinDays: 7 },
+      ],
+    });
     expect(any.text).toMatch(/'null' OR coalesce\(/);
     expect(any.text).toContain(") UNION (");
   });
@@ -90,14 +101,37 @@ describe("compileAudienceQuery: events and groups", () => {
     const q = compile({
       all: [
         { trait: "plan", op: "equals", value: "pro" },
-        { any: [{ event: "Order Completed", atLeast: 3, withinDays: 30, where: [{ property: "total", op: "gt", value: 100 }] }, { trait: "vip", op: "exists" }] },
+        {
+          any: [
+            { event: "Order Completed", atLeast: 3, withinDays: 30, where: [{ property: "total", op: "gt", value: 100 }] },
+            { trait: "vip", op: "exists" },
+          ],
+        },
       ],
     });
-    expect(q.text).toMatch(/^SELECT s\.user_id FROM \(\(SELECT p\.user_id .*\) INTERSECT \(\(SELECT p\.user_id .*\) UNION \(SELECT coalesce.*\)\)\) s$/s);
+    expect(q.text).toMatch(
+      /^SELECT s\.user_id FROM \(\(SELECT p\.user_id .*\) INTERSECT \(\(SELECT p\.user_id .*\) UNION \(SELECT coalesce.*\)\)\) s WHERE \(EXISTS .*\)$/s,
+    );
     // Every placeholder has its value and every value its placeholder.
     const placeholders = new Set([...q.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
     expect(Math.max(...placeholders)).toBe(q.values.length);
     expect(placeholders.size).toBe(q.values.length);
+  });
+
+  it("keeps only users with data in the audience's sources when a trait is compared (docs/audiences.md#scope, issue 13.9)", () => {
+    const traits = compile({ trait: "plan", op: "equals", value: "pro" });
+    expect(norm(traits.text)).toMatch(/\) s WHERE \(EXISTS \(SELECT 1 FROM messages m WHERE .* m\.source_id = ANY\(\$5::uuid\[\]\)\)/);
+    // One parameter for the sources, shared with the event sets.
+    const mixed = compile({
+      all: [
+        { trait: "plan", op: "equals", value: "pro" },
+        { event: "Login", atLeast: 1, withinDays: 7 },
+      ],
+    });
+    expect(mixed.values.filter((v) => v === SRC)).toHaveLength(1);
+    expect(mixed.text).toContain("s WHERE (EXISTS");
+    // Event sets are made of the sources' calls already: no second check.
+    expect(compile({ event: "Login", atLeast: 1, withinDays: 7 }).text).not.toContain("s WHERE");
   });
 
   it("never puts names or values from the tree into the SQL text", () => {
@@ -137,16 +171,11 @@ describe("condition schema", () => {
   });
 
   it("defaults an event's property filters to none", () => {
-    expect(audienceConditionSchema.parse({ event: "Login", atLeast: 1, withinDays: 7 })).toEqual({ event: "Login", atLeast: 1, withinDays: 7, where: [] });
-  });
-});
-
-describe("numericValue", () => {
-  it("reads numbers and numeric strings only", () => {
-    expect(numericValue(3)).toBe(3);
-    expect(numericValue(" 2.5 ")).toBe(2.5);
-    expect(numericValue("1e3")).toBe(1000);
-    expect(numericValue("2026-01-01")).toBeNull();
-    expect(numericValue(true)).toBeNull();
+    expect(audienceConditionSchema.parse({ event: "Login", atLeast: 1, withinDays: 7 })).toEqual({
+      event: "Login",
+      atLeast: 1,
+      withinDays: 7,
+      where: [],
+    });
   });
 });

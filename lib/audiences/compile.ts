@@ -1,9 +1,12 @@
+import "server-only";
 import {
+  NUMERIC_TEXT,
   ORDER_OPERATORS,
   groupChildren,
   isEvent,
   isGroup,
   isTrait,
+  numericValue,
   type Condition,
   type EventCondition,
   type Operator,
@@ -18,8 +21,8 @@ import {
  * names and counts all travel as bind parameters (`traits -> $3::text`). The text only varies in
  * shape (which operators, how many), never in content.
  *
- * Sets, not rows: a trait comparison scans `profiles`; an event condition groups the audience's
- * sources' track calls per user (anonymous calls count for the user their anonymousId was joined
+ * Sets, not rows: a trait comparison scans `profiles` (then only users with data in the audience's
+ * sources are kept, see inSourcesPredicate); an event condition groups the audience's sources' track calls per user (anonymous calls count for the user their anonymousId was joined
  * to by identify/alias); AND/OR groups are INTERSECT/UNION of their children's sets. Sibling trait
  * comparisons of one group become one scan of `profiles` with AND/OR, so the common "plan = pro AND
  * country = DE" costs one pass.
@@ -47,30 +50,14 @@ export class Params {
   }
 }
 
-const NUMERIC_TEXT = "^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$";
-
 /** A JSON value as numeric when it is a number or a numeric string, else NULL (never an error). */
 const asNumeric = (x: string) =>
   `(CASE jsonb_typeof(${x}) WHEN 'number' THEN (${x})::numeric WHEN 'string' THEN CASE WHEN (${x} #>> '{}') ~ '${NUMERIC_TEXT}' THEN (${x} #>> '{}')::numeric END END)`;
 
 const SQL_ORDER: Record<string, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
-/** A string that reads as a finite number ("100", " 2.5 ") compares numerically. */
-export function numericValue(v: string | number | boolean): number | null {
-  if (typeof v === "number") return v;
-  if (typeof v === "string" && new RegExp(NUMERIC_TEXT).test(v)) {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
-}
-
 /** One comparison of `base -> key` (a jsonb object: traits or event properties); never NULL. */
-export function comparePredicate(
-  p: Params,
-  base: string,
-  c: { key: string; op: Operator; value?: string | number | boolean },
-): string {
+export function comparePredicate(p: Params, base: string, c: { key: string; op: Operator; value?: string | number | boolean }): string {
   const k = p.add(c.key, "text");
   const x = `(${base} -> ${k})`;
   const xText = `(${base} ->> ${k})`;
@@ -143,12 +130,34 @@ function compileSet(p: Params, node: Condition): string {
   return parts.map((s) => `(${s})`).join(all ? " INTERSECT " : " UNION ");
 }
 
+function hasTrait(node: Condition): boolean {
+  if (isTrait(node)) return true;
+  return isGroup(node) && groupChildren(node).some(hasTrait);
+}
+
+/**
+ * The scope rule (docs/audiences.md#scope): members are users with data in the audience's sources —
+ * a call of theirs, or an anonymous call under an anonymousId joined to them. Event sets hold only
+ * such users already; a trait comparison scans every profile of the workspace (traits come from the
+ * unified profile), so a tree with one needs this. Two index probes per candidate:
+ * messages (workspace_id, user_id, …) and identity_links (workspace_id, user_id) + messages (workspace_id, anonymous_id).
+ */
+function inSourcesPredicate(p: Params): string {
+  const sources = p.sources();
+  return [
+    `(EXISTS (SELECT 1 FROM messages m WHERE m.workspace_id = $1::uuid AND m.user_id = s.user_id AND m.source_id = ANY(${sources}))`,
+    ` OR EXISTS (SELECT 1 FROM identity_links il JOIN messages m ON m.workspace_id = il.workspace_id AND m.anonymous_id = il.anonymous_id`,
+    ` WHERE il.workspace_id = $1::uuid AND il.user_id = s.user_id AND m.user_id IS NULL AND m.source_id = ANY(${sources})))`,
+  ].join("");
+}
+
 /**
  * `SELECT user_id FROM (…) s`: the audience's members. Each appears once without a DISTINCT:
  * profiles are unique per user, event sets are grouped by user, INTERSECT/UNION remove duplicates.
  */
 export function compileAudienceQuery(condition: Condition, opts: { workspaceId: string; sourceIds: string[] }): CompiledQuery {
   const p = new Params(opts.workspaceId, opts.sourceIds);
-  return { text: `SELECT s.user_id FROM (${compileSet(p, condition)}) s`, values: p.values };
+  const set = compileSet(p, condition);
+  const scope = hasTrait(condition) ? ` WHERE ${inSourcesPredicate(p)}` : "";
+  return { text: `SELECT s.user_id FROM (${set}) s${scope}`, values: p.values };
 }
-

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The audience condition tree of PRODUCT.md §5, validated at every boundary (API, builder, worker)
+ * The audience condition tree of docs/audiences.md#conditions, validated at every boundary (API, builder, worker)
  * by the same schema. Limits keep one audience from compiling into an unbounded query.
  */
 export const OPERATORS = ["equals", "not_equals", "exists", "not_exists", "contains", "gt", "gte", "lt", "lte"] as const;
@@ -10,6 +10,22 @@ export type Operator = (typeof OPERATORS)[number];
 /** Operators that compare against nothing. */
 export const UNARY_OPERATORS: readonly Operator[] = ["exists", "not_exists"];
 export const ORDER_OPERATORS: readonly Operator[] = ["gt", "gte", "lt", "lte"];
+
+/**
+ * A text that reads as a finite number. The SQL compiler (compile.ts) uses the same pattern in
+ * Postgres, so the builder and the database agree on what compares numerically.
+ */
+export const NUMERIC_TEXT = "^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$";
+
+/** A string that reads as a finite number ("100", " 2.5 ") compares numerically. */
+export function numericValue(v: string | number | boolean): number | null {
+  if (typeof v === "number") return v;
+  if (typeof v === "string" && new RegExp(NUMERIC_TEXT).test(v)) {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
 
 export const MAX_DEPTH = 4;
 export const MAX_CONDITIONS = 30;

@@ -1,14 +1,16 @@
-import { pool, withTransaction } from "../db";
-import { AppError, notFound } from "../errors";
-import { assertAudienceId, assertOwnedRefs } from "./audiences";
+import "server-only";
+import { pool, withTransaction } from "../platform/db";
+import { AppError, notFound } from "../platform/errors";
+import { assertAudienceId } from "./audience-id";
+import { assertOwnedRefs } from "./audiences";
 import { compileAudienceQuery } from "./compile";
-import type { AudienceMemberDto, ListMembersQuery, PreviewAudienceInput } from "./schemas";
+import type { AudienceMembersPage, AudiencePreview, ListMembersQuery, PreviewAudienceInput } from "./contract";
 
 /** The builder counts on every edit: bounded so a heavy condition cannot hold the database. */
 const PREVIEW_TIMEOUT_MS = 10_000;
 
 /** POST /api/audiences/preview: how many users the condition matches now. */
-export async function previewAudience(opts: { workspaceId: string; input: PreviewAudienceInput }): Promise<{ count: number }> {
+export async function previewAudience(opts: { workspaceId: string; input: PreviewAudienceInput }): Promise<AudiencePreview> {
   await assertOwnedRefs(pool(), opts.workspaceId, { sourceIds: opts.input.sourceIds });
   const q = compileAudienceQuery(opts.input.condition, { workspaceId: opts.workspaceId, sourceIds: opts.input.sourceIds });
   try {
@@ -25,16 +27,19 @@ export async function previewAudience(opts: { workspaceId: string; input: Previe
 }
 
 /**
- * GET /api/audiences/:id/members: members by userId (keyset on it), optionally those whose userId
+ * GET /api/audiences/{id}/members: members by userId (keyset on it), optionally those whose userId
  * or email trait contains `q` (case-insensitive), with their profile traits.
  */
 export async function listAudienceMembers(opts: {
   workspaceId: string;
   audienceId: string;
   query: ListMembersQuery;
-}): Promise<{ members: AudienceMemberDto[]; nextCursor: string | null }> {
+}): Promise<AudienceMembersPage> {
   assertAudienceId(opts.audienceId);
-  const { rows: a } = await pool().query(`SELECT 1 FROM audiences WHERE id = $1 AND workspace_id = $2`, [opts.audienceId, opts.workspaceId]);
+  const { rows: a } = await pool().query(`SELECT 1 FROM audiences WHERE id = $1 AND workspace_id = $2`, [
+    opts.audienceId,
+    opts.workspaceId,
+  ]);
   if (a.length === 0) throw notFound("Audience");
   const { q, cursor, limit } = opts.query;
   const { rows } = await pool().query<{ user_id: string; since: Date; traits: Record<string, unknown> | null }>(

@@ -5,16 +5,14 @@ import { snakeCase, split } from "change-case";
  * space or punctuation that is right, inside one word it is not: "B2B Leads" must stay `b2b_leads`.
  */
 function splitKeepingDigitAcronyms(value: string): string[] {
-  return value
-    .split(/[^\p{L}\p{N}]+/u)
-    .flatMap((chunk) =>
-      split(chunk).reduce<string[]>((words, w) => {
-        const prev = words[words.length - 1];
-        if (prev !== undefined && /\p{N}$/u.test(prev) && /^\p{Lu}+$/u.test(w)) words[words.length - 1] = prev + w;
-        else words.push(w);
-        return words;
-      }, []),
-    );
+  return value.split(/[^\p{L}\p{N}]+/u).flatMap((chunk) =>
+    split(chunk).reduce<string[]>((words, w) => {
+      const prev = words[words.length - 1];
+      if (prev !== undefined && /\p{N}$/u.test(prev) && /^\p{Lu}+$/u.test(w)) words[words.length - 1] = prev + w;
+      else words.push(w);
+      return words;
+    }, []),
+  );
 }
 
 /**

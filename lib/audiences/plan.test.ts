@@ -5,7 +5,13 @@ const at = new Date("2026-11-21T10:00:00Z");
 
 describe("planAudienceSync", () => {
   it("first sync: every destination gets every member", () => {
-    const p = planAudienceSync([{ id: "d1", syncedAt: null }, { id: "d2", syncedAt: null }], { members: 30, entered: 30, exited: 0 });
+    const p = planAudienceSync(
+      [
+        { id: "d1", syncedAt: null },
+        { id: "d2", syncedAt: null },
+      ],
+      { members: 30, entered: 30, exited: 0 },
+    );
     expect(p).toEqual({ full: ["d1", "d2"], changes: [], total: 60 });
   });
 
@@ -19,7 +25,13 @@ describe("planAudienceSync", () => {
   });
 
   it("a newly connected destination gets the full membership while the others get changes", () => {
-    const p = planAudienceSync([{ id: "old", syncedAt: at }, { id: "new", syncedAt: null }], { members: 10, entered: 1, exited: 1 });
+    const p = planAudienceSync(
+      [
+        { id: "old", syncedAt: at },
+        { id: "new", syncedAt: null },
+      ],
+      { members: 10, entered: 1, exited: 1 },
+    );
     expect(p).toEqual({ full: ["new"], changes: ["old"], total: 12 });
   });
 
@@ -32,6 +44,10 @@ describe("chunkRanges", () => {
   it("covers every row once", () => {
     expect(chunkRanges(0, 5)).toEqual([]);
     expect(chunkRanges(5, 5)).toEqual([[0, 5]]);
-    expect(chunkRanges(12, 5)).toEqual([[0, 5], [5, 10], [10, 12]]);
+    expect(chunkRanges(12, 5)).toEqual([
+      [0, 5],
+      [5, 10],
+      [10, 12],
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Who gets what in one sync — pure, so the audience rules are unit-tested without a database.
  *

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { profileChanges, type ProfileInput } from "./profiles";
 
-const msg = (m: Partial<ProfileInput> & { type: string }): ProfileInput => ({ userId: null, anonymousId: null, timestamp: "2026-11-21T10:00:00.000Z", ...m });
+const msg = (m: Partial<ProfileInput> & { type: string }): ProfileInput => ({
+  userId: null,
+  anonymousId: null,
+  timestamp: "2026-11-21T10:00:00.000Z",
+  ...m,
+});
 
 describe("profileChanges", () => {
   it("ignores track/page/screen/group calls and identify without a userId", () => {

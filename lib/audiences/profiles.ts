@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 /** The fields of a stored message that profiles are built from. */

@@ -1,11 +1,12 @@
+import "server-only";
 import type pg from "pg";
-import { pool } from "../db";
-import { log } from "../log";
+import { pool } from "../platform/db";
+import { logger } from "../platform/logger";
 import { createDeliveries } from "../delivery/enqueue";
 import { compileAudienceQuery } from "./compile";
 import { conditionSchema } from "./condition";
 import { chunkRanges, planAudienceSync, type SyncDestination } from "./plan";
-import type { SyncStatus } from "./schemas";
+import type { SyncStatus } from "./contract";
 
 /**
  * One sync of one audience, in the database:
@@ -37,7 +38,10 @@ export type SyncResult = {
 
 /** Holds the audience's sync lock on `client` (a session lock: released by unlock or disconnect). */
 export async function tryLockAudienceSync(client: pg.ClientBase, audienceId: string): Promise<boolean> {
-  const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok`, [LOCK_CLASS, audienceId]);
+  const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok`, [
+    LOCK_CLASS,
+    audienceId,
+  ]);
   return rows[0].ok;
 }
 
@@ -57,7 +61,16 @@ async function inTransaction<T>(client: pg.PoolClient, fn: () => Promise<T>): Pr
   }
 }
 
-const skipped = (syncId: string | null): SyncResult => ({ syncId, status: "skipped", size: 0, entered: 0, exited: 0, sent: 0, computeMs: 0, enqueueMs: 0 });
+const skipped = (syncId: string | null): SyncResult => ({
+  syncId,
+  status: "skipped",
+  size: 0,
+  entered: 0,
+  exited: 0,
+  sent: 0,
+  computeMs: 0,
+  enqueueMs: 0,
+});
 
 type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number };
 
@@ -85,7 +98,10 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
     failure = err as Error;
     if (opts.syncId)
       await pool()
-        .query(`UPDATE audience_syncs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [opts.syncId, failure.message.slice(0, 500)])
+        .query(`UPDATE audience_syncs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1`, [
+          opts.syncId,
+          failure.message.slice(0, 500),
+        ])
         .catch(() => {});
     throw err;
   } finally {
@@ -97,8 +113,15 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
 async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<SyncResult> {
   const { audienceId } = opts;
   const chunk = opts.chunkSize ?? SYNC_CHUNK;
-  const { rows: found } = await client.query<{ workspace_id: string; property_name: string; condition: unknown; last_synced_at: Date | null; source_ids: string[] }>(
-    `SELECT a.workspace_id, a.property_name, a.condition, a.last_synced_at,
+  const { rows: found } = await client.query<{
+    workspace_id: string;
+    name: string;
+    property_name: string;
+    condition: unknown;
+    last_synced_at: Date | null;
+    source_ids: string[];
+  }>(
+    `SELECT a.workspace_id, a.name, a.property_name, a.condition, a.last_synced_at,
             ARRAY(SELECT x.source_id::text FROM audience_sources x WHERE x.audience_id = a.id) AS source_ids
      FROM audiences a WHERE a.id = $1`,
     [audienceId],
@@ -122,7 +145,10 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   const q = compileAudienceQuery(condition, { workspaceId: audience.workspace_id, sourceIds: audience.source_ids });
   await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
   await client.query(`CREATE TEMP TABLE audience_computed (seq int NOT NULL, user_id text NOT NULL)`);
-  const computed = await client.query(`INSERT INTO audience_computed (seq, user_id) SELECT row_number() OVER (), m.user_id FROM (${q.text}) m`, q.values);
+  const computed = await client.query(
+    `INSERT INTO audience_computed (seq, user_id) SELECT row_number() OVER (), m.user_id FROM (${q.text}) m`,
+    q.values,
+  );
   const members = computed.rowCount ?? 0;
   await client.query(`CREATE INDEX ON audience_computed (seq)`);
   await client.query(`ANALYZE audience_computed`);
@@ -156,6 +182,9 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   const sendStarted = performance.now();
   const now = new Date().toISOString();
   let sent = 0;
+  // Every identify names its audience (docs/webhooks.md#payloads): keys in alphabetical order, which
+  // is also the order jsonb keeps them in, so the bytes sent do not depend on how payloads are stored.
+  const context = JSON.stringify({ audience: { id: audienceId, key: audience.property_name, name: audience.name } });
   const identifies = async (table: "audience_computed" | "audience_changes", from: number, to: number, destinationIds: string[]) => {
     if (destinationIds.length === 0) return 0;
     const member = table === "audience_computed" ? "true" : "t.member";
@@ -163,13 +192,15 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
       `INSERT INTO messages (id, workspace_id, origin, origin_ref, message_id, type, user_id, timestamp, received_at, payload)
        SELECT c.id, $1::uuid, 'audience', $2::text, c.mid, 'identify', c.user_id, $3::timestamptz, $3::timestamptz,
               jsonb_build_object('type', 'identify', 'userId', c.user_id, 'traits', jsonb_build_object($4::text, c.member),
-                                 'messageId', c.mid, 'timestamp', $5::text, 'receivedAt', $5::text, 'context', '{}'::jsonb)
+                                 'messageId', c.mid, 'timestamp', $5::text, 'receivedAt', $5::text, 'context', $8::jsonb)
        FROM (SELECT gen_random_uuid() AS id, gen_random_uuid()::text AS mid, t.user_id, ${member} AS member
              FROM ${table} t WHERE t.seq > $6 AND t.seq <= $7) c
        RETURNING id`,
-      [audience.workspace_id, syncId, now, audience.property_name, now, from, to],
+      [audience.workspace_id, syncId, now, audience.property_name, now, from, to, context],
     );
-    const deliveries = rows.flatMap((r) => destinationIds.map((d) => ({ workspaceId: audience.workspace_id, messageRowId: r.id, destinationId: d })));
+    const deliveries = rows.flatMap((r) =>
+      destinationIds.map((d) => ({ workspaceId: audience.workspace_id, messageRowId: r.id, destinationId: d })),
+    );
     await createDeliveries(client, deliveries);
     return deliveries.length;
   };
@@ -208,7 +239,10 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
         sent += n;
       });
     }
-    await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [audienceId, plan.full]);
+    await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [
+      audienceId,
+      plan.full,
+    ]);
   }
 
   const enqueueMs = performance.now() - sendStarted;
@@ -217,6 +251,9 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
     await client.query(`UPDATE audience_syncs SET status = 'completed', finished_at = now() WHERE id = $1`, [syncId]);
     await client.query(`UPDATE audiences SET last_synced_at = now() WHERE id = $1`, [audienceId]);
   });
-  log().info({ audienceId, syncId, members, entered, exited, sent, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) }, "audience synced");
+  logger().info(
+    { audienceId, syncId, members, entered, exited, sent, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) },
+    "audience synced",
+  );
   return { syncId, status: "completed", size: members, entered, exited, sent, computeMs, enqueueMs };
 }

@@ -1,42 +1,35 @@
+import "server-only";
 import type pg from "pg";
-import { pool, withTransaction } from "../db";
-import { QUEUES, boss } from "../queue";
-import { onClient } from "../delivery/enqueue";
-import { AppError, notFound } from "../errors";
-import type { AudienceSyncDto, SyncStatus } from "./schemas";
+import { pool, withTransaction } from "../platform/db";
+import { sendJob } from "../platform/queue";
+import { AppError, notFound } from "../platform/errors";
+import type { AudienceSync } from "../platform/generated/prisma/client";
+import { assertAudienceId } from "./audience-id";
+import type { AudienceSyncDto, AudienceSyncRequest, SyncStatus, SyncTrigger } from "./contract";
 
-export const SYNC_COLUMNS = `s.id, s.status, s.initial, s.trigger, s.entered, s.exited, s.sent, s.total, s.size, s.error, s.started_at, s.finished_at`;
+/** An audience_syncs row's columns under their Prisma field names: a SyncRow. */
+export const SYNC_COLUMNS = `s.id, s.status, s.initial, s.trigger, s.entered, s.exited, s.sent, s.total, s.size, s.error,
+  s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
 
-export type SyncRow = {
-  id: string;
-  status: string;
-  initial: boolean;
-  trigger: string;
-  entered: number;
-  exited: number;
-  sent: number;
-  total: number;
-  size: number;
-  error: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-};
+export type SyncRow = Omit<AudienceSync, "audienceId">;
 
+/** Field by field, so that extra columns a query selects (an audience id) stay out of the DTO. */
 export function toSyncDto(r: SyncRow): AudienceSyncDto {
   return {
     id: r.id,
+    // The table's CHECK constraints hold status and trigger to the contract's lists.
     status: r.status as SyncStatus,
     initial: r.initial,
-    trigger: r.trigger,
+    trigger: r.trigger as SyncTrigger,
     entered: r.entered,
     exited: r.exited,
     sent: r.sent,
     total: r.total,
     size: r.size,
     error: r.error,
-    startedAt: r.started_at.toISOString(),
-    finishedAt: r.finished_at?.toISOString() ?? null,
-    durationMs: r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    durationMs: r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
   };
 }
 
@@ -50,8 +43,8 @@ const ACTIVE = `('queued', 'running')`;
  */
 export async function requestAudienceSync(
   client: pg.PoolClient,
-  opts: { audienceId: string; workspaceId?: string; trigger: "manual" | "schedule" | "created" | "updated" },
-): Promise<{ sync: AudienceSyncDto; created: boolean }> {
+  opts: { audienceId: string; workspaceId?: string; trigger: SyncTrigger },
+): Promise<AudienceSyncRequest> {
   const { rows: found } = await client.query(
     `SELECT id FROM audiences WHERE id = $1::uuid AND ($2::uuid IS NULL OR workspace_id = $2::uuid) FOR UPDATE`,
     [opts.audienceId, opts.workspaceId ?? null],
@@ -68,7 +61,7 @@ export async function requestAudienceSync(
     [opts.audienceId, opts.trigger],
   );
   const sync = rows[0];
-  await (await boss()).send(QUEUES.audienceSync.name, { audienceId: opts.audienceId, syncId: sync.id, trigger: opts.trigger }, { db: onClient(client) });
+  await sendJob("audienceSync", { audienceId: opts.audienceId, syncId: sync.id, trigger: opts.trigger }, { client });
   return { sync: toSyncDto(sync), created: true };
 }
 
@@ -97,9 +90,20 @@ export async function queueDueAudienceSyncs(): Promise<string[]> {
   return queued;
 }
 
-/** GET /api/audiences/:id/syncs: newest first. */
+/** "Sync now" (POST /api/audiences/{id}/sync): the sync that will run, queued by this request or already waiting. */
+export async function requestManualAudienceSync(opts: { workspaceId: string; audienceId: string }): Promise<AudienceSyncRequest> {
+  assertAudienceId(opts.audienceId);
+  const { audienceId, workspaceId } = opts;
+  return withTransaction((client) => requestAudienceSync(client, { audienceId, workspaceId, trigger: "manual" }));
+}
+
+/** GET /api/audiences/{id}/syncs: newest first. */
 export async function listAudienceSyncs(opts: { workspaceId: string; audienceId: string; limit?: number }): Promise<AudienceSyncDto[]> {
-  const { rows: a } = await pool().query(`SELECT 1 FROM audiences WHERE id = $1 AND workspace_id = $2`, [opts.audienceId, opts.workspaceId]);
+  assertAudienceId(opts.audienceId);
+  const { rows: a } = await pool().query(`SELECT 1 FROM audiences WHERE id = $1 AND workspace_id = $2`, [
+    opts.audienceId,
+    opts.workspaceId,
+  ]);
   if (a.length === 0) throw notFound("Audience");
   const { rows } = await pool().query<SyncRow>(
     `SELECT ${SYNC_COLUMNS} FROM audience_syncs s WHERE s.audience_id = $1 ORDER BY s.started_at DESC LIMIT $2`,
@@ -107,4 +111,3 @@ export async function listAudienceSyncs(opts: { workspaceId: string; audienceId:
   );
   return rows.map(toSyncDto);
 }
-

@@ -1,35 +1,77 @@
-import { prisma } from "../db";
-import { AppError } from "../errors";
-import { hashPassword, verifyPassword } from "./password";
-import type { Credentials, SetupInput } from "./schemas";
+import "server-only";
+import { prisma } from "../platform/db";
+import { AppError } from "../platform/errors";
+import { createGate } from "../platform/gate";
+import { clearPoints, givePointBack, takePoint } from "../platform/rate-limits";
+import type { Credentials, SetupInput } from "./contract";
+import { failureDelayMs } from "./login-throttle";
+import { dummyHash, hashPassword, verifyPassword } from "./password";
 import { createSession, type NewSession } from "./sessions";
+import { assertSetupCode } from "./setup-code";
+
+const ALREADY_SET_UP = new AppError("conflict", "Eventrail is already set up; log in instead");
 
 export async function needsSetup(): Promise<boolean> {
   return (await prisma().user.count()) === 0;
 }
 
-/** First run: creates the owner, the first workspace and a session. Refused once an owner exists. */
-export async function setupOwner(input: SetupInput): Promise<NewSession> {
+/**
+ * First run: creates the owner, the first workspace and a session. Throttled per client address,
+ * needs the one-time setup code, and is refused once an owner exists (docs/management-api.md#first-run-setup).
+ */
+export async function setupOwner(input: SetupInput, from: { address: string }): Promise<NewSession> {
+  await takePoint("setup", from.address);
+  if (!(await needsSetup())) throw ALREADY_SET_UP;
+  await assertSetupCode(input.code);
   const passwordHash = await hashPassword(input.password);
   const created = await prisma().$transaction(async (tx) => {
     // Serialise concurrent setups: only the first one may create the owner.
     await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(727274)");
-    if ((await tx.user.count()) > 0) throw new AppError("conflict", "Eventrail is already set up; log in instead");
+    if ((await tx.user.count()) > 0) throw ALREADY_SET_UP;
     const workspace = await tx.workspace.create({ data: { name: input.workspaceName }, select: { id: true } });
     const user = await tx.user.create({ data: { email: input.email, passwordHash }, select: { id: true } });
     await tx.membership.create({ data: { userId: user.id, workspaceId: workspace.id, role: "owner" } });
+    // The code was for this one setup.
+    await tx.setupCode.deleteMany({});
     return { userId: user.id, workspaceId: workspace.id };
   });
   return createSession(created);
 }
 
-export async function login(input: Credentials): Promise<NewSession> {
+/**
+ * Logins in progress in this process: each holds database connections and, at its turn, the hasher.
+ * Two at a time, 64 waiting, further ones turned away at once with 429 — a login flood then holds a
+ * bounded share of the pool, and /v1 keeps the rest (measured by `npm run drill -- abuse`: with the
+ * flood's queries on the pool, /v1/track waited seconds for a connection).
+ */
+const logins = createGate({ slots: 2, maxWaiting: 64 });
+
+/**
+ * Logs in (docs/operations.md#throttling): each attempt takes a point from the account's and the
+ * address's counters first (atomically in Postgres, so parallel guesses cannot overtake the limit);
+ * a failure keeps them and is answered after a growing delay, a success clears the account's
+ * failures and gives the address its point back. A bcrypt hash from before argon2 is replaced.
+ */
+export async function login(input: Credentials, from: { address: string }): Promise<NewSession> {
+  const done = await logins.run(() => checkLogin(input, from));
+  if (done.turnedAway) throw new AppError("too_many_requests", "Too many logins in progress; try again in 1 s", undefined, 1);
+  const outcome = done.value;
+  if ("session" in outcome) return outcome.session;
+  // Held back outside the gate: a waiting failure must not keep others from their turn.
+  if (outcome.delayMs > 0) await new Promise((r) => setTimeout(r, outcome.delayMs));
+  throw new AppError("unauthorized", "Email or password is incorrect");
+}
+
+async function checkLogin(input: Credentials, from: { address: string }): Promise<{ session: NewSession } | { delayMs: number }> {
+  const [account] = await Promise.all([takePoint("loginAccount", input.email), takePoint("loginAddress", from.address)]);
   const user = await prisma().user.findUnique({
     where: { email: input.email },
     select: { id: true, passwordHash: true, memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" }, take: 1 } },
   });
-  // Compare against a dummy hash when the user is unknown so timing does not reveal accounts.
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? "$2b$12$C6UzMDM.H6dfI/f/IKcEeO7n6RFPrxVQz/iSaLZpmDsb5oSdx6sRa");
-  if (!user || !ok || user.memberships.length === 0) throw new AppError("unauthorized", "Email or password is incorrect");
-  return createSession({ userId: user.id, workspaceId: user.memberships[0].workspaceId });
+  // An unknown email is checked against a dummy hash: it takes as long, so timing does not reveal accounts.
+  const { ok, upgrade } = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
+  if (!user || !ok || user.memberships.length === 0) return { delayMs: failureDelayMs(account.used) };
+  await Promise.all([clearPoints("loginAccount", input.email), givePointBack("loginAddress", from.address)]);
+  if (upgrade) await prisma().user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });
+  return { session: await createSession({ userId: user.id, workspaceId: user.memberships[0].workspaceId }) };
 }

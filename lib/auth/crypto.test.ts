@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { randomToken, safeEqual, sha256 } from "./crypto";
 import { generateWriteKey } from "../sources/sources";
-import { readCookie } from "../http/principal";
+import { readCookie } from "../api/principal";
 
 describe("auth primitives", () => {
   it("makes unguessable prefixed tokens and stores only their SHA-256", () => {
@@ -28,5 +28,9 @@ describe("auth primitives", () => {
     expect(readCookie(req, "er_session")).toBe("abc=");
     expect(readCookie(req, "er_csrf")).toBe("z");
     expect(readCookie(req, "missing")).toBeUndefined();
+    // Not valid percent-encoding: no cookie (401), not a URIError (500).
+    const broken = new Request("http://x/", { headers: { cookie: "er_session=%E0%A4%A; er_csrf=%ED%A0%80" } });
+    expect(readCookie(broken, "er_session")).toBeUndefined();
+    expect(readCookie(broken, "er_csrf")).toBeUndefined();
   });
 });

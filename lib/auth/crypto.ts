@@ -1,3 +1,4 @@
+import "server-only";
 import crypto from "node:crypto";
 
 export const sha256 = (value: string) => crypto.createHash("sha256").update(value).digest("hex");

@@ -1,4 +1,5 @@
-import { prisma } from "../db";
+import "server-only";
+import { prisma } from "../platform/db";
 import { randomToken, sha256 } from "./crypto";
 
 export const SESSION_COOKIE = "er_session";

@@ -1,12 +1,14 @@
-import { prisma } from "../db";
-import { notFound } from "../errors";
+import "server-only";
+import type { Prisma } from "../platform/generated/prisma/client";
+import { prisma } from "../platform/db";
+import { assertUuid, notFound } from "../platform/errors";
+import type { ApiTokenDto, CreatedApiTokenDto } from "./contract";
 import { randomToken, sha256 } from "./crypto";
 
-export type ApiTokenDto = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+const select = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } satisfies Prisma.ApiTokenSelect;
+type Row = Prisma.ApiTokenGetPayload<{ select: typeof select }>;
 
-const select = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
-
-function toDto(t: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiTokenDto {
+function toDto(t: Row): ApiTokenDto {
   return {
     id: t.id,
     name: t.name,
@@ -18,7 +20,7 @@ function toDto(t: { id: string; name: string; prefix: string; createdAt: Date; l
 }
 
 /** Creates a token; the plain value is returned once and never stored. */
-export async function createApiToken(opts: { workspaceId: string; name: string }): Promise<ApiTokenDto & { token: string }> {
+export async function createApiToken(opts: { workspaceId: string; name: string }): Promise<CreatedApiTokenDto> {
   const token = randomToken("er_", 32);
   const row = await prisma().apiToken.create({
     data: { workspaceId: opts.workspaceId, name: opts.name, tokenHash: sha256(token), prefix: token.slice(0, 10) },
@@ -34,7 +36,7 @@ export async function listApiTokens(opts: { workspaceId: string }): Promise<ApiT
 
 export async function revokeApiToken(opts: { workspaceId: string; id: string }): Promise<ApiTokenDto> {
   // Not a uuid: no such token (Postgres would reject the comparison and make it a 500).
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(opts.id)) throw notFound("Token");
+  assertUuid(opts.id, "Token");
   const { count } = await prisma().apiToken.updateMany({
     where: { id: opts.id, workspaceId: opts.workspaceId, revokedAt: null },
     data: { revokedAt: new Date() },
@@ -46,11 +48,16 @@ export async function revokeApiToken(opts: { workspaceId: string; id: string }):
 
 /** Resolves a bearer token to its workspace, or null when unknown or revoked. */
 export async function findApiToken(token: string): Promise<{ id: string; workspaceId: string } | null> {
-  const row = await prisma().apiToken.findUnique({ where: { tokenHash: sha256(token) }, select: { id: true, workspaceId: true, revokedAt: true, lastUsedAt: true } });
+  const row = await prisma().apiToken.findUnique({
+    where: { tokenHash: sha256(token) },
+    select: { id: true, workspaceId: true, revokedAt: true, lastUsedAt: true },
+  });
   if (!row || row.revokedAt) return null;
   // Touch last-used at most once a minute to keep API calls cheap.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    await prisma().apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+    await prisma()
+      .apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } })
+      .catch(() => {});
   }
   return { id: row.id, workspaceId: row.workspaceId };
 }

@@ -1,8 +1,9 @@
+import "server-only";
 import crypto from "node:crypto";
-import { pool, prisma } from "../db";
-import { env } from "../env";
-import { AppError, notFound } from "../errors";
-import { CAPTURE_LIMITS, type CaptureBinDto, type CapturedRequestDto, type CreateCaptureBinInput, type UpdateCaptureBinInput } from "./schemas";
+import { pool, prisma } from "../platform/db";
+import { env } from "../platform/env";
+import { AppError, notFound } from "../platform/errors";
+import { CAPTURE_LIMITS, type CaptureBinDto, type CreateCaptureBinInput, type UpdateCaptureBinInput } from "./contract";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -10,6 +11,13 @@ const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 export function generateBinId(): string {
   return Array.from(crypto.randomBytes(24), (b) => ALPHABET[b % ALPHABET.length]).join("");
 }
+
+/**
+ * Whether `id` could be a bin id at all. Anything else is no such bin, answered before querying: a
+ * NUL byte would make Postgres refuse the statement, and that must not become a 500 (nor may a real
+ * database error become a 404).
+ */
+export const isBinId = (id: string): boolean => /^[a-z0-9]{24}$/.test(id);
 
 /** The server's public base: the operator's setting, else the origin the dashboard called us on. */
 export function publicBase(req: Request): string {
@@ -54,6 +62,7 @@ export async function listCaptureBins(opts: { workspaceId: string; base: string 
 }
 
 export async function getCaptureBin(opts: { workspaceId: string; id: string; base: string }): Promise<CaptureBinDto> {
+  if (!isBinId(opts.id)) throw notFound("Capture URL");
   const { rows } = await pool().query<BinRow>(`${BIN_SQL} WHERE b.workspace_id = $1 AND b.id = $2`, [opts.workspaceId, opts.id]);
   if (!rows[0]) throw notFound("Capture URL");
   return toBinDto(rows[0], opts.base);
@@ -77,62 +86,27 @@ export async function createCaptureBin(opts: { workspaceId: string; input: Creat
   return getCaptureBin({ workspaceId: opts.workspaceId, id, base: opts.base });
 }
 
-export async function updateCaptureBin(opts: { workspaceId: string; id: string; input: UpdateCaptureBinInput; base: string }): Promise<CaptureBinDto> {
+export async function updateCaptureBin(opts: {
+  workspaceId: string;
+  id: string;
+  input: UpdateCaptureBinInput;
+  base: string;
+}): Promise<CaptureBinDto> {
+  if (!isBinId(opts.id)) throw notFound("Capture URL");
   const { count } = await prisma().captureBin.updateMany({ where: { id: opts.id, workspaceId: opts.workspaceId }, data: opts.input });
   if (count === 0) throw notFound("Capture URL");
   return getCaptureBin(opts);
 }
 
 export async function deleteCaptureBin(opts: { workspaceId: string; id: string }): Promise<void> {
+  if (!isBinId(opts.id)) throw notFound("Capture URL");
   const { count } = await prisma().captureBin.deleteMany({ where: { id: opts.id, workspaceId: opts.workspaceId } });
   if (count === 0) throw notFound("Capture URL");
 }
 
-type RequestRow = {
-  id: string;
-  method: string;
-  path: string;
-  query: string;
-  headers: Record<string, string>;
-  body: string;
-  body_size: number;
-  truncated: boolean;
-  received_at: Date;
-};
-
-const toRequestDto = (r: RequestRow): CapturedRequestDto => ({
-  id: String(r.id),
-  method: r.method,
-  path: r.path,
-  query: r.query,
-  headers: r.headers,
-  body: r.body,
-  bodySize: r.body_size,
-  truncated: r.truncated,
-  receivedAt: r.received_at.toISOString(),
-});
-
-/** Newest first; with `after`, only requests that arrived since (the page polls with its newest id). */
-export async function listCapturedRequests(opts: { workspaceId: string; binId: string; after?: string; limit: number }): Promise<CapturedRequestDto[]> {
-  await assertBinInWorkspace(opts.workspaceId, opts.binId);
-  // id::text keeps bigint ids exact in JSON; ORDER BY names the table's column, not the text alias.
-  const { rows } = await pool().query<RequestRow>(
-    `SELECT r.id::text AS id, r.method, r.path, r.query, r.headers, r.body, r.body_size, r.truncated, r.received_at
-       FROM captured_requests r
-      WHERE r.bin_id = $1 AND ($2::bigint IS NULL OR r.id > $2::bigint)
-      ORDER BY r.id DESC
-      LIMIT $3`,
-    [opts.binId, opts.after ?? null, opts.limit],
-  );
-  return rows.map(toRequestDto);
-}
-
-export async function clearCapturedRequests(opts: { workspaceId: string; binId: string }): Promise<void> {
-  await assertBinInWorkspace(opts.workspaceId, opts.binId);
-  await pool().query("DELETE FROM captured_requests WHERE bin_id = $1", [opts.binId]);
-}
-
-async function assertBinInWorkspace(workspaceId: string, binId: string): Promise<void> {
+/** 404 unless the bin exists in this workspace (a malformed id names none and is not looked up). */
+export async function assertBinInWorkspace(workspaceId: string, binId: string): Promise<void> {
+  if (!isBinId(binId)) throw notFound("Capture URL");
   const { rowCount } = await pool().query("SELECT 1 FROM capture_bins WHERE id = $1 AND workspace_id = $2", [binId, workspaceId]);
   if (!rowCount) throw notFound("Capture URL");
 }

@@ -4,7 +4,7 @@ import { readCappedBody } from "./receive";
 const stream = (chunks: number[]) =>
   new ReadableStream<Uint8Array>({
     start(c) {
-      chunks.forEach((n, i) => c.enqueue(new Uint8Array(n).fill(65 + i)));
+      for (const [i, n] of chunks.entries()) c.enqueue(new Uint8Array(n).fill(65 + i));
       c.close();
     },
   });

@@ -1,4 +1,7 @@
-import { errorResponse } from "../http/route";
+import "server-only";
+import { errorResponse } from "../api/api-route";
+import { takePoint } from "../platform/rate-limits";
+import { isBinId } from "./bins";
 import { captureRequest } from "./receive";
 
 const NO_BODY = new Set([204, 205, 304]);
@@ -11,6 +14,8 @@ export async function handleCapture(req: Request, ctx: { params: Promise<{ id: s
   const requestId = crypto.randomUUID();
   try {
     const { id } = await ctx.params;
+    // Throttled per bin before anything is read or stored (docs/operations.md#throttling).
+    if (isBinId(id)) await takePoint("capture", id);
     const result = await captureRequest({ binId: id, req });
     if (!result) return Response.json({ error: { code: "not_found", message: "Capture URL not found" } }, { status: 404 });
     if (result.delayMs > 0) await new Promise((r) => setTimeout(r, result.delayMs));

@@ -1,64 +1,56 @@
+import "server-only";
+import crypto from "node:crypto";
+import type { Verdict } from "./contract";
+
 /**
- * Signature checks for captured requests, with WebCrypto only, so the same code runs in the
- * browser (the capture page verifies against a secret the user types, which never leaves it)
- * and in unit tests.
+ * Signature checks for captured requests, run on the server against a destination's secrets
+ * (docs/dashboard.md#capture-urls), over the body bytes exactly as received. A verdict never carries
+ * the expected digest: capture URLs are public, so that would sign any body an attacker sends.
  */
-export type Verdict = { state: "valid" | "invalid" | "absent" | "unverifiable"; detail: string };
+export type { Verdict };
 
-const enc = new TextEncoder();
-
-const toHex = (buf: ArrayBuffer) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
-
-function toBase64(buf: ArrayBuffer): string {
-  let s = "";
-  for (const b of new Uint8Array(buf)) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-function fromBase64(b64: string): Uint8Array<ArrayBuffer> | null {
-  try {
-    const s = atob(b64);
-    const out = new Uint8Array(new ArrayBuffer(s.length));
-    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
-}
-
-async function hmac(hash: "SHA-1" | "SHA-256", key: Uint8Array<ArrayBuffer>, data: string): Promise<ArrayBuffer> {
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash }, false, ["sign"]);
-  return crypto.subtle.sign("HMAC", k, enc.encode(data));
+/** Constant-time comparison of two digests as sent (a wrong guess learns nothing from timing). */
+function sameDigest(expected: string, sent: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(sent);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
 
 const header = (headers: Record<string, string>, name: string) => headers[name.toLowerCase()];
 
+type Check = { headers: Record<string, string>; body: Uint8Array; truncated: boolean; secret: string | null };
+
 /** `X-Signature`: lowercase hex HMAC-SHA1(secret, body). */
-export async function verifyXSignature(opts: { headers: Record<string, string>; body: string; truncated: boolean; secret: string }): Promise<Verdict> {
+export function verifyXSignature(opts: Check): Verdict {
   const sent = header(opts.headers, "x-signature");
-  if (!sent) return { state: "absent", detail: "No X-Signature header (the destination has no shared secret)" };
+  if (!sent) return { state: "absent", detail: "No X-Signature header (the sender has no shared secret)" };
   if (opts.truncated) return { state: "unverifiable", detail: "The body was truncated, so the signature cannot be checked" };
-  if (!opts.secret) return { state: "unverifiable", detail: "Enter the shared secret to verify" };
-  const expected = toHex(await hmac("SHA-1", enc.encode(opts.secret), opts.body));
-  return expected === sent.trim()
-    ? { state: "valid", detail: "HMAC-SHA1 of the body matches" }
-    : { state: "invalid", detail: `Expected ${expected}` };
+  if (!opts.secret) return { state: "unverifiable", detail: "The destination has no shared secret to check against" };
+  const expected = crypto.createHmac("sha1", opts.secret).update(opts.body).digest("hex");
+  return sameDigest(expected, sent.trim())
+    ? { state: "valid", detail: "HMAC-SHA1 of the body matches the destination's shared secret" }
+    : { state: "invalid", detail: "Does not match the destination's shared secret: another secret, or the body changed on the way" };
 }
 
 /** Standard Webhooks: base64 HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${body}` with the whsec_ key. */
-export async function verifyStandardWebhook(opts: { headers: Record<string, string>; body: string; truncated: boolean; secret: string }): Promise<Verdict> {
+export function verifyStandardWebhook(opts: Check): Verdict {
   const id = header(opts.headers, "webhook-id");
   const ts = header(opts.headers, "webhook-timestamp");
   const sig = header(opts.headers, "webhook-signature");
   if (!id && !ts && !sig) return { state: "absent", detail: "No Standard Webhooks headers" };
   if (!id || !ts || !sig) return { state: "invalid", detail: "webhook-id, webhook-timestamp and webhook-signature must all be present" };
   if (opts.truncated) return { state: "unverifiable", detail: "The body was truncated, so the signature cannot be checked" };
-  if (!opts.secret) return { state: "unverifiable", detail: "Enter the whsec_ secret to verify" };
-  const key = fromBase64(opts.secret.trim().replace(/^whsec_/, ""));
-  if (!key || key.length === 0) return { state: "unverifiable", detail: "The secret is not valid base64 (whsec_…)" };
-  const expected = toBase64(await hmac("SHA-256", key, `${id}.${ts}.${opts.body}`));
-  const candidates = sig.split(" ").map((s) => s.split(",")).filter(([v]) => v === "v1").map(([, s]) => s);
-  return candidates.includes(expected)
-    ? { state: "valid", detail: "v1 signature matches" }
-    : { state: "invalid", detail: `Expected v1,${expected}` };
+  if (!opts.secret) return { state: "unverifiable", detail: "The destination has no Standard Webhooks secret to check against" };
+  const b64 = opts.secret.replace(/^whsec_/, "");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
+    return { state: "unverifiable", detail: "The destination's secret is not valid base64 (whsec_…)" };
+  const expected = crypto.createHmac("sha256", Buffer.from(b64, "base64")).update(`${id}.${ts}.`).update(opts.body).digest("base64");
+  const candidates = sig
+    .split(" ")
+    .map((s) => s.split(","))
+    .filter(([v]) => v === "v1")
+    .map(([, s]) => s ?? "");
+  return candidates.some((c) => sameDigest(expected, c))
+    ? { state: "valid", detail: "v1 signature matches the destination's secret" }
+    : { state: "invalid", detail: "No v1 signature matches the destination's secret" };
 }

@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { summarize, toDetail, type RequestRow } from "./dto";
-import type { UserResult } from "./schemas";
+import type { UserResult } from "./contract";
 
-const erased = { messagesDeleted: 2, messagesRedacted: 1, deliveriesCancelled: 0, attemptsRedacted: 1, profiles: 1, identityLinks: 1, audienceMemberships: 1, sourceCalls: 0 };
+const erased = {
+  messagesDeleted: 2,
+  messagesRedacted: 1,
+  deliveriesCancelled: 0,
+  attemptsRedacted: 1,
+  profiles: 1,
+  identityLinks: 1,
+  audienceMemberships: 1,
+  sourceCalls: 0,
+};
 const user = (userId: string, sources: string[], notifications: number): UserResult => ({
   userId,
   affectedSourceIds: sources,

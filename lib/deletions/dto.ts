@@ -1,23 +1,20 @@
-import type { DeletionDetailDto, DeletionResult, DeletionStatus, DeletionSummaryDto, NotificationDto } from "./schemas";
+import "server-only";
+import type { DeletionRequest } from "../platform/generated/prisma/client";
+import type { DeletionDetailDto, DeletionResult, DeletionStatus, DeletionSummaryDto, NotificationDto } from "./contract";
 
-/** A deletion_requests row as lib/deletions/requests.ts selects it. */
-export type RequestRow = {
-  id: string;
-  userIds: string[];
-  status: DeletionStatus;
-  error: string | null;
-  result: DeletionResult | null;
-  createdAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-};
+/** A deletion_requests row as lib/deletions/requests.ts selects it (camelCase aliases of the Prisma model's fields). */
+export type RequestRow = Omit<DeletionRequest, "workspaceId">;
+
+/** `result` is only ever written by the deletion job (lib/deletions/run.ts), in this shape. */
+export const resultOf = (row: RequestRow) => row.result as DeletionResult | null;
 
 export function summarize(row: RequestRow): DeletionSummaryDto {
-  const users = Object.values(row.result?.users ?? {});
+  const users = Object.values(resultOf(row)?.users ?? {});
   return {
     id: row.id,
     userIds: row.userIds,
-    status: row.status,
+    // The table's CHECK constraint holds status to the contract's list.
+    status: row.status as DeletionStatus,
     error: row.error,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
@@ -43,7 +40,7 @@ export function toDetail(
   row: RequestRow,
   joined: { sources: { id: string; name: string }[]; notifications: NotificationDto[]; totals: { state: string; n: number }[] },
 ): DeletionDetailDto {
-  const results = row.result?.users ?? {};
+  const results = resultOf(row)?.users ?? {};
   const names = new Map(joined.sources.map((s) => [s.id, s.name]));
   const affected = [...new Set(Object.values(results).flatMap((u) => u.affectedSourceIds))];
   const total = (state: string) => joined.totals.find((t) => t.state === state)?.n ?? 0;

@@ -1,5 +1,6 @@
+import "server-only";
 import type pg from "pg";
-import type { ErasedCounts } from "./schemas";
+import type { ErasedCounts } from "./contract";
 
 export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a deletion request";
 

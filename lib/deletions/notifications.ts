@@ -1,3 +1,4 @@
+import "server-only";
 import crypto from "node:crypto";
 import type pg from "pg";
 import { createDeliveries } from "../delivery/enqueue";
@@ -70,6 +71,9 @@ async function insertNotice(
     [o.workspaceId, o.sourceId, o.requestId, o.messageId, o.userId, o.timestamp, JSON.stringify(o.payload)],
   );
   if (inserted.rows[0]) return inserted.rows[0].id;
-  const existing = await client.query<{ id: string }>("SELECT id FROM messages WHERE source_id = $1 AND message_id = $2", [o.sourceId, o.messageId]);
+  const existing = await client.query<{ id: string }>("SELECT id FROM messages WHERE source_id = $1 AND message_id = $2", [
+    o.sourceId,
+    o.messageId,
+  ]);
   return existing.rows[0].id;
 }

@@ -1,11 +1,17 @@
-import { pool, withTransaction } from "../db";
-import { AppError, notFound } from "../errors";
-import { QUEUES, boss } from "../queue";
-import { onClient } from "../delivery/enqueue";
-import { summarize, toDetail, type RequestRow } from "./dto";
-import type { CreateDeletionInput, DeletionDetailDto, DeletionSummaryDto, NotificationDto } from "./schemas";
+import "server-only";
+import { pool, withTransaction } from "../platform/db";
+import { AppError, assertUuid, isUuid, notFound } from "../platform/errors";
+import { sendJob } from "../platform/queue";
+import { resultOf, summarize, toDetail, type RequestRow } from "./dto";
+import type {
+  CreateDeletionInput,
+  DeletionDetailDto,
+  DeletionSummaryDto,
+  DeletionsPage,
+  ListDeletionsQuery,
+  NotificationDto,
+} from "./contract";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The detail lists this many notifications; totals cover all of them. */
 export const NOTIFICATIONS_SHOWN = 500;
 
@@ -14,25 +20,20 @@ const COLUMNS = `id, user_ids AS "userIds", status, error, result, created_at AS
 
 /** Stores the request `pending` and enqueues its job in the same transaction: no request without a job. */
 export async function createDeletionRequest(opts: { workspaceId: string; input: CreateDeletionInput }): Promise<DeletionSummaryDto> {
-  const queue = await boss();
   return withTransaction(async (client) => {
     const { rows } = await client.query<RequestRow>(
       `INSERT INTO deletion_requests (id, workspace_id, user_ids) VALUES (gen_random_uuid(), $1, $2) RETURNING ${COLUMNS}`,
       [opts.workspaceId, opts.input.userIds],
     );
     const row = rows[0];
-    const jobId = await queue.send(QUEUES.deletion.name, QUEUES.deletion.schema.parse({ deletionRequestId: row.id }), { db: onClient(client) });
+    const jobId = await sendJob("deletion", { deletionRequestId: row.id }, { client });
     if (!jobId) throw new AppError("internal", "The deletion job could not be enqueued");
     return summarize(row);
   });
 }
 
 /** Newest first, keyset-paginated on (created_at, id). */
-export async function listDeletionRequests(opts: {
-  workspaceId: string;
-  limit: number;
-  cursor?: string;
-}): Promise<{ deletions: DeletionSummaryDto[]; nextCursor: string | null }> {
+export async function listDeletionRequests(opts: { workspaceId: string } & ListDeletionsQuery): Promise<DeletionsPage> {
   const after = decodeCursor(opts.cursor);
   const { rows } = await pool().query<RequestRow>(
     `SELECT ${COLUMNS} FROM deletion_requests
@@ -48,14 +49,14 @@ export async function listDeletionRequests(opts: {
 
 /** The request with its affected sources and its notifications' delivery state. */
 export async function getDeletionRequest(opts: { workspaceId: string; id: string }): Promise<DeletionDetailDto> {
-  if (!UUID.test(opts.id)) throw notFound("Deletion request");
+  assertUuid(opts.id, "Deletion request");
   const { rows } = await pool().query<RequestRow>(`SELECT ${COLUMNS} FROM deletion_requests WHERE id = $1 AND workspace_id = $2`, [
     opts.id,
     opts.workspaceId,
   ]);
   const row = rows[0];
   if (!row) throw notFound("Deletion request");
-  const sourceIds = [...new Set(Object.values(row.result?.users ?? {}).flatMap((u) => u.affectedSourceIds))];
+  const sourceIds = [...new Set(Object.values(resultOf(row)?.users ?? {}).flatMap((u) => u.affectedSourceIds))];
   const [sources, notifications, totals] = await Promise.all([
     pool().query<{ id: string; name: string }>("SELECT id, name FROM sources WHERE workspace_id = $1 AND id = ANY($2::uuid[])", [
       opts.workspaceId,
@@ -92,11 +93,16 @@ function encodeCursor(row: RequestRow): string {
   return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
 }
 
+const isStoredTime = (v: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
+
 function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
   if (!cursor) return undefined;
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as [string, string];
-    if (typeof createdAt === "string" && !Number.isNaN(Date.parse(createdAt)) && UUID.test(id)) return { createdAt, id };
+    // Exactly what encodeCursor writes (toISOString of a stored time): Date.parse alone would take "1"
+    // or year -271821, which Postgres then refuses (docs/management-api.md#errors).
+    if (typeof createdAt === "string" && isStoredTime(createdAt) && typeof id === "string" && isUuid(id)) return { createdAt, id };
   } catch {}
   throw new AppError("validation_failed", "Some fields are invalid", { cursor: ["Invalid cursor"] });
 }

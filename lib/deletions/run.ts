@@ -1,8 +1,9 @@
-import { pool, withTransaction } from "../db";
-import { log } from "../log";
+import "server-only";
+import { pool, withTransaction } from "../platform/db";
+import { logger } from "../platform/logger";
 import { eraseUserData } from "./erase";
 import { createDeleteNotifications } from "./notifications";
-import type { DeletionResult, UserResult } from "./schemas";
+import type { DeletionResult, UserResult } from "./contract";
 
 type Claimed = { workspaceId: string; userIds: string[]; result: DeletionResult | null; createdAt: Date };
 
@@ -41,7 +42,10 @@ export async function runDeletionRequest(opts: { deletionRequestId: string; jobI
     }
     await pool().query("UPDATE deletion_requests SET status = 'completed', error = NULL, finished_at = now() WHERE id = $1", [id]);
   } catch (err) {
-    log().error({ deletionRequestId: id, jobId: opts.jobId, err: (err as Error).message, lastAttempt: opts.lastAttempt }, "deletion request failed");
+    logger().error(
+      { deletionRequestId: id, jobId: opts.jobId, err: (err as Error).message, lastAttempt: opts.lastAttempt },
+      "deletion request failed",
+    );
     if (opts.lastAttempt) {
       // The cause is in the worker log; the request shows a plain message, never database internals.
       await pool().query("UPDATE deletion_requests SET status = 'failed', error = $2, finished_at = now() WHERE id = $1", [

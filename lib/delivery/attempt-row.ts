@@ -1,4 +1,5 @@
-import type { TimedAttempt } from "../webhooks/http";
+import "server-only";
+import type { TimedAttempt } from "../webhooks/post";
 import type { Classification } from "../webhooks/outcome";
 import { maskHeaders, type OutgoingRequest } from "../webhooks/request";
 import type { StoredMessage } from "../webhooks/payload";

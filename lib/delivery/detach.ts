@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * A batch must not be held by its slowest endpoint: while one round waits out a hanging URL's 5 s
  * timeout, the batch's pg-boss slot would stay taken, and deliveries to healthy URLs queued behind it
@@ -16,7 +17,13 @@ export const SAFETY_DELAY_S = 30;
 /** The values of the promises settled within `ms`, and the indexes of those still pending then. */
 export async function settleWithin<T>(promises: Promise<T>[], ms: number): Promise<{ done: T[]; late: number[] }> {
   const results: { v?: T; settled: boolean }[] = promises.map(() => ({ settled: false }));
-  const all = Promise.all(promises.map((p, i) => p.then((v) => void (results[i] = { v, settled: true }))));
+  const all = Promise.all(
+    promises.map((p, i) =>
+      p.then((v) => {
+        results[i] = { v, settled: true };
+      }),
+    ),
+  );
   let timer: NodeJS.Timeout | undefined;
   const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   try {
@@ -28,7 +35,10 @@ export async function settleWithin<T>(promises: Promise<T>[], ms: number): Promi
   all.catch(() => {});
   const done: T[] = [];
   const late: number[] = [];
-  results.forEach((r, i) => (r.settled ? done.push(r.v as T) : late.push(i)));
+  for (const [i, r] of results.entries()) {
+    if (r.settled) done.push(r.v as T);
+    else late.push(i);
+  }
   return { done, late };
 }
 

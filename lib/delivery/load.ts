@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { StoredMessage } from "../webhooks/payload";
 import type { SigningSettings } from "../webhooks/request";

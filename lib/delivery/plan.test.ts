@@ -5,7 +5,12 @@ import { decideRound, roundUrls, type UrlResult } from "./plan";
 const ok: Classification = { outcome: "success", errorKind: null, errorText: null };
 const retry: Classification = { outcome: "retry", errorKind: "http", errorText: "HTTP 503" };
 const fail: Classification = { outcome: "failed", errorKind: "http", errorText: "HTTP 400" };
-const r = (url: string, classification: Classification, status: number | null = 200): UrlResult => ({ url, attempted: true, classification, status });
+const r = (url: string, classification: Classification, status: number | null = 200): UrlResult => ({
+  url,
+  attempted: true,
+  classification,
+  status,
+});
 
 const now = new Date("2026-01-01T00:00:10Z");
 const common = {
@@ -25,6 +30,23 @@ describe("decideRound, mode any", () => {
     expect(Object.fromEntries(d.loggedOutcome)).toEqual({ a: "failed", b: "success", c: "failed" });
   });
 
+  it("a delivered delivery shows the status that delivered it, not a sibling URL's 500 (issue 13.10)", () => {
+    const d = decideRound({ ...common, mode: "any", results: [r("a", ok, 200), r("b", retry, 500)], lastStatusBefore: 503 });
+    expect(d).toMatchObject({ state: "delivered", lastStatus: 200, lastError: null });
+    const later = decideRound({ ...common, mode: "any", results: [r("a", retry, 500), r("b", ok, 204)] });
+    expect(later).toMatchObject({ state: "delivered", lastStatus: 204 });
+  });
+
+  it("a pending or failed delivery shows the status of the failure its lastError names", () => {
+    const timeout: Classification = { outcome: "retry", errorKind: "timeout", errorText: "timeout after 5 s" };
+    const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503), r("b", fail, 400)] });
+    expect(d).toMatchObject({ state: "pending", lastStatus: 503, lastError: "a: HTTP 503" });
+    expect(decideRound({ ...common, mode: "any", results: [r("a", timeout, null)], lastStatusBefore: 503 })).toMatchObject({
+      lastStatus: null,
+      lastError: "timeout after 5 s",
+    });
+  });
+
   it("retries only the URLs that may still succeed", () => {
     const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503), r("b", fail, 400)] });
     expect(d.state).toBe("pending");
@@ -39,7 +61,13 @@ describe("decideRound, mode any", () => {
   });
 
   it("fails with the last reason once the window is over", () => {
-    const d = decideRound({ ...common, mode: "any", windowMinutes: 1, now: new Date("2026-01-01T00:00:59.900Z"), results: [r("a", retry, 503)] });
+    const d = decideRound({
+      ...common,
+      mode: "any",
+      windowMinutes: 1,
+      now: new Date("2026-01-01T00:00:59.900Z"),
+      results: [r("a", retry, 503)],
+    });
     expect(d.state).toBe("failed");
     expect(d.lastError).toMatch(/HTTP 503.*retry window of 1 min ended/);
     expect(d.loggedOutcome.get("a")).toBe("failed");
@@ -57,14 +85,24 @@ describe("decideRound, mode every", () => {
     expect(d).toMatchObject({ state: "pending", pendingUrls: ["b"] });
   });
 
-  it("is delivered when the last pending URL succeeds", () => {
-    expect(decideRound({ ...common, mode: "every", attemptCount: 2, results: [r("b", ok)] }).state).toBe("delivered");
+  it("is delivered when the last pending URL succeeds, with that URL's status", () => {
+    expect(decideRound({ ...common, mode: "every", attemptCount: 2, lastStatusBefore: 503, results: [r("b", ok, 201)] })).toMatchObject({
+      state: "delivered",
+      lastStatus: 201,
+    });
   });
 
   it("ends failed when one URL failed for good, after the others are done", () => {
     const first = decideRound({ ...common, mode: "every", results: [r("a", ok), r("b", fail, 400), r("c", retry, 503)] });
     expect(first).toMatchObject({ state: "pending", pendingUrls: ["c"] });
-    const second = decideRound({ ...common, mode: "every", attemptCount: 1, someUrlFailedBefore: true, lastErrorBefore: first.lastError, results: [r("c", ok)] });
+    const second = decideRound({
+      ...common,
+      mode: "every",
+      attemptCount: 1,
+      someUrlFailedBefore: true,
+      lastErrorBefore: first.lastError,
+      results: [r("c", ok)],
+    });
     expect(second.state).toBe("failed");
     expect(second.lastError).toMatch(/b: HTTP 400/);
   });

@@ -1,5 +1,6 @@
+import "server-only";
 /**
- * What a round of HTTP attempts means for a delivery (PRODUCT.md §4 modes, retries and window).
+ * What a round of HTTP attempts means for a delivery (docs/webhooks.md#modes, #retries).
  * Pure: no I/O, no clock (now is passed in), no randomness (the policy's random is).
  */
 import { nextAttemptAt, type RetryPolicy } from "../webhooks/backoff";
@@ -54,7 +55,6 @@ export function decideRound(opts: {
   const attempted = attemptedResults.length > 0;
   const multi = results.length > 1;
   const reason = (r: UrlResult & { attempted: true }) => (multi ? `${r.url}: ${r.classification.errorText}` : r.classification.errorText);
-  const lastStatus = attemptedResults.reduce<number | null>((s, r) => r.status ?? s, opts.lastStatusBefore ?? null);
 
   for (const r of attemptedResults) loggedOutcome.set(r.url, r.classification.outcome);
 
@@ -64,7 +64,7 @@ export function decideRound(opts: {
       pendingUrls: results.map((r) => r.url),
       nextAttemptAt: new Date(Math.ceil((now.getTime() + DEFER_MS) / 1000) * 1000),
       lastError: null,
-      lastStatus,
+      lastStatus: opts.lastStatusBefore ?? null,
       loggedOutcome,
       attempted,
     };
@@ -75,11 +75,16 @@ export function decideRound(opts: {
   const toRetry = results.filter((r) => !r.attempted || r.classification.outcome === "retry");
   const firstFailure = attemptedResults.find((r) => r.classification.outcome !== "success");
   const lastError = firstFailure ? reason(firstFailure) : null;
+  // The status goes with the state it explains: a delivered delivery shows the 2xx that delivered
+  // it, never a sibling URL's 500; otherwise the status of the failure `lastError` describes
+  // (null when that one got no response), or the earlier one when this round had no failure.
+  const lastStatus = firstFailure ? firstFailure.status : (opts.lastStatusBefore ?? null);
 
   const finish = (state: "delivered" | "failed", error: string | null): RoundDecision => {
     // Nothing will retry these: log them as failed.
     for (const r of attemptedResults) if (r.classification.outcome === "retry") loggedOutcome.set(r.url, "failed");
-    return { state, pendingUrls: [], nextAttemptAt: null, lastError: error, lastStatus, loggedOutcome, attempted };
+    const status = state === "delivered" ? (succeeded[0]?.status ?? lastStatus) : lastStatus;
+    return { state, pendingUrls: [], nextAttemptAt: null, lastError: error, lastStatus: status, loggedOutcome, attempted };
   };
 
   if (opts.mode === "any" && succeeded.length > 0) return finish("delivered", null);
@@ -89,7 +94,9 @@ export function decideRound(opts: {
     return finish("failed", lastError ?? opts.lastErrorBefore ?? "a URL failed earlier in this attempt chain");
   }
 
-  const retryAfters = toRetry.flatMap((r) => (r.attempted && r.classification.retryAfterMs !== undefined ? [r.classification.retryAfterMs] : []));
+  const retryAfters = toRetry.flatMap((r) =>
+    r.attempted && r.classification.retryAfterMs !== undefined ? [r.classification.retryAfterMs] : [],
+  );
   const next = nextAttemptAt({
     attempt: opts.attemptCount + 1,
     now,

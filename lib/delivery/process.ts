@@ -1,16 +1,17 @@
-import type { PgBoss } from "pg-boss";
-import { env } from "../env";
-import { pool } from "../db";
-import { QUEUES } from "../queue";
-import { postWebhook, type TimedAttempt } from "../webhooks/http";
+import "server-only";
+import { env } from "../platform/env";
+import { pool } from "../platform/db";
+import { deleteJob, insertJobs, sendJob } from "../platform/queue";
+import { processWide } from "../platform/runtime";
+import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
-import { buildRequest, type OutgoingRequest } from "../webhooks/request";
-import { log } from "../log";
+import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
+import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
 import { BATCH_PATIENCE_MS, SAFETY_DELAY_S, settleWithin, trackLate } from "./detach";
 import { toAttemptRow } from "./attempt-row";
-import { DELIVERIES_PER_JOB, onClient } from "./enqueue";
+import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries, type LoadedDelivery } from "./load";
 import { decideRound, roundUrls, type UrlResult } from "./plan";
 import { recordRound, type AttemptRow, type DeliveryUpdate } from "./record";
@@ -18,8 +19,8 @@ import { recordRound, type AttemptRow, type DeliveryUpdate } from "./record";
 /** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
 const MAX_SLOT_WAIT_MS = 3_000;
 
-const g = globalThis as unknown as { __eventrailLimiter?: OriginLimiter };
-const limiter = () => (g.__eventrailLimiter ??= new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
+/** One per process (runtime.ts), shared by every batch: the cap is per origin, not per batch. Memory only. */
+const limiter = () => processWide("origin limiter", () => new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
 
 export type BatchSummary = {
   loaded: number;
@@ -43,7 +44,7 @@ export type BatchSummary = {
  * slow endpoint are recorded later, on their own, so they do not hold the batch (detach.ts). Throws
  * only when the database fails, so pg-boss retries the jobs (at-least-once).
  */
-export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: string[]; onLateDue?: (due: Date[]) => void }): Promise<BatchSummary> {
+export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLateDue?: (due: Date[]) => void }): Promise<BatchSummary> {
   const t0 = performance.now();
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
@@ -53,19 +54,32 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
 
   const lateIds = late.map((i) => deliveries[i].id);
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
-  const { safetyJobId, dueTimes } = await commitRounds(opts.boss, rounds, { lateIds });
+  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds });
   const t3 = performance.now();
-  observeDeliveryBatch(rounds.flatMap((r) => r.attempts), rounds.map((r) => r.update), (id) => destinationOf.get(id));
+  observeDeliveryBatch(
+    rounds.flatMap((r) => r.attempts),
+    rounds.map((r) => r.update),
+    (id) => destinationOf.get(id),
+  );
   if (late.length > 0) {
     // Recorded when they end, in their own transaction, which also deletes their safety job.
     trackLate(
       Promise.all(late.map((i) => running[i]))
         .then(async (lateRounds) => {
-          const r = await commitRounds(opts.boss, lateRounds, { cancelJobId: safetyJobId });
-          observeDeliveryBatch(lateRounds.flatMap((x) => x.attempts), lateRounds.map((x) => x.update), (id) => destinationOf.get(id));
+          const r = await commitRounds(lateRounds, { cancelJobId: safetyJobId });
+          observeDeliveryBatch(
+            lateRounds.flatMap((x) => x.attempts),
+            lateRounds.map((x) => x.update),
+            (id) => destinationOf.get(id),
+          );
           opts.onLateDue?.(r.dueTimes);
         })
-        .catch((err: Error) => log().warn({ deliveries: lateIds.length, safetyJobId, err: err.message }, "late deliveries not recorded; their safety job retries them")),
+        .catch((err: Error) =>
+          logger().warn(
+            { deliveries: lateIds.length, safetyJobId, err: err.message },
+            "late deliveries not recorded; their safety job retries them",
+          ),
+        ),
     );
   }
   const updates = rounds.map((r) => r.update);
@@ -87,7 +101,10 @@ export async function processDeliveryBatch(opts: { boss: PgBoss; deliveryIds: st
  * with the late deliveries' safety job (lateIds) or the deletion of the safety job they no longer
  * need (cancelJobId). Throws when the database fails, so pg-boss retries the jobs (at-least-once).
  */
-async function commitRounds(boss: PgBoss, rounds: Round[], opts: { lateIds?: string[]; cancelJobId?: string | null }): Promise<{ safetyJobId: string | null; dueTimes: Date[] }> {
+async function commitRounds(
+  rounds: Round[],
+  opts: { lateIds?: string[]; cancelJobId?: string | null },
+): Promise<{ safetyJobId: string | null; dueTimes: Date[] }> {
   const attempts = rounds.flatMap((r) => r.attempts);
   const updates = rounds.map((r) => r.update);
   const retries = updates.filter((u) => u.state === "pending" && u.next_attempt_at);
@@ -101,14 +118,16 @@ async function commitRounds(boss: PgBoss, rounds: Round[], opts: { lateIds?: str
   try {
     await client.query("BEGIN");
     await recordRound(client, attempts, updates);
-    const db = onClient(client);
-    if (retries.length > 0) await boss.insert(QUEUES.deliver.name, retryJobs(retries), { db });
+    if (retries.length > 0) await insertJobs("deliver", retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {
-      await client.query(`UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`, [lateIds, SAFETY_DELAY_S]);
-      safetyJobId = await boss.send(QUEUES.deliver.name, { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, db });
+      await client.query(
+        `UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
+        [lateIds, SAFETY_DELAY_S],
+      );
+      safetyJobId = await sendJob("deliver", { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
     }
-    if (opts.cancelJobId) await boss.deleteJob(QUEUES.deliver.name, opts.cancelJobId, { db });
+    if (opts.cancelJobId) await deleteJob("deliver", opts.cancelJobId, { client });
     await client.query("COMMIT");
     return { safetyJobId, dueTimes };
   } catch (err) {
@@ -129,7 +148,8 @@ function retryJobs(retries: DeliveryUpdate[]) {
   }
   const jobs: { data: { deliveryIds: string[] }; startAfter: Date }[] = [];
   for (const [at, ids] of bySecond) {
-    for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB) jobs.push({ data: { deliveryIds: ids.slice(i, i + DELIVERIES_PER_JOB) }, startAfter: new Date(at) });
+    for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB)
+      jobs.push({ data: { deliveryIds: ids.slice(i, i + DELIVERIES_PER_JOB) }, startAfter: new Date(at) });
   }
   return jobs;
 }
@@ -143,13 +163,18 @@ async function runRound(d: LoadedDelivery): Promise<Round> {
     return { attempts: [], update: finalUpdate(d, "failed", why) };
   }
   const urls = roundUrls(d.destination.urls, d.pendingUrls);
-  const request = buildRequest(d.destination, d.message, now);
+  const request = buildRequest(d.destination, d.message, { now, webhookId: webhookIdOf(d.messageRowId) });
   const sent = await Promise.all(urls.map((url) => attemptUrl(url, request)));
 
   const firstAttemptAt = d.firstAttemptAt ?? now;
   const results: UrlResult[] = sent.map((s) =>
     s.attempt
-      ? { url: s.url, attempted: true, classification: classifyAttempt(s.attempt.result), status: s.attempt.result.kind === "response" ? s.attempt.result.status : null }
+      ? {
+          url: s.url,
+          attempted: true,
+          classification: classifyAttempt(s.attempt.result),
+          status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
+        }
       : { url: s.url, attempted: false },
   );
   const decision = decideRound({
@@ -188,7 +213,12 @@ async function runRound(d: LoadedDelivery): Promise<Round> {
       }),
     );
   }
-  const lastAttemptAt = attempts.length ? attempts.reduce((m, a) => (a.started_at > m ? a.started_at : m), attempts[0].started_at) : null;
+  // ISO 8601 UTC strings order as their times do: the latest is the largest.
+  const lastAttemptAt =
+    attempts
+      .map((a) => a.started_at)
+      .sort()
+      .at(-1) ?? null;
   return {
     attempts,
     update: {

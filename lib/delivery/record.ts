@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 /** One row of the attempt log, ready to insert. */
@@ -87,4 +88,4 @@ export async function recordRound(db: Pick<pg.PoolClient, "query">, attempts: At
 }
 
 /** Postgres text and jsonb cannot hold NUL; receivers can send anything. */
-export const pgSafe = (s: string) => (s.includes("\u0000") ? s.replace(/\u0000/g, "\uFFFD") : s);
+export const pgSafe = (s: string) => (s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s);

@@ -1,7 +1,18 @@
-import { prisma } from "../db";
-import { AppError, notFound } from "../errors";
+import "server-only";
+import type { Prisma } from "../platform/generated/prisma/client";
+import { prisma } from "../platform/db";
+import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
-import type { DestinationDto, DestinationInput, DestinationPatch } from "./schemas";
+import type { SigningSettings } from "../webhooks/request";
+import {
+  DESTINATION_LIMITS,
+  writeOnlyHint,
+  type DestinationDto,
+  type DestinationInput,
+  type DestinationPatch,
+  type RevealInput,
+} from "./contract";
+import { mergeHeaders, type StoredHeader } from "./headers";
 
 const select = {
   id: true,
@@ -17,32 +28,20 @@ const select = {
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
-} as const;
+} satisfies Prisma.DestinationSelect;
+type Row = Prisma.DestinationGetPayload<{ select: typeof select }>;
 
-type Row = {
-  id: string;
-  name: string;
-  urls: string[];
-  headers: unknown;
-  sharedSecret: string | null;
-  standardWebhooks: boolean;
-  standardSecret: string | null;
-  enabled: boolean;
-  mode: string;
-  retryWindowMinutes: number;
-  createdAt: Date;
-  updatedAt: Date;
-  sources: { sourceId: string }[];
-};
+const storedHeaders = (r: Pick<Row, "headers">): StoredHeader[] => (Array.isArray(r.headers) ? (r.headers as StoredHeader[]) : []);
 
+/** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
   name: r.name,
   urls: r.urls,
-  headers: Array.isArray(r.headers) ? (r.headers as DestinationDto["headers"]) : [],
-  sharedSecret: r.sharedSecret,
+  headers: storedHeaders(r).map((h) => ({ name: h.name, value: writeOnlyHint(h.value) })),
+  sharedSecret: writeOnlyHint(r.sharedSecret),
   standardWebhooks: r.standardWebhooks,
-  standardSecret: r.standardSecret,
+  standardSecret: writeOnlyHint(r.standardSecret),
   enabled: r.enabled,
   mode: r.mode === "every" ? "every" : "any",
   retryWindowMinutes: r.retryWindowMinutes,
@@ -51,16 +50,49 @@ const toDto = (r: Row): DestinationDto => ({
   updatedAt: r.updatedAt.toISOString(),
 });
 
-/** Connected sources must be the workspace's own: otherwise a 422 on the offending entries, nothing saved. */
-async function checkSources(workspaceId: string, sourceIds: string[]): Promise<void> {
+type Tx = Prisma.TransactionClient;
+
+/**
+ * Connected sources must be the workspace's own, and each may feed at most DESTINATION_LIMITS.perSource
+ * destinations (docs/webhooks.md#limits): otherwise a 422 on the offending entries, nothing saved.
+ */
+async function checkSources(tx: Tx, opts: { workspaceId: string; sourceIds: string[]; destinationId?: string }): Promise<void> {
+  const { workspaceId, sourceIds } = opts;
   if (sourceIds.length === 0) return;
-  const found = await prisma().source.findMany({ where: { workspaceId, id: { in: sourceIds } }, select: { id: true } });
+  const found = await tx.source.findMany({ where: { workspaceId, id: { in: sourceIds } }, select: { id: true } });
   const ok = new Set(found.map((s) => s.id));
+  const fanOut = await tx.destinationSource.groupBy({
+    by: ["sourceId"],
+    where: { sourceId: { in: sourceIds }, ...(opts.destinationId ? { destinationId: { not: opts.destinationId } } : {}) },
+    _count: { _all: true },
+  });
+  const connected = new Map(fanOut.map((g) => [g.sourceId, g._count._all]));
   const fields: Record<string, string[]> = {};
   sourceIds.forEach((id, i) => {
     if (!ok.has(id)) fields[`sourceIds.${i}`] = ["No such source in this workspace"];
+    else if ((connected.get(id) ?? 0) >= DESTINATION_LIMITS.perSource) {
+      fields[`sourceIds.${i}`] = [
+        `This source already sends to ${DESTINATION_LIMITS.perSource} destinations, the most one source can have; disconnect one first`,
+      ];
+    }
   });
   if (Object.keys(fields).length) throw new AppError("validation_failed", "Some fields are invalid", fields);
+}
+
+/**
+ * Destination writes of a workspace take its row lock, so the fan-out ceilings hold under concurrent
+ * requests (500 parallel creates made 500 destinations before they existed).
+ */
+async function inWorkspaceLock<T>(workspaceId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return prisma().$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM workspaces WHERE id = ${workspaceId}::uuid FOR UPDATE`;
+      return work(tx);
+    },
+    // Writes queue behind the lock (a few ms each); Prisma's defaults (2 s to start, 5 s to run) would
+    // turn a burst of creates into errors instead of a wait and a clear 409.
+    { maxWait: 15_000, timeout: 15_000 },
+  );
 }
 
 /** Standard Webhooks needs a secret: one is generated when signing is switched on without one. */
@@ -72,58 +104,92 @@ export async function listDestinations(opts: { workspaceId: string }): Promise<D
   return rows.map(toDto);
 }
 
-export async function getDestination(opts: { workspaceId: string; id: string }): Promise<DestinationDto> {
-  const row = await prisma()
-    .destination.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select })
-    .catch(() => null);
+async function findRow(opts: { workspaceId: string; id: string }, db: Tx = prisma()): Promise<Row> {
+  // Not a uuid: no such destination (Postgres would refuse the comparison). Any other error, a
+  // database outage included, is not a 404 and goes up as it is.
+  assertUuid(opts.id, "Destination");
+  const row = await db.destination.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select });
   if (!row) throw notFound("Destination");
-  return toDto(row);
+  return row;
+}
+
+export async function getDestination(opts: { workspaceId: string; id: string }): Promise<DestinationDto> {
+  return toDto(await findRow(opts));
+}
+
+/** What signing a request to this destination needs, secrets included: for the server's own use, never for a response. */
+export async function loadSigningSettings(opts: {
+  workspaceId: string;
+  id: string;
+}): Promise<SigningSettings & { id: string; urls: string[] }> {
+  const row = await findRow(opts);
+  return {
+    id: row.id,
+    urls: row.urls,
+    headers: storedHeaders(row),
+    sharedSecret: row.sharedSecret,
+    standardWebhooks: row.standardWebhooks,
+    standardSecret: row.standardSecret,
+  };
 }
 
 export async function createDestination(opts: { workspaceId: string; input: DestinationInput }): Promise<DestinationDto> {
-  const { input } = opts;
-  await checkSources(opts.workspaceId, input.sourceIds);
-  const row = await prisma().destination.create({
-    data: {
-      workspaceId: opts.workspaceId,
-      name: input.name,
-      urls: input.urls,
-      headers: input.headers,
-      sharedSecret: input.sharedSecret ?? null,
-      standardWebhooks: input.standardWebhooks,
-      standardSecret: standardSecretFor(input.standardWebhooks, input.standardSecret, null),
-      enabled: input.enabled,
-      mode: input.mode,
-      retryWindowMinutes: input.retryWindowMinutes,
-      sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
-    },
-    select,
+  const { input, workspaceId } = opts;
+  const row = await inWorkspaceLock(workspaceId, async (tx) => {
+    const count = await tx.destination.count({ where: { workspaceId } });
+    if (count >= DESTINATION_LIMITS.perWorkspace) {
+      throw new AppError(
+        "conflict",
+        `A workspace can have at most ${DESTINATION_LIMITS.perWorkspace} destinations; delete one first (docs/webhooks.md#limits)`,
+      );
+    }
+    await checkSources(tx, { workspaceId, sourceIds: input.sourceIds });
+    return tx.destination.create({
+      data: {
+        workspaceId,
+        name: input.name,
+        urls: input.urls,
+        headers: input.headers,
+        sharedSecret: input.sharedSecret ?? null,
+        standardWebhooks: input.standardWebhooks,
+        standardSecret: standardSecretFor(input.standardWebhooks, input.standardSecret, null),
+        enabled: input.enabled,
+        mode: input.mode,
+        retryWindowMinutes: input.retryWindowMinutes,
+        sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
+      },
+      select,
+    });
   });
   return toDto(row);
 }
 
 export async function updateDestination(opts: { workspaceId: string; id: string; input: DestinationPatch }): Promise<DestinationDto> {
-  const current = await getDestination(opts);
-  const { input } = opts;
-  if (input.sourceIds) await checkSources(opts.workspaceId, input.sourceIds);
-  const standardWebhooks = input.standardWebhooks ?? current.standardWebhooks;
-  const row = await prisma().destination.update({
-    where: { id: opts.id },
-    data: {
-      ...(input.name !== undefined && { name: input.name }),
-      ...(input.urls !== undefined && { urls: input.urls }),
-      ...(input.headers !== undefined && { headers: input.headers }),
-      ...(input.sharedSecret !== undefined && { sharedSecret: input.sharedSecret }),
-      ...(input.enabled !== undefined && { enabled: input.enabled }),
-      ...(input.mode !== undefined && { mode: input.mode }),
-      ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
-      standardWebhooks,
-      standardSecret: standardSecretFor(standardWebhooks, input.standardSecret, current.standardSecret),
-      ...(input.sourceIds !== undefined && {
-        sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
-      }),
-    },
-    select,
+  const { input, workspaceId } = opts;
+  const row = await inWorkspaceLock(workspaceId, async (tx) => {
+    const current = await findRow(opts, tx);
+    if (input.sourceIds) await checkSources(tx, { workspaceId, sourceIds: input.sourceIds, destinationId: current.id });
+    const headers = input.headers === undefined ? undefined : mergeHeaders(storedHeaders(current), input.headers);
+    const standardWebhooks = input.standardWebhooks ?? current.standardWebhooks;
+    return tx.destination.update({
+      where: { id: current.id },
+      data: {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.urls !== undefined && { urls: input.urls }),
+        ...(headers !== undefined && { headers }),
+        // Omitted keeps the secret; null (or "", read as null by the contract) removes it.
+        ...(input.sharedSecret !== undefined && { sharedSecret: input.sharedSecret }),
+        ...(input.enabled !== undefined && { enabled: input.enabled }),
+        ...(input.mode !== undefined && { mode: input.mode }),
+        ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
+        standardWebhooks,
+        standardSecret: standardSecretFor(standardWebhooks, input.standardSecret, current.standardSecret),
+        ...(input.sourceIds !== undefined && {
+          sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
+        }),
+      },
+      select,
+    });
   });
   return toDto(row);
 }
@@ -132,4 +198,23 @@ export async function updateDestination(opts: { workspaceId: string; id: string;
 export async function deleteDestination(opts: { workspaceId: string; id: string }): Promise<void> {
   await getDestination(opts);
   await prisma().destination.delete({ where: { id: opts.id } });
+}
+
+/**
+ * One write-only value, asked for on its own (docs/webhooks.md#secrets): a secret, or a custom
+ * header's value by its name (in any letter case). 404 when the destination has no such value.
+ */
+export async function revealDestinationSecret(opts: { workspaceId: string; id: string; which: RevealInput }): Promise<{ value: string }> {
+  const row = await findRow(opts);
+  const { which } = opts;
+  const value = which.header
+    ? storedHeaders(row).find((h) => h.name.toLowerCase() === which.header!.trim().toLowerCase())?.value
+    : which.secret === "sharedSecret"
+      ? row.sharedSecret
+      : row.standardSecret;
+  if (!value)
+    throw notFound(
+      which.header ? `Header ${which.header}` : which.secret === "sharedSecret" ? "Shared secret" : "Standard Webhooks secret",
+    );
+  return { value };
 }

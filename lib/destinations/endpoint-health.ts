@@ -1,6 +1,8 @@
-import { pool } from "../db";
-import { notFound } from "../errors";
-import { SAMPLE_PER_URL, WINDOW_HOURS, computeEndpointHealth, type EndpointHealth, type RecentAttempt } from "./health";
+import "server-only";
+import { pool } from "../platform/db";
+import { assertUuid, notFound } from "../platform/errors";
+import type { DestinationHealthDto, EndpointHealth } from "./contract";
+import { SAMPLE_PER_URL, WINDOW_HOURS, computeEndpointHealth, type RecentAttempt } from "./health";
 
 /**
  * Recent attempts per destination, at most SAMPLE_PER_URL × 5 URLs of them, newest first: one bounded
@@ -40,10 +42,19 @@ async function healthOf(workspaceId: string | null, destinationIds: string[] | n
   const byDestination = new Map<string, { workspaceId: string; urls: string[]; attempts: Map<string, RecentAttempt[]> }>();
   for (const r of rows) {
     let d = byDestination.get(r.destination_id);
-    if (!d) byDestination.set(r.destination_id, (d = { workspaceId: r.workspace_id, urls: r.urls, attempts: new Map() }));
+    if (!d) {
+      d = { workspaceId: r.workspace_id, urls: r.urls, attempts: new Map() };
+      byDestination.set(r.destination_id, d);
+    }
     if (r.url === null) continue;
     const list = d.attempts.get(r.url) ?? [];
-    list.push({ outcome: r.outcome!, startedAt: r.started_at!, errorKind: r.error_kind, errorText: r.error_text, responseStatus: r.response_status });
+    list.push({
+      outcome: r.outcome!,
+      startedAt: r.started_at!,
+      errorKind: r.error_kind,
+      errorText: r.error_text,
+      responseStatus: r.response_status,
+    });
     d.attempts.set(r.url, list);
   }
   // Only the destination's current URLs: a URL removed from it is no longer its endpoint.
@@ -54,11 +65,9 @@ async function healthOf(workspaceId: string | null, destinationIds: string[] | n
   }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** GET /api/destinations/:id/health: each URL's state, success rate, failures in a row and last error. */
-export async function getDestinationHealth(opts: { workspaceId: string; id: string }): Promise<{ destinationId: string; urls: EndpointHealth[] }> {
-  if (!UUID.test(opts.id)) throw notFound("Destination");
+export async function getDestinationHealth(opts: { workspaceId: string; id: string }): Promise<DestinationHealthDto> {
+  assertUuid(opts.id, "Destination");
   const [found] = await healthOf(opts.workspaceId, [opts.id]);
   if (!found) throw notFound("Destination");
   return { destinationId: found.destinationId, urls: found.urls };

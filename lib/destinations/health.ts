@@ -1,29 +1,20 @@
+import "server-only";
+import type { EndpointHealth, EndpointState } from "./contract";
+
 /**
  * Endpoint health of one destination URL, judged from its most recent attempts (pure: the attempts
  * are passed in, newest first). A URL that keeps failing is `unhealthy`; one that fails now and then
- * (or has just started failing) is `degraded`; with no recent attempt it is `unknown`.
+ * (or has just started failing) is `degraded`; with no recent attempt it is `unknown`. The DTO it
+ * produces is declared in ./contract.
  */
-export type EndpointState = "healthy" | "degraded" | "unhealthy" | "unknown";
 
+/** One recent attempt at a URL, as the judgement needs it. */
 export type RecentAttempt = {
   outcome: string;
   startedAt: string;
   errorKind: string | null;
   errorText: string | null;
   responseStatus: number | null;
-};
-
-export type EndpointHealth = {
-  url: string;
-  state: EndpointState;
-  /** attempts the judgement is based on (at most SAMPLE_PER_URL, within WINDOW_HOURS) */
-  attempts: number;
-  successRate: number | null;
-  /** failed attempts since the last success (counted within the sample) */
-  consecutiveFailures: number;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  lastError: string | null;
 };
 
 export const SAMPLE_PER_URL = 50;
@@ -34,7 +25,11 @@ export const UNHEALTHY_AFTER = 5;
 export const DEGRADED_BELOW = 0.9;
 
 export const describeError = (a: RecentAttempt): string =>
-  a.errorKind && a.errorKind !== "http" ? `${a.errorKind}: ${a.errorText ?? ""}`.trim() : a.responseStatus !== null ? `HTTP ${a.responseStatus}` : (a.errorText ?? "failed");
+  a.errorKind && a.errorKind !== "http"
+    ? `${a.errorKind}: ${a.errorText ?? ""}`.trim()
+    : a.responseStatus !== null
+      ? `HTTP ${a.responseStatus}`
+      : (a.errorText ?? "failed");
 
 export function computeEndpointHealth(url: string, newestFirst: RecentAttempt[]): EndpointHealth {
   const sample = newestFirst.slice(0, SAMPLE_PER_URL);

@@ -29,12 +29,21 @@ export function samplePayload(type: MessageType): Record<string, unknown> {
     case "screen":
       return { ...base, name: "Checkout", properties: { step: 2 }, context: MOBILE_CONTEXT };
     case "identify":
-      return { ...base, traits: { email: "ada@acme.example", name: "Ada Lovelace", plan: "pro", createdAt: "2026-03-02T09:15:00.000Z" }, context: CONTEXT };
+      return {
+        ...base,
+        traits: { email: "ada@acme.example", name: "Ada Lovelace", plan: "pro", createdAt: "2026-03-02T09:15:00.000Z" },
+        context: CONTEXT,
+      };
     case "track":
       return {
         ...base,
         event: "Order Completed",
-        properties: { orderId: "ord_8842", revenue: 129.9, currency: "EUR", products: [{ sku: "SKU-1", name: "Café au lait ☕", price: 4.5, quantity: 2 }] },
+        properties: {
+          orderId: "ord_8842",
+          revenue: 129.9,
+          currency: "EUR",
+          products: [{ sku: "SKU-1", name: "Café au lait ☕", price: 4.5, quantity: 2 }],
+        },
         context: CONTEXT,
       };
     case "alias":

@@ -1,27 +1,24 @@
+import "server-only";
 import crypto from "node:crypto";
-import { pool, prisma, withTransaction } from "../db";
-import { notFound } from "../errors";
+import { pool, withTransaction } from "../platform/db";
 import { toAttemptRow } from "../delivery/attempt-row";
-import type { AttemptDetailDto } from "../delivery/attempt-schemas";
-import { listMessageAttempts } from "../delivery/attempts";
+import { listMessageAttempts } from "../request-log/attempts";
 import { recordRound } from "../delivery/record";
-import { postWebhook } from "../webhooks/http";
+import { postWebhook } from "../webhooks/post";
 import { classifyAttempt } from "../webhooks/outcome";
 import type { StoredMessage } from "../webhooks/payload";
-import { buildRequest } from "../webhooks/request";
+import { buildRequest, webhookIdOf } from "../webhooks/request";
 import { samplePayload } from "./samples";
-import type { TestSendInput } from "./schemas";
+import type { TestSendInput, TestSendResult } from "./contract";
+import { loadSigningSettings } from "./destinations";
 
 /**
  * "Send test": one sample message of a type, sent now from this process to the destination's URLs
  * (or only `url`), signed like real deliveries. It is stored as a message of origin "test" with a
  * delivery, so its attempts sit in the attempt log like any other; it is never retried.
  */
-export async function sendTestMessage(opts: { workspaceId: string; destinationId: string; input: TestSendInput }): Promise<{ attempts: AttemptDetailDto[] }> {
-  const dest = await prisma()
-    .destination.findFirst({ where: { id: opts.destinationId, workspaceId: opts.workspaceId } })
-    .catch(() => null);
-  if (!dest) throw notFound("Destination");
+export async function sendTestMessage(opts: { workspaceId: string; destinationId: string; input: TestSendInput }): Promise<TestSendResult> {
+  const dest = await loadSigningSettings({ workspaceId: opts.workspaceId, id: opts.destinationId });
   const { type } = opts.input;
   const payload: Record<string, unknown> = { ...samplePayload(type), ...opts.input.payload, type };
   const now = new Date();
@@ -42,7 +39,16 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
     const m = await client.query<{ id: string }>(
       `INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event, timestamp, sent_at, received_at, payload)
        VALUES (gen_random_uuid(), $1, NULL, 'test', $2, $3, $4, $5, $6, $7, $7, $7, $8) RETURNING id`,
-      [opts.workspaceId, message.messageId, type, message.userId, message.anonymousId, typeof payload.event === "string" ? payload.event : null, now, message.payload],
+      [
+        opts.workspaceId,
+        message.messageId,
+        type,
+        message.userId,
+        message.anonymousId,
+        typeof payload.event === "string" ? payload.event : null,
+        now,
+        message.payload,
+      ],
     );
     const d = await client.query<{ id: string }>(
       `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING id`,
@@ -51,11 +57,7 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
     return { messageRowId: m.rows[0].id, deliveryId: d.rows[0].id };
   });
 
-  const request = buildRequest(
-    { headers: Array.isArray(dest.headers) ? (dest.headers as { name: string; value: string }[]) : [], sharedSecret: dest.sharedSecret, standardWebhooks: dest.standardWebhooks, standardSecret: dest.standardSecret },
-    message,
-    now,
-  );
+  const request = buildRequest(dest, message, { now, webhookId: webhookIdOf(messageRowId) });
   const urls = opts.input.url ? [opts.input.url] : dest.urls;
   const sent = await Promise.all(urls.map(async (url) => ({ url, attempt: await postWebhook(url, request) })));
   const rows = sent.map(({ url, attempt }) => {

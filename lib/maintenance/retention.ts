@@ -1,9 +1,10 @@
+import "server-only";
 import type pg from "pg";
-import { pool } from "../db";
+import { pool } from "../platform/db";
 
 /**
- * Retention (PRODUCT.md §10): messages, attempts and captured requests older than their configured
- * ages are deleted by the `maintenance` queue's scheduled job, in batches of BATCH_SIZE rows. Each
+ * Retention (docs/operations.md#retention): messages, attempts and captured requests older than their configured
+ * ages (and rejection counters older than a week) are deleted by the `maintenance` queue's scheduled job, in batches of BATCH_SIZE rows. Each
  * batch is one short statement of its own (a TID scan of rows picked off the table's time index), so
  * no lock is held for long, ingest and delivery carry on between batches, and autovacuum reclaims
  * the space behind it. Why batched deletes rather than time partitions: see the README.
@@ -11,7 +12,15 @@ import { pool } from "../db";
 export const BATCH_SIZE = 5_000;
 
 export type RetentionDays = { messages: number; attempts: number; captures: number };
-export type RetentionResult = { attempts: number; messages: number; captures: number; sessions: number; batches: number; complete: boolean };
+export type RetentionResult = {
+  attempts: number;
+  messages: number;
+  captures: number;
+  sessions: number;
+  rejectionCounts: number;
+  batches: number;
+  complete: boolean;
+};
 
 const cutoff = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
 
@@ -36,10 +45,23 @@ const DELETE_SESSIONS = `
   DELETE FROM sessions WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM sessions WHERE expires_at < $1 LIMIT $2))`;
 
+/** The source page counts rejections of the last 24 hours (lib/sources/health.ts); a week is kept. */
+export const REJECTION_COUNTS_DAYS = 7;
+const DELETE_REJECTION_COUNTS = `
+  DELETE FROM rejection_counts WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM rejection_counts WHERE hour < $1 LIMIT $2))`;
+
 type Db = Pick<pg.Pool, "query">;
 
 /** Deletes in batches until fewer than a batch remain or the deadline passes (the next run resumes). */
-async function drain(db: Db, sql: string, before: string, deadline: number, batchSize: number, counts: { batches: number }): Promise<{ deleted: number; complete: boolean }> {
+async function drain(
+  db: Db,
+  sql: string,
+  before: string,
+  deadline: number,
+  batchSize: number,
+  counts: { batches: number },
+): Promise<{ deleted: number; complete: boolean }> {
   let deleted = 0;
   for (;;) {
     const r = await db.query(sql, [before, batchSize]);
@@ -54,7 +76,13 @@ async function drain(db: Db, sql: string, before: string, deadline: number, batc
  * One retention run. Attempts go before messages, so the attempt log never shows rows whose message
  * is already gone for longer than the attempt retention allows.
  */
-export async function pruneExpiredData(opts: { days: RetentionDays; now?: Date; budgetMs?: number; batchSize?: number; db?: Db }): Promise<RetentionResult> {
+export async function pruneExpiredData(opts: {
+  days: RetentionDays;
+  now?: Date;
+  budgetMs?: number;
+  batchSize?: number;
+  db?: Db;
+}): Promise<RetentionResult> {
   const now = opts.now ?? new Date();
   const db = opts.db ?? pool();
   const deadline = Date.now() + (opts.budgetMs ?? 10 * 60_000);
@@ -64,12 +92,14 @@ export async function pruneExpiredData(opts: { days: RetentionDays; now?: Date; 
   const messages = await drain(db, DELETE_MESSAGES, cutoff(now, opts.days.messages), deadline, batchSize, counts);
   const captures = await drain(db, DELETE_CAPTURES, cutoff(now, opts.days.captures), deadline, batchSize, counts);
   const sessions = await drain(db, DELETE_SESSIONS, now.toISOString(), deadline, batchSize, counts);
+  const rejections = await drain(db, DELETE_REJECTION_COUNTS, cutoff(now, REJECTION_COUNTS_DAYS), deadline, batchSize, counts);
   return {
     attempts: attempts.deleted,
     messages: messages.deleted,
     captures: captures.deleted,
     sessions: sessions.deleted,
+    rejectionCounts: rejections.deleted,
     batches: counts.batches,
-    complete: attempts.complete && messages.complete && captures.complete && sessions.complete,
+    complete: attempts.complete && messages.complete && captures.complete && sessions.complete && rejections.complete,
   };
 }

@@ -1,5 +1,6 @@
+import "server-only";
 import client from "prom-client";
-import { withTransaction } from "../db";
+import { withTransaction } from "../platform/db";
 
 /**
  * Every process that ever ran keeps a metric_instances row, so that the counters /metrics sums never

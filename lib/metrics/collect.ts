@@ -1,7 +1,8 @@
+import "server-only";
 import client from "prom-client";
-import { pool } from "../db";
+import { pool } from "../platform/db";
 import { listEndpointHealth } from "../destinations/endpoint-health";
-import { QUEUES } from "../queue";
+import { QUEUES } from "../platform/queue";
 import { PUSH_INTERVAL_MS } from "./push";
 
 /**
@@ -32,38 +33,83 @@ export function urlLabel(url: string): string {
 const noRows = { rows: [] as never[] };
 
 async function countersFromSnapshots(): Promise<client.Registry> {
-  const { rows } = await pool().query<{ snapshot: client.MetricObjectWithValues<client.MetricValue<string>>[] }>("SELECT snapshot FROM metric_instances");
+  const { rows } = await pool().query<{ snapshot: client.MetricObjectWithValues<client.MetricValue<string>>[] }>(
+    "SELECT snapshot FROM metric_instances",
+  );
   const snapshots = rows.map((r) => r.snapshot).filter((s) => Array.isArray(s) && s.length > 0);
   return snapshots.length ? client.AggregatorRegistry.aggregate(snapshots) : new client.Registry();
 }
 
 async function gauges(): Promise<client.Registry> {
   const registry = new client.Registry();
-  const queueJobs = new client.Gauge({ name: "eventrail_queue_jobs", help: "Jobs per queue and state (queued: ready to run; deferred: scheduled later; active: running)", labelNames: ["queue", "state"], registers: [registry] });
-  const oldest = new client.Gauge({ name: "eventrail_queue_oldest_waiting_seconds", help: "How long the oldest job that is due has been waiting to run, per queue (0 when none)", labelNames: ["queue"], registers: [registry] });
-  const workers = new client.Gauge({ name: "eventrail_workers", help: "Worker processes alive (pushed a heartbeat recently)", registers: [registry] });
-  const pending = new client.Gauge({ name: "eventrail_deliveries_pending", help: "Deliveries not yet delivered or failed, per destination", labelNames: ["destination"], registers: [registry] });
-  const health = new client.Gauge({ name: "eventrail_endpoint_state", help: "Endpoint health per destination URL: 1 for its current state", labelNames: ["destination", "url", "state"], registers: [registry] });
-  const failures = new client.Gauge({ name: "eventrail_endpoint_consecutive_failures", help: "Failed attempts since the URL's last success (within the recent sample)", labelNames: ["destination", "url"], registers: [registry] });
-  const rate = new client.Gauge({ name: "eventrail_endpoint_success_ratio", help: "Share of the URL's recent attempts that succeeded", labelNames: ["destination", "url"], registers: [registry] });
+  const queueJobs = new client.Gauge({
+    name: "eventrail_queue_jobs",
+    help: "Jobs per queue and state (queued: ready to run; deferred: scheduled later; active: running)",
+    labelNames: ["queue", "state"],
+    registers: [registry],
+  });
+  const oldest = new client.Gauge({
+    name: "eventrail_queue_oldest_waiting_seconds",
+    help: "How long the oldest job that is due has been waiting to run, per queue (0 when none)",
+    labelNames: ["queue"],
+    registers: [registry],
+  });
+  const workers = new client.Gauge({
+    name: "eventrail_workers",
+    help: "Worker processes alive (pushed a heartbeat recently)",
+    registers: [registry],
+  });
+  const pending = new client.Gauge({
+    name: "eventrail_deliveries_pending",
+    help: "Deliveries not yet delivered or failed, per destination",
+    labelNames: ["destination"],
+    registers: [registry],
+  });
+  const health = new client.Gauge({
+    name: "eventrail_endpoint_state",
+    help: "Endpoint health per destination URL: 1 for its current state",
+    labelNames: ["destination", "url", "state"],
+    registers: [registry],
+  });
+  const failures = new client.Gauge({
+    name: "eventrail_endpoint_consecutive_failures",
+    help: "Failed attempts since the URL's last success (within the recent sample)",
+    labelNames: ["destination", "url"],
+    registers: [registry],
+  });
+  const rate = new client.Gauge({
+    name: "eventrail_endpoint_success_ratio",
+    help: "Share of the URL's recent attempts that succeeded",
+    labelNames: ["destination", "url"],
+    registers: [registry],
+  });
 
   const names = Object.values(QUEUES).map((q) => q.name);
   const [queues, waits, alive, pendingRows, endpoints] = await Promise.all([
-    pool().query<{ name: string; queued: number; deferred: number; active: number }>(
-      "SELECT name, queued_count AS queued, deferred_count AS deferred, active_count AS active FROM pgboss.queue WHERE name = ANY($1)",
-      [names],
-    ).catch(() => noRows),
-    pool().query<{ name: string; seconds: number }>(
-      `SELECT q.name, COALESCE((
+    pool()
+      .query<{ name: string; queued: number; deferred: number; active: number }>(
+        "SELECT name, queued_count AS queued, deferred_count AS deferred, active_count AS active FROM pgboss.queue WHERE name = ANY($1)",
+        [names],
+      )
+      .catch(() => noRows),
+    pool()
+      .query<{ name: string; seconds: number }>(
+        `SELECT q.name, COALESCE((
          SELECT EXTRACT(EPOCH FROM now() - GREATEST(j.created_on, j.start_after))::float8
            FROM pgboss.job j
           WHERE j.name = q.name AND j.state < 'active' AND NOT j.blocked AND j.start_after <= now()
           ORDER BY j.priority DESC, j.created_on LIMIT 1), 0) AS seconds
          FROM unnest($1::text[]) AS q(name)`,
-      [names],
-    ).catch(() => noRows),
-    pool().query<{ n: number }>("SELECT count(*)::int AS n FROM metric_instances WHERE role = 'worker' AND seen_at > now() - make_interval(secs => $1)", [WORKER_ALIVE_MS / 1000]),
-    pool().query<{ destination_id: string; n: number }>("SELECT destination_id, count(*)::int AS n FROM deliveries WHERE state = 'pending' GROUP BY destination_id"),
+        [names],
+      )
+      .catch(() => noRows),
+    pool().query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM metric_instances WHERE role = 'worker' AND seen_at > now() - make_interval(secs => $1)",
+      [WORKER_ALIVE_MS / 1000],
+    ),
+    pool().query<{ destination_id: string; n: number }>(
+      "SELECT destination_id, count(*)::int AS n FROM deliveries WHERE state = 'pending' GROUP BY destination_id",
+    ),
     listEndpointHealth(),
   ]);
   for (const q of queues.rows) {

@@ -1,4 +1,6 @@
+import "server-only";
 import client from "prom-client";
+import { processWide } from "../platform/runtime";
 
 /**
  * This process's counters and histograms. They are not scraped from the process itself: each
@@ -6,8 +8,6 @@ import client from "prom-client";
  * aggregates every process's snapshot (collect.ts), so a scrape reports the whole installation
  * however many web processes and workers there are.
  */
-const g = globalThis as unknown as { __eventrailMetrics?: ReturnType<typeof create> };
-
 /** Attempt durations: webhook timeouts are 5 s, so the buckets resolve well below and up to it. */
 export const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -25,6 +25,12 @@ function create() {
       name: "eventrail_tracking_duplicates_total",
       help: "Accepted messages whose (source, messageId) was already stored: acknowledged, not delivered again",
       labelNames: ["source"] as const,
+      registers: [registry],
+    }),
+    trackingRejections: new client.Counter({
+      name: "eventrail_tracking_rejections_total",
+      help: "Rejected messages by source and reason category (lib/tracking/rejection-category.ts); requests refused as a whole from a known source count once as invalid_request",
+      labelNames: ["source", "reason"] as const,
       registers: [registry],
     }),
     trackingRequests: new client.Counter({
@@ -55,6 +61,7 @@ function create() {
   };
 }
 
-export function metrics() {
-  return (g.__eventrailMetrics ??= create());
+/** This process's counters (runtime.ts keeps one set per process; memory only, nothing to close). */
+export function metrics(): ReturnType<typeof create> {
+  return processWide("metric counters", create);
 }

@@ -1,9 +1,14 @@
+import "server-only";
+import { rejectionCategory, type RejectionCategory } from "../tracking/rejection-category";
 import { metrics } from "./counters";
-import { startMetricsPush } from "./push";
 
 /** Tracking API counts, taken in the ingest path once a request's outcome is known (committed). */
-export function countTrackedMessages(opts: { sourceId: string; accepted: { type: string }[]; rejected: { type: string | null }[]; duplicates: number }): void {
-  startMetricsPush("web");
+export function countTrackedMessages(opts: {
+  sourceId: string;
+  accepted: { type: string }[];
+  rejected: { type: string | null; reason: string }[];
+  duplicates: number;
+}): void {
   const m = metrics();
   const byType = (list: { type: string | null }[]) => {
     const counts = new Map<string, number>();
@@ -13,9 +18,19 @@ export function countTrackedMessages(opts: { sourceId: string; accepted: { type:
   for (const [type, n] of byType(opts.accepted)) m.trackingMessages.inc({ source: opts.sourceId, type, result: "accepted" }, n);
   for (const [type, n] of byType(opts.rejected)) m.trackingMessages.inc({ source: opts.sourceId, type, result: "rejected" }, n);
   if (opts.duplicates > 0) m.trackingDuplicates.inc({ source: opts.sourceId }, opts.duplicates);
+  countRejections(
+    opts.sourceId,
+    opts.rejected.map((r) => rejectionCategory(r.reason)),
+  );
+}
+
+/** Rejections by reason category: a bounded label, never the reason's text (docs/operations.md#metrics). */
+export function countRejections(sourceId: string, categories: RejectionCategory[]): void {
+  const counts = new Map<RejectionCategory, number>();
+  for (const c of categories) counts.set(c, (counts.get(c) ?? 0) + 1);
+  for (const [reason, n] of counts) metrics().trackingRejections.inc({ source: sourceId, reason }, n);
 }
 
 export function countTrackingRequest(endpoint: string, status: number): void {
-  startMetricsPush("web");
   metrics().trackingRequests.inc({ endpoint, status: String(status) });
 }

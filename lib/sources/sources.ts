@@ -1,12 +1,51 @@
+import "server-only";
 import crypto from "node:crypto";
-import { prisma } from "../db";
-import { notFound } from "../errors";
-import type { CreateSourceInput, SourceDto, UpdateSourceInput } from "./schemas";
+import type { Prisma } from "../platform/generated/prisma/client";
+import { prisma } from "../platform/db";
+import { assertUuid, notFound } from "../platform/errors";
+import type { CreateSourceInput, SourceDto, SourceHealthDto, UpdateSourceInput } from "./contract";
+import { sourceHealthOf } from "./health";
 
-const select = { id: true, name: true, writeKey: true, enabled: true, createdAt: true, updatedAt: true } as const;
-type Row = { id: string; name: string; writeKey: string; enabled: boolean; createdAt: Date; updatedAt: Date };
+const select = {
+  id: true,
+  workspaceId: true,
+  name: true,
+  writeKey: true,
+  enabled: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.SourceSelect;
+type Row = Prisma.SourceGetPayload<{ select: typeof select }>;
 
-const toDto = (s: Row): SourceDto => ({ ...s, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() });
+const NO_CALLS: SourceHealthDto = {
+  state: "idle",
+  recent: { calls: 0, rejected: 0, windowMinutes: 60 },
+  rejectedLast24h: { total: 0, byReason: {} },
+};
+
+/** Rows → DTOs with their health (lib/sources/health.ts): two queries for any number of sources. */
+async function toDtos(rows: Row[]): Promise<SourceDto[]> {
+  if (rows.length === 0) return [];
+  const health = await sourceHealthOf(
+    rows[0].workspaceId,
+    rows.map((r) => r.id),
+  );
+  return rows.map(({ workspaceId: _, ...s }) => ({
+    ...s,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    health: health.get(s.id) ?? { ...NO_CALLS, state: s.enabled ? "idle" : "disabled" },
+  }));
+}
+const toDto = async (row: Row): Promise<SourceDto> => (await toDtos([row]))[0];
+
+/**
+ * A malformed id in a URL names no source: 404 without asking Postgres (which would refuse it as
+ * a uuid). Checked up front so that every other database error stays an error (500), never a 404.
+ */
+export function assertSourceId(id: string): void {
+  assertUuid(id, "Source");
+}
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -18,7 +57,7 @@ export function generateWriteKey(): string {
 
 export async function listSources(opts: { workspaceId: string }): Promise<SourceDto[]> {
   const rows = await prisma().source.findMany({ where: { workspaceId: opts.workspaceId }, orderBy: { createdAt: "asc" }, select });
-  return rows.map(toDto);
+  return toDtos(rows);
 }
 
 export async function createSource(opts: { workspaceId: string; input: CreateSourceInput }): Promise<SourceDto> {
@@ -29,26 +68,31 @@ export async function createSource(opts: { workspaceId: string; input: CreateSou
   return toDto(row);
 }
 
-export async function getSource(opts: { workspaceId: string; id: string }): Promise<SourceDto> {
-  const row = await prisma().source.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select }).catch(() => null);
+async function findSource(opts: { workspaceId: string; id: string }): Promise<Row> {
+  assertSourceId(opts.id);
+  const row = await prisma().source.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select });
   if (!row) throw notFound("Source");
-  return toDto(row);
+  return row;
+}
+
+export async function getSource(opts: { workspaceId: string; id: string }): Promise<SourceDto> {
+  return toDto(await findSource(opts));
 }
 
 export async function updateSource(opts: { workspaceId: string; id: string; input: UpdateSourceInput }): Promise<SourceDto> {
-  await getSource(opts);
+  await findSource(opts);
   const row = await prisma().source.update({ where: { id: opts.id }, data: opts.input, select });
   return toDto(row);
 }
 
 export async function deleteSource(opts: { workspaceId: string; id: string }): Promise<void> {
-  await getSource(opts);
+  await findSource(opts);
   await prisma().source.delete({ where: { id: opts.id } });
 }
 
 /** A new write key takes effect at once; the old one answers 401 from then on. */
 export async function rotateWriteKey(opts: { workspaceId: string; id: string }): Promise<SourceDto> {
-  await getSource(opts);
+  await findSource(opts);
   const row = await prisma().source.update({ where: { id: opts.id }, data: { writeKey: generateWriteKey() }, select });
   return toDto(row);
 }

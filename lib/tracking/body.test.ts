@@ -1,7 +1,7 @@
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { checkContentType, parseCallBody, readLimitedBody } from "./body";
-import { TrackingError } from "./errors";
+import { AppError } from "../platform/errors";
 import { writeKeyFromAuthorization } from "./write-key";
 
 const buf = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v));
@@ -9,17 +9,39 @@ const code = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof TrackingError) return `${err.code}: ${err.message}`;
+    if (err instanceof AppError) return `${err.code}: ${err.message}`;
     throw err;
   }
   return "ok";
 };
-const codeAsync = async (p: Promise<unknown>) => p.then(() => "ok", (err) => (err instanceof TrackingError ? `${err.code}: ${err.message}` : Promise.reject(err)));
+const codeAsync = async (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (err) => (err instanceof AppError ? `${err.code}: ${err.message}` : Promise.reject(err)),
+  );
 
 describe("parseCallBody", () => {
   it("reads a batch with its defaults and write key", () => {
-    const p = parseCallBody(buf({ batch: [{ type: "track" }], writeKey: "k", sentAt: "2026-11-21T15:05:50+0000", context: { a: 1 }, integrations: { All: false } }), null);
-    expect(p).toEqual({ writeKey: "k", messages: [{ type: "track" }], defaults: { context: { a: 1 }, integrations: { All: false }, sentAt: Date.parse("2026-11-21T15:05:50Z"), sentAtIso: "2026-11-21T15:05:50.000Z" } });
+    const p = parseCallBody(
+      buf({
+        batch: [{ type: "track" }],
+        writeKey: "k",
+        sentAt: "2026-11-21T15:05:50+0000",
+        context: { a: 1 },
+        integrations: { All: false },
+      }),
+      null,
+    );
+    expect(p).toEqual({
+      writeKey: "k",
+      messages: [{ type: "track" }],
+      defaults: {
+        context: { a: 1 },
+        integrations: { All: false },
+        sentAt: Date.parse("2026-11-21T15:05:50Z"),
+        sentAtIso: "2026-11-21T15:05:50.000Z",
+      },
+    });
   });
   it("treats batch null (analytics-go) and [] as empty", () => {
     expect(parseCallBody(buf({ batch: null }), null).messages).toEqual([]);
@@ -37,7 +59,10 @@ describe("parseCallBody", () => {
     ['{"batch": {}}', /^invalid_body: batch must be an array, got an object/],
     ['{"batch": [], "sentAt": "soon"}', /^invalid_body: sentAt "soon" is not a valid ISO 8601/],
     ['{"batch": [], "context": []}', /^invalid_body: context must be a JSON object/],
-    [JSON.stringify({ batch: Array.from({ length: 2501 }, () => ({})) }), /^too_many_messages: Batch has 2,501 messages; the limit is 2,500 per batch/],
+    [
+      JSON.stringify({ batch: Array.from({ length: 2501 }, () => ({})) }),
+      /^too_many_messages: Batch has 2,501 messages; the limit is 2,500 per batch/,
+    ],
   ])("refuses %s", (body, expected) => {
     expect(code(() => parseCallBody(buf(body), null))).toMatch(expected);
   });
@@ -47,16 +72,20 @@ describe("parseCallBody", () => {
 });
 
 describe("checkContentType", () => {
-  it.each([null, "application/json", "application/json; charset=utf-8", "text/plain;charset=UTF-8", "application/vnd.api+json"])("accepts %s", (ct) => {
-    expect(code(() => checkContentType(ct))).toBe("ok");
-  });
+  it.each([null, "application/json", "application/json; charset=utf-8", "text/plain;charset=UTF-8", "application/vnd.api+json"])(
+    "accepts %s",
+    (ct) => {
+      expect(code(() => checkContentType(ct))).toBe("ok");
+    },
+  );
   it.each(["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/xml"])("refuses %s", (ct) => {
     expect(code(() => checkContentType(ct))).toMatch(/^unsupported_content_type: .*send application\/json/);
   });
 });
 
 describe("readLimitedBody", () => {
-  const req = (body: BodyInit, headers: Record<string, string> = {}) => new Request("http://x/v1/batch", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+  const req = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request("http://x/v1/batch", { method: "POST", body, headers, duplex: "half" } as RequestInit);
   it("reads a body up to 500 KB and refuses one byte more, by length or by bytes read", async () => {
     expect((await readLimitedBody(req("x".repeat(500 * 1024)))).length).toBe(500 * 1024);
     expect(await codeAsync(readLimitedBody(req("x".repeat(500 * 1024 + 1))))).toMatch(/^body_too_large: .*500 KB/);
@@ -70,7 +99,9 @@ describe("readLimitedBody", () => {
   });
   it("inflates gzip, within the same limit", async () => {
     expect((await readLimitedBody(req(zlib.gzipSync('{"batch":[]}'), { "content-encoding": "gzip" }))).toString()).toBe('{"batch":[]}');
-    expect(await codeAsync(readLimitedBody(req(zlib.gzipSync("x".repeat(600_000)), { "content-encoding": "gzip" })))).toMatch(/^body_too_large/);
+    expect(await codeAsync(readLimitedBody(req(zlib.gzipSync("x".repeat(600_000)), { "content-encoding": "gzip" })))).toMatch(
+      /^body_too_large/,
+    );
     expect(await codeAsync(readLimitedBody(req("not gzip", { "content-encoding": "gzip" })))).toMatch(/^invalid_body: .*gzip/);
     expect(await codeAsync(readLimitedBody(req("{}", { "content-encoding": "br" })))).toMatch(/^unsupported_encoding/);
   });

@@ -1,11 +1,12 @@
+import "server-only";
 import zlib from "node:zlib";
-import { TrackingError } from "./errors";
+import { AppError } from "../platform/errors";
 import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, kb, type MessageType } from "./limits";
-import { describe, isPlainObject, type BatchDefaults } from "./normalise";
+import { describeValue, isPlainObject, type BatchDefaults } from "./normalise";
 import { parseIsoTimestamp, toIso } from "./timestamps";
 
 const tooLarge = (bytes?: number) =>
-  new TrackingError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
+  new AppError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
 
 /**
  * Media types real clients send: application/json (Segment's libraries), text/plain (browser
@@ -16,7 +17,7 @@ export function checkContentType(header: string | null): void {
   if (header === null || header.trim() === "") return;
   const media = header.split(";")[0].trim().toLowerCase();
   if (media === "application/json" || media === "text/plain" || media.endsWith("+json")) return;
-  throw new TrackingError("unsupported_content_type", `Content-Type ${JSON.stringify(media)} is not supported; send application/json`);
+  throw new AppError("unsupported_content_type", `Content-Type ${JSON.stringify(media)} is not supported; send application/json`);
 }
 
 /**
@@ -26,7 +27,7 @@ export function checkContentType(header: string | null): void {
 export async function readLimitedBody(req: Request): Promise<Buffer> {
   const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (encoding !== "" && encoding !== "identity" && encoding !== "gzip" && encoding !== "x-gzip") {
-    throw new TrackingError("unsupported_encoding", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send identity or gzip`);
+    throw new AppError("unsupported_encoding", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send identity or gzip`);
   }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
@@ -52,7 +53,7 @@ export async function readLimitedBody(req: Request): Promise<Buffer> {
     return zlib.gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES });
   } catch (err) {
     if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
-    throw new TrackingError("invalid_body", "Body is declared gzip but is not valid gzip data");
+    throw new AppError("invalid_body", "Body is declared gzip but is not valid gzip data");
   }
 }
 
@@ -65,14 +66,14 @@ function batchTimestamp(body: Record<string, unknown>, key: string): number | nu
   const v = body[key];
   if (v === undefined || v === null || v === "") return null;
   const ms = typeof v === "string" ? parseIsoTimestamp(v) : null;
-  if (ms === null) throw new TrackingError("invalid_body", `${key} ${JSON.stringify(v).slice(0, 40)} is not a valid ISO 8601 date-time`);
+  if (ms === null) throw new AppError("invalid_body", `${key} ${JSON.stringify(v).slice(0, 40)} is not a valid ISO 8601 date-time`);
   return ms;
 }
 
 function batchObject(body: Record<string, unknown>, key: string): Record<string, unknown> | null {
   const v = body[key];
   if (v === undefined || v === null) return null;
-  if (!isPlainObject(v)) throw new TrackingError("invalid_body", `${key} must be a JSON object, got ${describe(v)}`);
+  if (!isPlainObject(v)) throw new AppError("invalid_body", `${key} must be a JSON object, got ${describeValue(v)}`);
   return v;
 }
 
@@ -82,16 +83,16 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new TrackingError("invalid_utf8", "Body is not valid UTF-8");
+    throw new AppError("invalid_utf8", "Body is not valid UTF-8");
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
     const detail = err instanceof Error ? err.message.slice(0, 120) : "";
-    throw new TrackingError("invalid_json", `Body is not valid JSON${detail ? `: ${detail}` : ""}`);
+    throw new AppError("invalid_json", `Body is not valid JSON${detail ? `: ${detail}` : ""}`);
   }
-  if (!isPlainObject(body)) throw new TrackingError("invalid_body", `Body must be a JSON object, got ${describe(body)}`);
+  if (!isPlainObject(body)) throw new AppError("invalid_body", `Body must be a JSON object, got ${describeValue(body)}`);
   const writeKey = typeof body.writeKey === "string" && body.writeKey !== "" ? body.writeKey : null;
 
   if (endpointType !== null) {
@@ -101,16 +102,24 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
   const batch = body.batch;
   // analytics-go sends `"batch": null` for an empty flush.
   if (batch !== null && !Array.isArray(batch)) {
-    throw new TrackingError("invalid_body", batch === undefined ? "Body must have a batch array" : `batch must be an array, got ${describe(batch)}`);
+    throw new AppError(
+      "invalid_body",
+      batch === undefined ? "Body must have a batch array" : `batch must be an array, got ${describeValue(batch)}`,
+    );
   }
   const messages = batch ?? [];
   if (messages.length > MAX_BATCH_MESSAGES) {
-    throw new TrackingError("too_many_messages", `Batch has ${messages.length.toLocaleString("en-US")} messages; the limit is 2,500 per batch`);
+    throw new AppError("too_many_messages", `Batch has ${messages.length.toLocaleString("en-US")} messages; the limit is 2,500 per batch`);
   }
   const sentAt = batchTimestamp(body, "sentAt");
   return {
     writeKey,
     messages,
-    defaults: { context: batchObject(body, "context"), integrations: batchObject(body, "integrations"), sentAt, sentAtIso: sentAt === null ? null : toIso(sentAt) },
+    defaults: {
+      context: batchObject(body, "context"),
+      integrations: batchObject(body, "integrations"),
+      sentAt,
+      sentAtIso: sentAt === null ? null : toIso(sentAt),
+    },
   };
 }

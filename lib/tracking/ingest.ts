@@ -1,7 +1,8 @@
+import "server-only";
 import crypto from "node:crypto";
 import { countTrackedMessages } from "../metrics/tracking";
 import { checkContentType, parseCallBody, readLimitedBody } from "./body";
-import { TrackingError } from "./errors";
+import { AppError } from "../platform/errors";
 import type { MessageType } from "./limits";
 import { normaliseMessage, type NormalisedMessage, type Rejection } from "./normalise";
 import { storeCall, type StoreResult } from "./persist";
@@ -15,17 +16,17 @@ export type TrackingEndpoint = MessageType | "batch" | "import";
 export type IngestResult = StoreResult & { rejected: { index: number; messageId: string | null; reason: string }[] };
 
 async function authenticate(writeKey: string | null): Promise<TrackingSource> {
-  if (!writeKey) throw new TrackingError("unauthorized", "Missing write key: send it as the Basic auth user name or as writeKey in the body");
+  if (!writeKey) throw new AppError("unauthorized", "Missing write key: send it as the Basic auth user name or as writeKey in the body");
   const source = await findSourceByWriteKey(writeKey);
-  if (!source) throw new TrackingError("unauthorized", "Unknown write key");
-  if (!source.enabled) throw new TrackingError("unauthorized", "This write key's source is disabled");
+  if (!source) throw new AppError("unauthorized", "Unknown write key");
+  if (!source.enabled) throw new AppError("unauthorized", "This write key's source is disabled");
   return source;
 }
 
 /**
  * A Tracking API call, from request to committed rows: authenticate, read and parse within the
  * limits, validate and normalise each message, then store what is valid in one transaction.
- * Throws TrackingError for a request refused as a whole.
+ * Throws AppError for a request refused as a whole.
  */
 export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoint }): Promise<IngestResult> {
   const { req } = opts;
@@ -38,13 +39,13 @@ export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoin
   let source = headerKey ? await authenticate(headerKey) : null;
 
   let bytes: Buffer | null = null;
-  let parsed;
+  let parsed: ReturnType<typeof parseCallBody>;
   try {
     checkContentType(req.headers.get("content-type"));
     bytes = await readLimitedBody(req);
     parsed = parseCallBody(bytes, endpointType);
   } catch (err) {
-    if (source && err instanceof TrackingError) await recordRefusedCall({ sourceId: source.id, receivedAt, reason: err.message, body: bytes });
+    if (source && err instanceof AppError) await recordRefusedCall({ sourceId: source.id, receivedAt, reason: err.message, body: bytes });
     throw err;
   }
   source ??= await authenticate(parsed.writeKey);
@@ -52,7 +53,14 @@ export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoin
   const accepted: NormalisedMessage[] = [];
   const rejections: Rejection[] = [];
   parsed.messages.forEach((raw, index) => {
-    const r = normaliseMessage({ raw, index, endpointType, defaults: parsed.defaults, receivedAt: { ms: receivedAtMs, iso: receivedAt }, newMessageId: crypto.randomUUID });
+    const r = normaliseMessage({
+      raw,
+      index,
+      endpointType,
+      defaults: parsed.defaults,
+      receivedAt: { ms: receivedAtMs, iso: receivedAt },
+      newMessageId: crypto.randomUUID,
+    });
     if (r.ok) accepted.push(r.message);
     else rejections.push(r.rejection);
   });

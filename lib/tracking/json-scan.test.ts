@@ -20,7 +20,7 @@ describe("scanSerializedJson", () => {
     expect(scan(deep).depth).toBe(80);
     expect(scan({ s: "[".repeat(100) }).depth).toBeLessThanOrEqual(64);
     expect(scan({ s: "[".repeat(100), a: { b: [1] } }).depth).toBe(3);
-    expect(scan({ s: '\\"[[[' + "{".repeat(70) }).depth).toBe(1);
+    expect(scan({ s: `\\"[[[${"{".repeat(70)}` }).depth).toBe(1);
   });
 
   it("bounds the depth of ordinary messages without walking them", () => {

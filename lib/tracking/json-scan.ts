@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Finds, in JSON that JSON.stringify produced, what Postgres' jsonb would refuse (and so fail a
  * whole batch's insert): `\u0000`, lone UTF-16 surrogates (well-formed JSON.stringify writes

@@ -1,4 +1,5 @@
-/** The Tracking API's limits (PRODUCT.md §2); clients split their batches by the same numbers. */
+import "server-only";
+/** The Tracking API's limits (docs/tracking-api.md#limits); clients split their batches by the same numbers. */
 export const MAX_MESSAGE_BYTES = 32 * 1024;
 export const MAX_BODY_BYTES = 500 * 1024;
 export const MAX_BATCH_MESSAGES = 2_500;

@@ -7,7 +7,14 @@ const none: BatchDefaults = { context: null, integrations: null, sentAt: null, s
 const batchSentAt = (iso: string): BatchDefaults => ({ ...none, sentAt: Date.parse(iso), sentAtIso: new Date(iso).toISOString() });
 
 function run(raw: unknown, opts: { endpointType?: MessageType | null; defaults?: BatchDefaults } = {}) {
-  return normaliseMessage({ raw, index: 3, endpointType: opts.endpointType ?? null, defaults: opts.defaults ?? none, receivedAt: { ms: RECEIVED, iso: new Date(RECEIVED).toISOString() }, newMessageId: () => "generated-id" });
+  return normaliseMessage({
+    raw,
+    index: 3,
+    endpointType: opts.endpointType ?? null,
+    defaults: opts.defaults ?? none,
+    receivedAt: { ms: RECEIVED, iso: new Date(RECEIVED).toISOString() },
+    newMessageId: () => "generated-id",
+  });
 }
 const ok = (raw: unknown, opts?: Parameters<typeof run>[1]) => {
   const r = run(raw, opts);
@@ -57,7 +64,10 @@ describe("normaliseMessage", () => {
     expect(m.originalTimestamp).toBe("2026-11-21T16:00:00.000Z");
     expect(m.sentAt).toBe("2026-11-21T16:00:10.000Z");
     // A message's own sentAt wins over the batch's.
-    const own = ok({ type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z", sentAt: "2026-11-21T16:00:00Z" }, { defaults: batchSentAt("1970-01-01T00:00:00Z") });
+    const own = ok(
+      { type: "identify", userId: "u", timestamp: "2026-11-21T16:00:00Z", sentAt: "2026-11-21T16:00:00Z" },
+      { defaults: batchSentAt("1970-01-01T00:00:00Z") },
+    );
     expect(own.timestamp).toBe("2026-11-21T15:00:00.000Z");
   });
 
@@ -80,11 +90,17 @@ describe("normaliseMessage", () => {
 
   it("lets the endpoint decide the type of a single call", () => {
     expect(ok({ userId: "u", traits: { plan: "pro" } }, { endpointType: "identify" }).type).toBe("identify");
-    expect(ok({ type: "track", userId: "u", groupId: "g" }, { endpointType: "group" }).payload).toMatchObject({ type: "group", groupId: "g" });
+    expect(ok({ type: "track", userId: "u", groupId: "g" }, { endpointType: "group" }).payload).toMatchObject({
+      type: "group",
+      groupId: "g",
+    });
   });
 
   it("keeps group and alias fields under Segment's names", () => {
-    expect(ok({ type: "group", userId: "u", groupId: 42, traits: { name: "Acme" } }).payload).toMatchObject({ groupId: "42", traits: { name: "Acme" } });
+    expect(ok({ type: "group", userId: "u", groupId: 42, traits: { name: "Acme" } }).payload).toMatchObject({
+      groupId: "42",
+      traits: { name: "Acme" },
+    });
     expect(ok({ type: "alias", userId: "new", previousId: "old" }).payload).toMatchObject({ userId: "new", previousId: "old" });
     expect(ok({ type: "screen", userId: 7, name: "Home" }).userId).toBe("7");
   });
@@ -133,7 +149,10 @@ describe("normaliseMessage", () => {
 
   it("reports the index, type and messageId of a rejection", () => {
     const r = run({ type: "track", userId: "u", messageId: "m-9" });
-    expect(r).toMatchObject({ ok: false, rejection: { index: 3, type: "track", messageId: "m-9", reason: "track requires an event name" } });
+    expect(r).toMatchObject({
+      ok: false,
+      rejection: { index: 3, type: "track", messageId: "m-9", reason: "track requires an event name" },
+    });
   });
 
   it("does not take a backslash-u in text for a NUL", () => {

@@ -1,3 +1,4 @@
+import "server-only";
 import { scanSerializedJson } from "./json-scan";
 import { MAX_ID_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_MESSAGE_ID_CHARS, isMessageType, kb, type MessageType } from "./limits";
 import { correctedTimestamp, parseIsoTimestamp, toIso } from "./timestamps";
@@ -52,7 +53,7 @@ function idField(msg: Obj, key: string): string | null {
   const v = msg[key];
   if (v === undefined || v === null || v === "") return null;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
-  if (typeof v !== "string") return reject(`${key} must be a string, got ${describe(v)}`);
+  if (typeof v !== "string") return reject(`${key} must be a string, got ${describeValue(v)}`);
   if (utf8Bytes(v) > MAX_ID_BYTES) reject(`${key} is longer than ${MAX_ID_BYTES} bytes`);
   return v;
 }
@@ -60,7 +61,7 @@ function idField(msg: Obj, key: string): string | null {
 function stringField(msg: Obj, key: string, maxBytes?: number): string | null {
   const v = msg[key];
   if (v === undefined || v === null) return null;
-  if (typeof v !== "string") return reject(`${key} must be a string, got ${describe(v)}`);
+  if (typeof v !== "string") return reject(`${key} must be a string, got ${describeValue(v)}`);
   if (maxBytes !== undefined && utf8Bytes(v) > maxBytes) reject(`${key} is longer than ${maxBytes} bytes`);
   return v;
 }
@@ -68,20 +69,20 @@ function stringField(msg: Obj, key: string, maxBytes?: number): string | null {
 function objectField(msg: Obj, key: string): Obj | null {
   const v = msg[key];
   if (v === undefined || v === null) return null;
-  if (!isPlainObject(v)) return reject(`${key} must be a JSON object, got ${describe(v)}`);
+  if (!isPlainObject(v)) return reject(`${key} must be a JSON object, got ${describeValue(v)}`);
   return v;
 }
 
 function timestampField(msg: Obj, key: string): number | null {
   const v = msg[key];
   if (v === undefined || v === null || v === "") return null;
-  if (typeof v !== "string") return reject(`${key} must be an ISO 8601 string, got ${describe(v)}`);
+  if (typeof v !== "string") return reject(`${key} must be an ISO 8601 string, got ${describeValue(v)}`);
   const ms = parseIsoTimestamp(v);
   if (ms === null) reject(`${key} ${JSON.stringify(v.slice(0, 40))} is not a valid ISO 8601 date-time`);
   return ms;
 }
 
-export function describe(v: unknown): string {
+export function describeValue(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)?.slice(0, 40)}`;
@@ -118,9 +119,10 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   let messageId = input.newMessageId();
   const givenId = msg.messageId;
   if (givenId !== undefined && givenId !== null && givenId !== "") {
-    if (typeof givenId !== "string" && typeof givenId !== "number") reject(`messageId must be a string, got ${describe(givenId)}`);
+    if (typeof givenId !== "string" && typeof givenId !== "number") reject(`messageId must be a string, got ${describeValue(givenId)}`);
     messageId = String(givenId);
-    if (messageId.length > MAX_MESSAGE_ID_CHARS) reject(`messageId is ${messageId.length} characters; the limit is ${MAX_MESSAGE_ID_CHARS}`);
+    if (messageId.length > MAX_MESSAGE_ID_CHARS)
+      reject(`messageId is ${messageId.length} characters; the limit is ${MAX_MESSAGE_ID_CHARS}`);
   }
 
   const userId = idField(msg, "userId");
@@ -142,7 +144,10 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   const original = timestampField(msg, "timestamp") ?? timestampField(msg, "originalTimestamp");
   const ownSentAt = timestampField(msg, "sentAt");
   const sentAt = ownSentAt ?? input.defaults.sentAt;
-  const timestamp = sentAt === null && original === null ? input.receivedAt.iso : toIso(correctedTimestamp({ receivedAt: input.receivedAt.ms, sentAt, original }));
+  const timestamp =
+    sentAt === null && original === null
+      ? input.receivedAt.iso
+      : toIso(correctedTimestamp({ receivedAt: input.receivedAt.ms, sentAt, original }));
   const receivedAt = input.receivedAt.iso;
   const originalTimestamp = original === null ? null : toIso(original);
   const sentAtIso = sentAt === null ? null : ownSentAt !== null ? toIso(ownSentAt) : input.defaults.sentAtIso;
@@ -166,17 +171,31 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   payload.receivedAt = receivedAt;
 
   const payloadJson = serialize(payload);
-  return { type, messageId, userId, anonymousId, event, timestamp, originalTimestamp, sentAt: sentAtIso, receivedAt, integrations, payload, payloadJson };
+  return {
+    type,
+    messageId,
+    userId,
+    anonymousId,
+    event,
+    timestamp,
+    originalTimestamp,
+    sentAt: sentAtIso,
+    receivedAt,
+    integrations,
+    payload,
+    payloadJson,
+  };
 }
 
 /** Validates and normalises one message; an invalid one comes back as a rejection with a readable reason. */
 export function normaliseMessage(input: NormaliseInput): { ok: true; message: NormalisedMessage } | { ok: false; rejection: Rejection } {
   const raw = input.raw;
   const peek = isPlainObject(raw) ? raw : null;
-  const messageId = peek && (typeof peek.messageId === "string" || typeof peek.messageId === "number") ? String(peek.messageId).slice(0, 200) : null;
+  const messageId =
+    peek && (typeof peek.messageId === "string" || typeof peek.messageId === "number") ? String(peek.messageId).slice(0, 200) : null;
   const type = input.endpointType ?? (peek && typeof peek.type === "string" ? peek.type.slice(0, 40) : null);
   try {
-    if (!peek) reject(`message must be a JSON object, got ${describe(raw)}`);
+    if (!peek) reject(`message must be a JSON object, got ${describeValue(raw)}`);
     return { ok: true, message: build(input, peek!) };
   } catch (err) {
     if (!(err instanceof Reject)) throw err;

@@ -4,18 +4,47 @@ import { recordsetJson } from "./persist";
 
 const now = Date.parse("2026-11-21T15:00:00Z");
 function normalised(raw: object): NormalisedMessage {
-  const r = normaliseMessage({ raw, index: 0, endpointType: null, defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null }, receivedAt: { ms: now, iso: new Date(now).toISOString() }, newMessageId: () => "gen" });
+  const r = normaliseMessage({
+    raw,
+    index: 0,
+    endpointType: null,
+    defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null },
+    receivedAt: { ms: now, iso: new Date(now).toISOString() },
+    newMessageId: () => "gen",
+  });
   if (!r.ok) throw new Error(r.rejection.reason);
   return r.message;
 }
 
 describe("recordsetJson", () => {
   it("is the JSON of the rows, with each payload embedded as serialized", () => {
-    const a = normalised({ type: "track", userId: 'quote " and \\ backslash', event: "E\u2028", properties: { n: 1 }, timestamp: "2026-11-21T14:00:00Z" });
-    const b = normalised({ type: "identify", anonymousId: "anon", traits: { "ü": ["x"] } });
-    const rows = JSON.parse(recordsetJson([{ rowId: "r1", message: a }, { rowId: "r2", message: b }]));
+    const a = normalised({
+      type: "track",
+      userId: 'quote " and \\ backslash',
+      event: "E\u2028",
+      properties: { n: 1 },
+      timestamp: "2026-11-21T14:00:00Z",
+    });
+    const b = normalised({ type: "identify", anonymousId: "anon", traits: { ü: ["x"] } });
+    const rows = JSON.parse(
+      recordsetJson([
+        { rowId: "r1", message: a },
+        { rowId: "r2", message: b },
+      ]),
+    );
     expect(rows).toEqual([
-      { i: "r1", m: "gen", t: "track", u: 'quote " and \\ backslash', a: null, e: "E\u2028", ts: a.timestamp, ot: "2026-11-21T14:00:00.000Z", sa: null, p: a.payload },
+      {
+        i: "r1",
+        m: "gen",
+        t: "track",
+        u: 'quote " and \\ backslash',
+        a: null,
+        e: "E\u2028",
+        ts: a.timestamp,
+        ot: "2026-11-21T14:00:00.000Z",
+        sa: null,
+        p: a.payload,
+      },
       { i: "r2", m: "gen", t: "identify", u: null, a: "anon", e: null, ts: b.timestamp, ot: null, sa: null, p: b.payload },
     ]);
   });

@@ -1,9 +1,10 @@
+import "server-only";
 import crypto from "node:crypto";
 import type pg from "pg";
-import { withTransaction } from "../db";
+import { withTransaction } from "../platform/db";
 import { updateProfiles, type ProfileInput } from "../audiences/profiles";
 import { createDeliveries, type NewDelivery } from "../delivery/enqueue";
-import { routeMessage } from "../routing/route";
+import { routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
 import type { TrackingSource } from "./write-key";
@@ -37,7 +38,12 @@ export function recordsetJson(rows: { rowId: string; message: NormalisedMessage 
   return `[${parts.join(",")}]`;
 }
 
-async function insertMessages(client: pg.PoolClient, source: TrackingSource, receivedAt: string, rows: { rowId: string; message: NormalisedMessage }[]): Promise<Set<string>> {
+async function insertMessages(
+  client: pg.PoolClient,
+  source: TrackingSource,
+  receivedAt: string,
+  rows: { rowId: string; message: NormalisedMessage }[],
+): Promise<Set<string>> {
   const { rows: inserted } = await client.query<{ id: string }>({
     name: "tracking-insert-messages",
     text: INSERT_MESSAGES,
@@ -60,13 +66,22 @@ const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
  * `deliver` jobs (routing decided here), profile updates, and the rejections for the debugger.
  * When this returns, all of it is committed; when it throws, none of it is.
  */
-export async function storeCall(opts: { source: TrackingSource; receivedAt: string; accepted: NormalisedMessage[]; rejections: Rejection[] }): Promise<StoreResult> {
+export async function storeCall(opts: {
+  source: TrackingSource;
+  receivedAt: string;
+  accepted: NormalisedMessage[];
+  rejections: Rejection[];
+}): Promise<StoreResult> {
   const { source, receivedAt, rejections } = opts;
   // Duplicates inside one batch: the first one wins, as it would across batches. Sorted by
   // messageId, concurrent batches that share ids take their unique-index locks in one order, so
   // a client's retry racing its original cannot deadlock with it.
   const seen = new Set<string>();
-  const unique = opts.accepted.filter((m) => !seen.has(m.messageId) && (seen.add(m.messageId), true));
+  const unique = opts.accepted.filter((m) => {
+    if (seen.has(m.messageId)) return false;
+    seen.add(m.messageId);
+    return true;
+  });
   unique.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0));
   if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0 };
 

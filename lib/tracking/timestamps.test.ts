@@ -52,11 +52,19 @@ describe("correctedTimestamp", () => {
   const t = (s: string) => parseIsoTimestamp(s)!;
   it("takes the client's clock skew off the arrival time", () => {
     // The client's clock is 1 h fast: it sent at 16:00 (its time) an event of 15:59:30 (its time).
-    const ms = correctedTimestamp({ receivedAt: t("2026-11-21T15:00:01Z"), sentAt: t("2026-11-21T16:00:00Z"), original: t("2026-11-21T15:59:30Z") });
+    const ms = correctedTimestamp({
+      receivedAt: t("2026-11-21T15:00:01Z"),
+      sentAt: t("2026-11-21T16:00:00Z"),
+      original: t("2026-11-21T15:59:30Z"),
+    });
     expect(toIso(ms)).toBe("2026-11-21T14:59:31.000Z");
   });
   it("keeps a historical timestamp (sent now, happened long ago)", () => {
-    const ms = correctedTimestamp({ receivedAt: t("2026-11-21T15:00:00Z"), sentAt: t("2026-11-21T15:00:00Z"), original: t("2020-01-01T00:00:00Z") });
+    const ms = correctedTimestamp({
+      receivedAt: t("2026-11-21T15:00:00Z"),
+      sentAt: t("2026-11-21T15:00:00Z"),
+      original: t("2020-01-01T00:00:00Z"),
+    });
     expect(toIso(ms)).toBe("2020-01-01T00:00:00.000Z");
   });
   it("uses the client's timestamp without sentAt, and the arrival time without either", () => {

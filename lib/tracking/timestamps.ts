@@ -1,11 +1,11 @@
+import "server-only";
 /**
  * ISO 8601 as real analytics clients write it: `Z`, `±hh:mm`, `±hhmm` (analytics-go writes
  * `2026-11-21T15:05:50+0000`), `±hh`, with or without fractional seconds (Go sends nanoseconds),
  * a space instead of `T`, or a bare date. A time without a zone is read as UTC, as Segment does.
  * `Date.parse` is not used: it accepts non-ISO forms and rejects `+0000` on some engines.
  */
-const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 
 const daysInMonth = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 

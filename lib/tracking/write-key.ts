@@ -1,5 +1,6 @@
-import { pool } from "../db";
-import type { ConnectedDestination } from "../routing/route";
+import "server-only";
+import { pool } from "../platform/db";
+import type { ConnectedDestination } from "../routing/route-message";
 
 /**
  * The write key of `Authorization: Basic base64("<key>:")` (Segment's libraries; the password is
@@ -23,6 +24,9 @@ export type TrackingSource = { id: string; workspaceId: string; enabled: boolean
  * batch costs in all (bench/ingest.ts), so a cache would buy little and weaken revocation.
  */
 export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSource | null> {
+  // Keys are 32 alphanumerics (lib/sources/sources.ts); anything far from that names no source and
+  // is not sent to Postgres, which would refuse a NUL byte with an error (a 500) instead of a 401.
+  if (writeKey.length > 256 || writeKey.includes("\u0000")) return null;
   const { rows } = await pool().query<{ id: string; workspace_id: string; enabled: boolean; destinations: ConnectedDestination[] | null }>({
     name: "tracking-source-by-write-key",
     text: `SELECT s.id, s.workspace_id, s.enabled,

@@ -25,8 +25,9 @@ describe("backoff", () => {
     const first = new Date("2026-01-01T00:00:00Z");
     let now = first;
     let attempt = 1;
-    let at: Date | null;
-    while ((at = nextAttemptAt({ attempt, now, firstAttemptAt: first, windowMinutes: 240, policy, random: () => 0.5 }))) {
+    for (;;) {
+      const at = nextAttemptAt({ attempt, now, firstAttemptAt: first, windowMinutes: 240, policy, random: () => 0.5 });
+      if (!at) break;
       now = at;
       attempt++;
     }
@@ -40,7 +41,15 @@ describe("backoff", () => {
     const now = new Date("2026-01-01T00:00:00Z");
     const at = nextAttemptAt({ attempt: 1, now, firstAttemptAt: now, windowMinutes: 240, retryAfterMs: 60_000, policy, random: () => 0 });
     expect(at!.getTime() - now.getTime()).toBe(60_000);
-    const capped = nextAttemptAt({ attempt: 1, now, firstAttemptAt: now, windowMinutes: 240, retryAfterMs: 10 * 3600_000, policy, random: () => 0 });
+    const capped = nextAttemptAt({
+      attempt: 1,
+      now,
+      firstAttemptAt: now,
+      windowMinutes: 240,
+      retryAfterMs: 10 * 3600_000,
+      policy,
+      random: () => 0,
+    });
     expect(capped!.getTime() - now.getTime()).toBe(30 * 60_000);
   });
 

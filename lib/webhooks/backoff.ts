@@ -1,5 +1,6 @@
+import "server-only";
 /**
- * When to try again (PRODUCT.md §4): exponential backoff with jitter starting within seconds,
+ * When to try again (docs/webhooks.md#retries): exponential backoff with jitter starting within seconds,
  * capped per step, a receiver's Retry-After honoured (capped too), and never past the retry window.
  */
 

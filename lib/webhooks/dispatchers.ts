@@ -1,5 +1,7 @@
+import "server-only";
 import { Agent, type Dispatcher } from "undici";
-import { env } from "../env";
+import { env } from "../platform/env";
+import { processWide, type Closing } from "../platform/runtime";
 import { guardedLookup, refusedLiteralTarget } from "./ssrf";
 
 /**
@@ -9,7 +11,6 @@ import { guardedLookup, refusedLiteralTarget } from "./ssrf";
  */
 
 type Dispatchers = { guarded: Dispatcher; open: Dispatcher };
-const g = globalThis as unknown as { __eventrailDispatchers?: Dispatchers };
 
 function agent(guard: boolean): Agent {
   const perOrigin = env().WORKER_CONCURRENCY;
@@ -22,13 +23,20 @@ function agent(guard: boolean): Agent {
   });
 }
 
-function dispatchers(): Dispatchers {
-  if (!g.__eventrailDispatchers) {
-    const guarded = env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? agent(false) : agent(true);
-    g.__eventrailDispatchers = { guarded, open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false) };
-  }
-  return g.__eventrailDispatchers;
+function createDispatchers(): Dispatchers {
+  const guarded = env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? agent(false) : agent(true);
+  return { guarded, open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false) };
 }
+
+/** Closed at shutdown once no round is in flight any more, before pg-boss and the pool (runtime.ts). */
+const CLOSING: Closing<Dispatchers> = {
+  stage: "dispatchers",
+  close: async (d) => {
+    await Promise.all([...new Set([d.guarded, d.open])].map((x) => x.close()));
+  },
+};
+
+const dispatchers = () => processWide("webhook dispatchers", createDispatchers, CLOSING);
 
 /** This server's own origins, where the built-in capture URLs (/c/<id>) live. */
 export function ownOrigins(): string[] {
@@ -48,11 +56,4 @@ export function dispatcherFor(url: URL): { dispatcher: Dispatcher } | { refused:
     if (refused) return { refused };
   }
   return { dispatcher: d.guarded };
-}
-
-export async function closeDispatchers(): Promise<void> {
-  const d = g.__eventrailDispatchers;
-  g.__eventrailDispatchers = undefined;
-  if (!d) return;
-  await Promise.all([...new Set([d.guarded, d.open])].map((x) => x.close().catch(() => {})));
 }

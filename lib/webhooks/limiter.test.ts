@@ -7,7 +7,10 @@ describe("OriginLimiter", () => {
     const a1 = await l.acquire("a");
     const a2 = await l.acquire("a");
     let a3Granted = false;
-    const a3 = l.acquire("a").then((r) => ((a3Granted = true), r));
+    const a3 = l.acquire("a").then((r) => {
+      a3Granted = true;
+      return r;
+    });
     const b1 = await l.acquire("b");
     expect(b1).toBeTypeOf("function");
     await Promise.resolve();

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
  * connections. A request that would have to queue behind a slow origin is handed back at once
@@ -23,7 +24,10 @@ export class OriginLimiter {
   /** Resolves to a release function (call it with the request's duration), or null: defer. */
   async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
     let s = this.origins.get(origin);
-    if (!s) this.origins.set(origin, (s = { active: 0, waiting: [], avgMs: 0 }));
+    if (!s) {
+      s = { active: 0, waiting: [], avgMs: 0 };
+      this.origins.set(origin, s);
+    }
     if (s.active < this.max) {
       s.active++;
       return this.releaser(origin, s);

@@ -3,7 +3,7 @@ import { classifyAttempt, errorKindOf, parseRetryAfter } from "./outcome";
 
 const res = (status: number, headers: Record<string, string> = {}) => ({ kind: "response" as const, status, headers, body: "" });
 
-describe("classifyAttempt (PRODUCT.md §4)", () => {
+describe("classifyAttempt (docs/webhooks.md#outcomes)", () => {
   it.each([
     [200, "success"],
     [204, "success"],
@@ -14,8 +14,9 @@ describe("classifyAttempt (PRODUCT.md §4)", () => {
     [599, "retry"],
     [408, "retry"],
     [429, "retry"],
-    [501, "failed"],
-    [505, "failed"],
+    [501, "retry"],
+    [505, "retry"],
+    [511, "retry"],
     [301, "failed"],
     [302, "failed"],
     [304, "failed"],

@@ -1,5 +1,6 @@
+import "server-only";
 /**
- * Classifies one HTTP attempt (PRODUCT.md §4). Pure: takes what happened, says what it means.
+ * Classifies one HTTP attempt (docs/webhooks.md#outcomes). Pure: takes what happened, says what it means.
  */
 
 export type Outcome = "success" | "retry" | "failed";
@@ -19,8 +20,8 @@ export type Classification = {
   retryAfterMs?: number;
 };
 
+/** Besides every 5xx (the seed: "Response with a 5xx status: the request is retried", 501 and 505 included). */
 const RETRIED_STATUSES = new Set([408, 429]);
-const PERMANENT_5XX = new Set([501, 505]);
 
 export function classifyAttempt(result: AttemptResult, now: Date = new Date()): Classification {
   if (result.kind === "error") {
@@ -31,11 +32,11 @@ export function classifyAttempt(result: AttemptResult, now: Date = new Date()): 
   const { status } = result;
   if (status >= 200 && status < 300) return { outcome: "success", errorKind: null, errorText: null };
   const errorText = `HTTP ${status}`;
-  if ((status >= 500 && !PERMANENT_5XX.has(status)) || RETRIED_STATUSES.has(status)) {
+  if ((status >= 500 && status < 600) || RETRIED_STATUSES.has(status)) {
     const retryAfterMs = parseRetryAfter(headerValue(result.headers, "retry-after"), now);
     return { outcome: "retry", errorKind: "http", errorText, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
-  // 3xx (never followed), other 4xx, 501, 505, 1xx leftovers.
+  // 3xx (never followed), other 4xx, 1xx leftovers, statuses past 599.
   const why = status >= 300 && status < 400 ? `${errorText} (redirects are not followed)` : errorText;
   return { outcome: "failed", errorKind: "http", errorText: why };
 }

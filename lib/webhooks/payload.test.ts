@@ -14,10 +14,17 @@ const base = (type: string, payload: Record<string, unknown>, extra: Partial<Sto
 });
 const tail = '"messageId":"m-1","anonymousId":"a-1","receivedAt":"2026-11-21T15:05:51.123Z","sentAt":"2026-11-21T15:05:50.500Z"}';
 
-describe("buildPayload (PRODUCT.md §4 table)", () => {
+describe("buildPayload (docs/webhooks.md#payloads)", () => {
   it("page: version, type, userId, name/category, properties, timestamp, context, extras", () => {
     const body = serializePayload(
-      buildPayload(base("page", { name: "Pricing", category: "Docs", properties: { path: "/p", referrer: "", title: "P", url: "https://x/p" }, context: { ip: "1.2.3.4" } })),
+      buildPayload(
+        base("page", {
+          name: "Pricing",
+          category: "Docs",
+          properties: { path: "/p", referrer: "", title: "P", url: "https://x/p" },
+          context: { ip: "1.2.3.4" },
+        }),
+      ),
     );
     expect(body).toBe(
       '{"version":1,"type":"page","userId":"u-1","name":"Pricing","category":"Docs","properties":{"path":"/p","referrer":"","title":"P","url":"https://x/p"},"timestamp":"2026-11-21T15:05:50.000Z","context":{"ip":"1.2.3.4"},' +
@@ -27,35 +34,58 @@ describe("buildPayload (PRODUCT.md §4 table)", () => {
 
   it("screen always carries context and properties only when set", () => {
     expect(serializePayload(buildPayload(base("screen", { name: "Home", context: { os: { name: "iOS" } } })))).toBe(
-      '{"version":1,"type":"screen","userId":"u-1","name":"Home","timestamp":"2026-11-21T15:05:50.000Z","context":{"os":{"name":"iOS"}},' + tail,
+      '{"version":1,"type":"screen","userId":"u-1","name":"Home","timestamp":"2026-11-21T15:05:50.000Z","context":{"os":{"name":"iOS"}},' +
+        tail,
     );
     expect(buildPayload(base("screen", { name: "Home", properties: { a: 1 } }))).toMatchObject({ properties: { a: 1 }, context: {} });
   });
 
   it("identify, track, group", () => {
     expect(serializePayload(buildPayload(base("identify", { traits: { plan: "pro" } })))).toBe(
-      '{"version":1,"type":"identify","userId":"u-1","traits":{"plan":"pro"},"timestamp":"2026-11-21T15:05:50.000Z",' + tail,
+      `{"version":1,"type":"identify","userId":"u-1","traits":{"plan":"pro"},"timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,
     );
     expect(serializePayload(buildPayload(base("track", { event: "Signed Up", properties: { n: 1.5 } })))).toBe(
-      '{"version":1,"type":"track","userId":"u-1","event":"Signed Up","properties":{"n":1.5},"timestamp":"2026-11-21T15:05:50.000Z",' + tail,
+      '{"version":1,"type":"track","userId":"u-1","event":"Signed Up","properties":{"n":1.5},"timestamp":"2026-11-21T15:05:50.000Z","context":{},' +
+        tail,
     );
     expect(serializePayload(buildPayload(base("group", { groupId: "g-1", traits: {} })))).toBe(
-      '{"version":1,"type":"group","groupId":"g-1","userId":"u-1","traits":{},"timestamp":"2026-11-21T15:05:50.000Z",' + tail,
+      `{"version":1,"type":"group","groupId":"g-1","userId":"u-1","traits":{},"timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,
     );
   });
 
   it('alias uses "Previous ID" and "User ID" with the space', () => {
     expect(serializePayload(buildPayload(base("alias", { previousId: "old", userId: "u-1" })))).toBe(
-      '{"version":1,"type":"alias","Previous ID":"old","User ID":"u-1","timestamp":"2026-11-21T15:05:50.000Z",' + tail,
+      `{"version":1,"type":"alias","Previous ID":"old","User ID":"u-1","timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,
     );
   });
 
+  it("context is always an object on every type but delete: the call's own, or {} (issue 13.2)", () => {
+    for (const type of ["page", "screen", "identify", "track", "alias", "group"]) {
+      expect(buildPayload(base(type, {})).context, type).toEqual({});
+      expect(buildPayload(base(type, { context: { ip: "1.2.3.4" } })).context, type).toEqual({ ip: "1.2.3.4" });
+      expect(buildPayload(base(type, { context: "not an object" })).context, type).toEqual({});
+    }
+    expect(buildPayload(base("delete", { context: { ip: "1.2.3.4" } }))).not.toHaveProperty("context");
+  });
+
   it("delete has only type, userId and timestamp", () => {
-    expect(serializePayload(buildPayload(base("delete", { context: { a: 1 } })))).toBe('{"type":"delete","userId":"u-1","timestamp":"2026-11-21T15:05:50.000Z"}');
+    expect(serializePayload(buildPayload(base("delete", { context: { a: 1 } })))).toBe(
+      '{"type":"delete","userId":"u-1","timestamp":"2026-11-21T15:05:50.000Z"}',
+    );
   });
 
   it("omits anonymousId and sentAt when unknown and sends userId null for anonymous calls", () => {
     const p = buildPayload(base("track", { event: "E" }, { userId: null, anonymousId: null, sentAt: null }));
-    expect(p).toEqual({ version: 1, type: "track", userId: null, event: "E", properties: {}, timestamp: "2026-11-21T15:05:50.000Z", messageId: "m-1", receivedAt: "2026-11-21T15:05:51.123Z" });
+    expect(p).toEqual({
+      version: 1,
+      type: "track",
+      userId: null,
+      event: "E",
+      properties: {},
+      timestamp: "2026-11-21T15:05:50.000Z",
+      context: {},
+      messageId: "m-1",
+      receivedAt: "2026-11-21T15:05:51.123Z",
+    });
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The body sent to a customer's endpoint, per type, as PRODUCT.md §4's table says: the seed's fields
- * with the seed's names, then messageId, anonymousId (when known), context (when non-empty),
- * receivedAt and sentAt. Key order is fixed so that bodies are reproducible byte for byte.
+ * The body sent to a customer's endpoint, per type, as docs/webhooks.md#payloads says: the seed's fields
+ * with the seed's names, then context (always an object: the seed says every call carries one),
+ * messageId, anonymousId (when known), receivedAt and sentAt. Key order is fixed so that bodies
+ * are reproducible byte for byte.
  */
 
 export const MESSAGE_TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
@@ -69,8 +70,8 @@ export function buildPayload(m: StoredMessage): Obj {
       body.userId = userId;
   }
   body.timestamp = m.timestamp;
-  if (m.type === "screen") body.context = objectOr(p.context, {});
-  else if (nonEmpty(p.context)) body.context = p.context;
+  // Every type but delete: the call's context, or {} (docs/webhooks.md#payloads).
+  body.context = objectOr(p.context, {});
   body.messageId = m.messageId;
   const anonymousId = m.anonymousId ?? str(p.anonymousId);
   if (anonymousId) body.anonymousId = anonymousId;

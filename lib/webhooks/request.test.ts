@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildRequest, maskHeaders } from "./request";
+import { buildRequest, maskHeaders, webhookIdOf } from "./request";
 import { isReservedHeader } from "./rules";
 import { xSignature } from "./signing";
 
+const at = (now: Date) => ({ now, webhookId: webhookIdOf("0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d") });
 const msg = {
   type: "track",
   messageId: "m-1",
@@ -17,23 +18,32 @@ const msg = {
 describe("buildRequest", () => {
   it("sets our headers, the static ones, and X-Signature only with a secret", () => {
     const dest = { headers: [{ name: "X-Team", value: "growth" }], sharedSecret: "k", standardWebhooks: false, standardSecret: null };
-    const r = buildRequest(dest, msg, new Date());
+    const r = buildRequest(dest, msg, at(new Date()));
     expect(r.headers).toMatchObject({ "content-type": "application/json", "user-agent": "Eventrail.io/1.0", "X-Team": "growth" });
     expect(r.headers["x-signature"]).toBe(xSignature("k", r.body));
-    expect(buildRequest({ ...dest, sharedSecret: null }, msg, new Date()).headers["x-signature"]).toBeUndefined();
+    expect(buildRequest({ ...dest, sharedSecret: null }, msg, at(new Date())).headers["x-signature"]).toBeUndefined();
     expect(r.headers["webhook-signature"]).toBeUndefined();
   });
 
   it("never lets a stored reserved header override ours", () => {
-    const r = buildRequest({ headers: [{ name: "User-Agent", value: "evil" }], sharedSecret: null, standardWebhooks: false, standardSecret: null }, msg, new Date());
+    const r = buildRequest(
+      { headers: [{ name: "User-Agent", value: "evil" }], sharedSecret: null, standardWebhooks: false, standardSecret: null },
+      msg,
+      at(new Date()),
+    );
     expect(r.headers["user-agent"]).toBe("Eventrail.io/1.0");
     expect(r.headers["User-Agent"]).toBeUndefined();
   });
 
   it("adds Standard Webhooks headers when enabled", () => {
-    const secret = "whsec_" + Buffer.alloc(32, 7).toString("base64");
-    const r = buildRequest({ headers: [], sharedSecret: null, standardWebhooks: true, standardSecret: secret }, msg, new Date(1_700_000_000_000));
-    expect(r.headers["webhook-id"]).toBe("m-1");
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const r = buildRequest(
+      { headers: [], sharedSecret: null, standardWebhooks: true, standardSecret: secret },
+      msg,
+      at(new Date(1_700_000_000_000)),
+    );
+    // The message's row id, not the client's messageId (unique only per source): issue 13.8.
+    expect(r.headers["webhook-id"]).toBe("msg_0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d");
     expect(r.headers["webhook-timestamp"]).toBe("1700000000");
     expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
   });
@@ -41,12 +51,21 @@ describe("buildRequest", () => {
 
 describe("reserved and masked headers", () => {
   it("refuses reserved names case-insensitively", () => {
-    for (const n of ["Content-Type", "user-agent", "X-SIGNATURE", "Content-Length", "host", "Webhook-Id", "webhook-timestamp", "WEBHOOK-SIGNATURE"])
+    for (const n of [
+      "Content-Type",
+      "user-agent",
+      "X-SIGNATURE",
+      "Content-Length",
+      "host",
+      "Webhook-Id",
+      "webhook-timestamp",
+      "WEBHOOK-SIGNATURE",
+    ])
       expect(isReservedHeader(n)).toBe(true);
     expect(isReservedHeader("X-Api-Version")).toBe(false);
   });
 
-  it("masks credential-looking custom values and keeps the rest", () => {
+  it("masks every custom value (they are write-only) and keeps ours", () => {
     const masked = maskHeaders({
       Authorization: "Bearer abcdefghijklmnopqrstuvwxyz",
       "X-Api-Key": "short",
@@ -56,7 +75,23 @@ describe("reserved and masked headers", () => {
     });
     expect(masked.Authorization).toBe("••••wxyz");
     expect(masked["X-Api-Key"]).toBe("••••");
-    expect(masked["X-Team"]).toBe("growth");
+    expect(masked["X-Team"]).toBe("••••");
     expect(masked["x-signature"]).toBe("deadbeef");
+    expect(masked["content-type"]).toBe("application/json");
+  });
+
+  it("never sends a stored header that is connection-level or malformed (rows saved before the rules)", () => {
+    const headers = [
+      { name: "Transfer-Encoding", value: "chunked" },
+      { name: "Connection", value: "close" },
+      { name: "content-encoding", value: "gzip" },
+      { name: "X Bad", value: "1" },
+      { name: "X-Ctl", value: "a\u0001b" },
+      { name: "X-Snow", value: "☃" },
+      { name: "X-Sep", value: "a\u2028b" },
+      { name: "X-Team", value: "growth\tok" },
+    ];
+    const r = buildRequest({ headers, sharedSecret: null, standardWebhooks: false, standardSecret: null }, msg, at(new Date()));
+    expect(Object.keys(r.headers).sort()).toEqual(["X-Team", "content-type", "user-agent"]);
   });
 });

@@ -1,6 +1,7 @@
+import "server-only";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import { standardWebhooksHeaders, xSignature } from "./signing";
-import { isReservedHeader } from "./rules";
+import { isReservedHeader, isSendableHeader } from "./rules";
 
 export const USER_AGENT = "Eventrail.io/1.0";
 
@@ -14,37 +15,50 @@ export type SigningSettings = {
 
 export type OutgoingRequest = { headers: Record<string, string>; body: string };
 
+/**
+ * Standard Webhooks `webhook-id` (docs/webhooks.md#standard-webhooks): from the message's row id, a
+ * uuid, so it is unique across the workspace (two sources may send the same messageId) and the
+ * same on every retry and every replay of the message (a receiver's dedupe drops what it already
+ * processed; replays go only where the message did not succeed).
+ */
+export const webhookIdOf = (messageRowId: string) => `msg_${messageRowId}`;
+
 /** The request for one message to one destination (the same for each of its URLs). Pure. */
-export function buildRequest(dest: SigningSettings, message: StoredMessage, now: Date): OutgoingRequest {
+export function buildRequest(
+  dest: SigningSettings,
+  message: StoredMessage,
+  opts: { now: Date /** webhookIdOf(the message's row id) */; webhookId: string },
+): OutgoingRequest {
   const body = serializePayload(buildPayload(message));
   const headers: Record<string, string> = {};
-  // Reserved names are refused at validation; skipping them here keeps old rows from overriding ours.
-  for (const h of dest.headers) if (!isReservedHeader(h.name)) headers[h.name] = h.value;
+  // Validation refuses reserved, connection-level and malformed headers; skipping them here too keeps
+  // old rows from overriding ours or failing every delivery (docs/webhooks.md#settings).
+  for (const h of dest.headers) if (isSendableHeader(h)) headers[h.name] = h.value;
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;
   if (dest.sharedSecret) headers["x-signature"] = xSignature(dest.sharedSecret, body);
   if (dest.standardWebhooks && dest.standardSecret) {
     Object.assign(
       headers,
-      standardWebhooksHeaders({ secret: dest.standardSecret, id: message.messageId, timestampSeconds: Math.floor(now.getTime() / 1000), body }),
+      standardWebhooksHeaders({
+        secret: dest.standardSecret,
+        id: opts.webhookId,
+        timestampSeconds: Math.floor(opts.now.getTime() / 1000),
+        body,
+      }),
     );
   }
   return { headers, body };
 }
 
-/** Custom header names whose values look like credentials; their values are masked in the attempt log. */
-const SECRET_NAME = /auth|token|key|secret|pass|cookie|session|credential|api/i;
-
 /**
  * The request headers as logged: the shared secret itself never appears in a request (only its
- * digest, which is shown so receivers can be debugged); custom header values that look like
- * credentials (Authorization, *token*, *key*, *secret*, …) are masked.
+ * digest, which is shown so receivers can be debugged), and every custom header value is masked:
+ * they are write-only like the secrets (docs/webhooks.md#attempt-log). Our own headers are shown.
  */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = !isReservedHeader(name) && SECRET_NAME.test(name) ? maskValue(value) : value;
-  }
+  for (const [name, value] of Object.entries(headers)) out[name] = isReservedHeader(name) ? value : maskValue(value);
   return out;
 }
 

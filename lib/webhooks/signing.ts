@@ -1,3 +1,4 @@
+import "server-only";
 import crypto from "node:crypto";
 import { WHSEC } from "./rules";
 
@@ -5,7 +6,6 @@ import { WHSEC } from "./rules";
 export function xSignature(secret: string, body: string): string {
   return crypto.createHmac("sha1", secret).update(body, "utf8").digest("hex");
 }
-
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateStandardSecret(): string {
@@ -16,7 +16,12 @@ export function generateStandardSecret(): string {
  * Standard Webhooks headers (standardwebhooks.com): webhook-id, webhook-timestamp (seconds) and
  * webhook-signature `v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>` where key is the decoded secret.
  */
-export function standardWebhooksHeaders(opts: { secret: string; id: string; timestampSeconds: number; body: string }): Record<string, string> {
+export function standardWebhooksHeaders(opts: {
+  secret: string;
+  id: string;
+  timestampSeconds: number;
+  body: string;
+}): Record<string, string> {
   const key = Buffer.from(opts.secret.slice(WHSEC.length), "base64");
   const signed = `${opts.id}.${opts.timestampSeconds}.${opts.body}`;
   const signature = crypto.createHmac("sha256", key).update(signed, "utf8").digest("base64");

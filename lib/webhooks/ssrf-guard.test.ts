@@ -1,11 +1,11 @@
-// Outbound safety (PRODUCT.md §4) through the delivery engine's own request path: with private
+// Outbound safety (docs/webhooks.md#outbound-safety) through the delivery engine's own request path: with private
 // networks not allowed (the default), every forbidden target is refused with error kind "ssrf" and
 // a real receiver listening on loopback never sees a request.
 import http from "node:http";
 import type net from "node:net";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postWebhook } from "./http";
+import { postWebhook } from "./post";
 import { errorKindOf } from "./outcome";
 import { guardedLookup, isPublicAddress } from "./ssrf";
 
@@ -37,7 +37,7 @@ describe("the SSRF guard on the delivery path", () => {
     "unique-local IPv6": () => "http://[fd00::1]/hook",
     "IPv4-mapped IPv6 of loopback": () => `http://[::ffff:127.0.0.1]:${port}/hook`,
     "IPv4-mapped IPv6 of metadata": () => "http://[::ffff:169.254.169.254]/hook",
-    "unspecified": () => `http://0.0.0.0:${port}/hook`,
+    unspecified: () => `http://0.0.0.0:${port}/hook`,
   };
   for (const [what, url] of Object.entries(forbidden)) {
     it(`refuses ${what}`, async () => {

@@ -36,9 +36,12 @@ describe("isPublicAddress", () => {
     expect(isPublicAddress(ip)).toBe(false);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])("allows %s", (ip) => {
-    expect(isPublicAddress(ip)).toBe(true);
-  });
+  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])(
+    "allows %s",
+    (ip) => {
+      expect(isPublicAddress(ip)).toBe(true);
+    },
+  );
 });
 
 describe("guardedLookup", () => {
@@ -49,7 +52,9 @@ describe("guardedLookup", () => {
 
   it("passes a public address through", async () => {
     expect(await run([{ address: "93.184.216.34", family: 4 }])).toEqual({ err: null, address: "93.184.216.34" });
-    expect((await run([{ address: "93.184.216.34", family: 4 }], { all: true })).address).toEqual([{ address: "93.184.216.34", family: 4 }]);
+    expect((await run([{ address: "93.184.216.34", family: 4 }], { all: true })).address).toEqual([
+      { address: "93.184.216.34", family: 4 },
+    ]);
   });
 
   it("refuses a name when any of its addresses is private (rebinding-style mixed answers)", async () => {
@@ -86,7 +91,7 @@ describe("a guarded connection (private networks not allowed)", () => {
   let port: number;
   let requests = 0;
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
+    server = http.createServer((_req, res) => {
       requests++;
       res.end("ok");
     });

@@ -1,9 +1,10 @@
+import "server-only";
 import dns from "node:dns";
 import net from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
- * Outbound safety (PRODUCT.md §4): a webhook may not reach loopback, private, link-local, CGNAT,
+ * Outbound safety (docs/webhooks.md#outbound-safety): a webhook may not reach loopback, private, link-local, CGNAT,
  * unique-local, multicast or metadata addresses. The check runs inside the connection's own DNS
  * lookup, and the socket connects to the address that was checked, so DNS rebinding cannot slip a
  * private address in between check and connect.

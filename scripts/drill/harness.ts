@@ -4,8 +4,8 @@
  * time limit), and the verdict from the database and the receivers.
  */
 import type pg from "pg";
-import { ADMIN_TOKEN, ApiClient, type Proc } from "../../test/stack";
-import type { EmbeddedDb } from "../../lib/db/embedded";
+import { ADMIN_TOKEN, ApiClient, type Proc } from "../../test/harness/stack";
+import type { EmbeddedDb } from "../../lib/platform/embedded-postgres";
 import { computeDrillReport, percentile, type DeliveryRow, type DrillReport } from "./report";
 import type { DrillReceiver } from "./receiver";
 import { sendEvents } from "./sender";
@@ -35,9 +35,18 @@ export type Scenario = {
   latencyOf?: string;
 };
 
-export type DrillResult = DrillReport & { id: string; title: string; seconds: number; attempts: number; refusals: number; requestsReceived: number; latency?: { p50: number; p99: number; n: number }; pendingAtLimit: boolean };
+export type DrillResult = DrillReport & {
+  id: string;
+  title: string;
+  seconds: number;
+  attempts: number;
+  refusals: number;
+  requestsReceived: number;
+  latency?: { p50: number; p99: number; n: number };
+  pendingAtLimit: boolean;
+};
 
-async function finalRows(db: pg.Pool, sourceId: string): Promise<DeliveryRow[]> {
+export async function finalRows(db: pg.Pool, sourceId: string): Promise<DeliveryRow[]> {
   const { rows } = await db.query<{ message_id: string; destination_id: string; state: string; last_error: string | null }>(
     `SELECT m.message_id, d.destination_id, d.state, d.last_error FROM messages m JOIN deliveries d ON d.message_row_id = m.id WHERE m.source_id = $1`,
     [sourceId],
@@ -90,7 +99,11 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
     receipts.set(id, merged);
   }
   const report = computeDrillReport({ accepted: sent.accepted, destinationIds: created.map((c) => c.id), rows, receipts });
-  const attempts = (await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts WHERE workspace_id = $1`, [ws.workspace.id]).catch(() => ({ rows: [{ n: -1 }] }))).rows[0].n;
+  const attempts = (
+    await stack.db
+      .query<{ n: number }>(`SELECT count(*)::int AS n FROM attempts WHERE workspace_id = $1`, [ws.workspace.id])
+      .catch(() => ({ rows: [{ n: -1 }] }))
+  ).rows[0].n;
 
   let latency: DrillResult["latency"];
   const measured = created.find((c) => c.d.name === s.latencyOf);
@@ -100,17 +113,30 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
     latency = { p50: percentile(ms, 50), p99: percentile(ms, 99), n: ms.length };
   }
   const requestsReceived = [...new Set(created.flatMap((c) => c.d.receivers))].reduce((n, rx) => n + rx.requests, 0);
-  return { ...report, id: s.id, title: s.title, seconds: (Date.now() - started) / 1000, attempts, refusals: sent.refusals, requestsReceived, latency, pendingAtLimit };
+  return {
+    ...report,
+    id: s.id,
+    title: s.title,
+    seconds: (Date.now() - started) / 1000,
+    attempts,
+    refusals: sent.refusals,
+    requestsReceived,
+    latency,
+    pendingAtLimit,
+  };
 }
 
 export function formatResult(r: DrillResult): string {
-  const reasons = Object.entries(r.failedReasons).map(([k, n]) => `${n}× ${k}`).join("; ");
+  const reasons = Object.entries(r.failedReasons)
+    .map(([k, n]) => `${n}× ${k}`)
+    .join("; ");
   const lines = [
     `[drill ${r.id}] ${r.title}`,
     `  accepted ${r.accepted} · delivered ${r.delivered} · failed ${r.failed}${reasons ? ` (${reasons})` : ""} · lost ${r.lost} · duplicates ${r.duplicates}`,
     `  deliveries ${r.deliveries} · HTTP attempts recorded ${r.attempts}, requests received ${r.requestsReceived} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
   ];
-  if (r.latency) lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
+  if (r.latency)
+    lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
   for (const l of r.lostExamples) lines.push(`  LOST ${l}`);
   return lines.join("\n");
 }

@@ -21,7 +21,10 @@ export type DrillReceiver = {
 const HANG_MS = 8_000;
 
 /** `delayMs`: how long a 2xx answer takes (keeps requests in flight, for the crash drills). */
-export async function startDrillReceiver(behave: (messageId: string) => Behaviour = () => "ok", opts: { delayMs?: number } = {}): Promise<DrillReceiver> {
+export async function startDrillReceiver(
+  behave: (messageId: string) => Behaviour = () => "ok",
+  opts: { delayMs?: number } = {},
+): Promise<DrillReceiver> {
   const sockets = new Set<net.Socket>();
   const rx: DrillReceiver = {
     url: "",

@@ -13,9 +13,26 @@ describe("computeDrillReport", () => {
         { messageId: "m2", destinationId: "d1", state: "delivered", lastError: null },
         { messageId: "m3", destinationId: "d1", state: "failed", lastError: "timeout: no complete response within 5 s" },
       ],
-      receipts: receipts([["d1", [["m1", 1], ["m2", 3]]]]),
+      receipts: receipts([
+        [
+          "d1",
+          [
+            ["m1", 1],
+            ["m2", 3],
+          ],
+        ],
+      ]),
     });
-    expect(r).toEqual({ accepted: 3, deliveries: 3, delivered: 2, failed: 1, failedReasons: { "timeout: no complete response within 5 s": 1 }, lost: 0, lostExamples: [], duplicates: 2 });
+    expect(r).toEqual({
+      accepted: 3,
+      deliveries: 3,
+      delivered: 2,
+      failed: 1,
+      failedReasons: { "timeout: no complete response within 5 s": 1 },
+      lost: 0,
+      lostExamples: [],
+      duplicates: 2,
+    });
   });
 
   it("counts as lost: still pending, no delivery at all, and delivered but never received", () => {

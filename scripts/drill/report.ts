@@ -20,7 +20,10 @@ export type DrillReport = {
 /** "timeout: no complete response within 5 s" → a short reason to group by. */
 export function reasonOf(lastError: string | null): string {
   if (!lastError) return "unknown";
-  return lastError.replace(/\s+\(.*\)$/, "").replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>").slice(0, 80);
+  return lastError
+    .replace(/\s+\(.*\)$/, "")
+    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>")
+    .slice(0, 80);
 }
 
 export function computeDrillReport(opts: {
@@ -43,7 +46,8 @@ export function computeDrillReport(opts: {
         lost.push(`${messageId} → ${destinationId.slice(0, 8)}: ${row ? row.state : "no delivery"}`);
       } else if (row.state === "delivered") {
         delivered++;
-        if (!(opts.receipts.get(destinationId)?.get(messageId) ?? 0)) lost.push(`${messageId} → ${destinationId.slice(0, 8)}: delivered but never received`);
+        if (!(opts.receipts.get(destinationId)?.get(messageId) ?? 0))
+          lost.push(`${messageId} → ${destinationId.slice(0, 8)}: delivered but never received`);
       } else {
         failed++;
         const reason = reasonOf(row.lastError);

@@ -5,14 +5,28 @@
  */
 export type SendResult = { accepted: Set<string>; sentAt: Map<string, number>; refusals: number };
 
-export async function sendEvents(opts: { baseUrl: string; writeKey: string; tag: string; count: number; concurrency?: number; deadline: number; spacingMs?: number }): Promise<SendResult> {
+export async function sendEvents(opts: {
+  baseUrl: string;
+  writeKey: string;
+  tag: string;
+  count: number;
+  concurrency?: number;
+  deadline: number;
+  spacingMs?: number;
+}): Promise<SendResult> {
   const accepted = new Set<string>();
   const sentAt = new Map<string, number>();
   let refusals = 0;
   const batches: { messageId: string; type: string; userId: string; event: string; properties: object }[][] = [];
   for (let i = 0; i < opts.count; i += 100) {
     batches.push(
-      Array.from({ length: Math.min(100, opts.count - i) }, (_, j) => ({ messageId: `${opts.tag}-${i + j}`, type: "track", userId: `user-${(i + j) % 50}`, event: "Drill", properties: { i: i + j } })),
+      Array.from({ length: Math.min(100, opts.count - i) }, (_, j) => ({
+        messageId: `${opts.tag}-${i + j}`,
+        type: "track",
+        userId: `user-${(i + j) % 50}`,
+        event: "Drill",
+        properties: { i: i + j },
+      })),
     );
   }
   const auth = `Basic ${Buffer.from(`${opts.writeKey}:`).toString("base64")}`;
@@ -23,7 +37,11 @@ export async function sendEvents(opts: { baseUrl: string; writeKey: string; tag:
       for (;;) {
         if (Date.now() > opts.deadline) return;
         const at = Date.now();
-        const ok = await fetch(`${opts.baseUrl}/v1/batch`, { method: "POST", headers: { authorization: auth, "content-type": "application/json" }, body: JSON.stringify({ batch }) })
+        const ok = await fetch(`${opts.baseUrl}/v1/batch`, {
+          method: "POST",
+          headers: { authorization: auth, "content-type": "application/json" },
+          body: JSON.stringify({ batch }),
+        })
           .then(async (r) => (r.status === 200 ? ((await r.json()) as { rejected?: { messageId: string }[] }) : null))
           .catch(() => null);
         if (ok) {

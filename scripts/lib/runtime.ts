@@ -6,7 +6,17 @@
  */
 export const PROCESS_NODE_OPTIONS = "--max-semi-space-size=32";
 
+/**
+ * How Node runs our TypeScript outside Next (worker, scripts, benches): through tsx, and with the
+ * `react-server` export condition so that `import "server-only"` (the marker on every server module,
+ * which Next enforces at build time) resolves to its empty module. Never pass it to `next start`:
+ * React's server build would replace the one its SSR needs.
+ */
+export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
+
 export function withNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const current = env.NODE_OPTIONS ?? "";
-  return current.includes("--max-semi-space-size") ? env : { ...env, NODE_OPTIONS: `${current} ${PROCESS_NODE_OPTIONS}`.trim() };
+  const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();
+  return current.includes("--max-semi-space-size")
+    ? { ...env, NODE_OPTIONS: current }
+    : { ...env, NODE_OPTIONS: `${current} ${PROCESS_NODE_OPTIONS}`.trim() };
 }

@@ -1,5 +1,5 @@
-import { QUEUES } from "../../lib/queue";
-import { log } from "../../lib/log";
+import { scheduleJobs } from "../../lib/platform/queue";
+import { logger } from "../../lib/platform/logger";
 import { runAudienceSync } from "../../lib/audiences/sync";
 import { queueDueAudienceSyncs } from "../../lib/audiences/syncs";
 import { jobHandler, type Handler } from "../handler";
@@ -11,7 +11,8 @@ import { jobHandler, type Handler } from "../handler";
  */
 export const audienceSyncHandler = jobHandler("audienceSync", { batchSize: 1, localConcurrency: 2 }, async (data, job) => {
   const r = await runAudienceSync({ audienceId: data.audienceId, syncId: data.syncId, trigger: data.trigger });
-  if (r.status === "skipped") log().info({ jobId: job.id, audienceId: data.audienceId }, "audience sync skipped: another one holds the audience");
+  if (r.status === "skipped")
+    logger().info({ jobId: job.id, audienceId: data.audienceId }, "audience sync skipped: another one holds the audience");
 });
 
 /**
@@ -21,13 +22,13 @@ export const audienceSyncHandler = jobHandler("audienceSync", { batchSize: 1, lo
  */
 const tick = jobHandler("audienceSchedule", { batchSize: 1 }, async (_data, job) => {
   const queued = await queueDueAudienceSyncs();
-  if (queued.length > 0) log().info({ jobId: job.id, audiences: queued.length }, "scheduled audience syncs queued");
+  if (queued.length > 0) logger().info({ jobId: job.id, audiences: queued.length }, "scheduled audience syncs queued");
 });
 
 export const audienceScheduleHandler: Handler = {
   queue: "audienceSchedule",
   async start(ctx) {
-    await ctx.boss.schedule(QUEUES.audienceSchedule.name, "* * * * *");
+    await scheduleJobs("audienceSchedule", "* * * * *");
     await tick.start(ctx);
   },
 };

@@ -1,4 +1,4 @@
-import { QUEUES } from "../../lib/queue";
+import { QUEUES } from "../../lib/platform/queue";
 import { runDeletionRequest } from "../../lib/deletions/run";
 import { jobHandler } from "../handler";
 

@@ -1,9 +1,8 @@
 import type { Job, PgBoss } from "pg-boss";
 import { processDeliveryBatch } from "../../lib/delivery/process";
 import { drainLateRounds } from "../../lib/delivery/detach";
-import { closeDispatchers } from "../../lib/webhooks/dispatchers";
-import { QUEUES } from "../../lib/queue";
-import { log } from "../../lib/log";
+import { QUEUES } from "../../lib/platform/queue";
+import { logger } from "../../lib/platform/logger";
 import type { Handler } from "../handler";
 
 /**
@@ -22,10 +21,13 @@ const wakeTimers = new Map<number, NodeJS.Timeout>();
 function wakeAt(boss: PgBoss, workerId: string, due: Date) {
   const key = due.getTime();
   if (wakeTimers.has(key)) return;
-  const timer = setTimeout(() => {
-    wakeTimers.delete(key);
-    boss.notifyWorker(workerId);
-  }, Math.max(0, key - Date.now()) + 20);
+  const timer = setTimeout(
+    () => {
+      wakeTimers.delete(key);
+      boss.notifyWorker(workerId);
+    },
+    Math.max(0, key - Date.now()) + 20,
+  );
   timer.unref();
   wakeTimers.set(key, timer);
 }
@@ -49,23 +51,25 @@ export const deliverHandler: Handler = {
         for (const job of jobs) {
           const parsed = def.schema.safeParse(job.data);
           if (parsed.success) ids.push(...parsed.data.deliveryIds);
-          else log().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
+          else logger().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
         }
-        const { dueTimes, ...summary } = await processDeliveryBatch({ boss, deliveryIds: ids, onLateDue: (due) => due.forEach((d) => wakeAt(boss, workerId, d)) }).catch((err: Error) => {
+        const onLateDue = (due: Date[]) => {
+          for (const d of due) wakeAt(boss, workerId, d);
+        };
+        const { dueTimes, ...summary } = await processDeliveryBatch({ deliveryIds: ids, onLateDue }).catch((err: Error) => {
           // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
-          log().warn({ jobIds: jobs.map((j) => j.id), err: err.message }, "deliver batch not recorded; jobs will be retried");
+          logger().warn({ jobIds: jobs.map((j) => j.id), err: err.message }, "deliver batch not recorded; jobs will be retried");
           throw err;
         });
         for (const due of dueTimes) wakeAt(boss, workerId, due);
-        log().debug({ jobIds: jobs.map((j) => j.id), ...summary }, "deliver batch done");
+        logger().debug({ jobIds: jobs.map((j) => j.id), ...summary }, "deliver batch done");
       },
     );
   },
   async stop() {
-    // Rounds that outlived their batch finish and are recorded before the pool closes.
+    // Rounds that outlived their batch finish and are recorded before the dispatchers and the pool close.
     await drainLateRounds();
     for (const t of wakeTimers.values()) clearTimeout(t);
     wakeTimers.clear();
-    await closeDispatchers();
   },
 };

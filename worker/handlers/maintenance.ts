@@ -1,6 +1,6 @@
-import { env } from "../../lib/env";
-import { log } from "../../lib/log";
-import { QUEUES } from "../../lib/queue";
+import { env } from "../../lib/platform/env";
+import { logger } from "../../lib/platform/logger";
+import { scheduleJobs } from "../../lib/platform/queue";
 import { pruneExpiredData } from "../../lib/maintenance/retention";
 import { retireSilentInstances } from "../../lib/maintenance/retire-instances";
 import { jobHandler, type Handler } from "../handler";
@@ -13,19 +13,21 @@ export const RETENTION_CRON = "*/10 * * * *";
 
 const run = jobHandler("maintenance", { batchSize: 1 }, async (data, job) => {
   if (data.task !== "retention") {
-    log().warn({ jobId: job.id, task: data.task }, "unknown maintenance task, ignored");
+    logger().warn({ jobId: job.id, task: data.task }, "unknown maintenance task, ignored");
     return;
   }
   const e = env();
-  const result = await pruneExpiredData({ days: { messages: e.RETENTION_MESSAGES_DAYS, attempts: e.RETENTION_ATTEMPTS_DAYS, captures: e.RETENTION_CAPTURES_DAYS } });
+  const result = await pruneExpiredData({
+    days: { messages: e.RETENTION_MESSAGES_DAYS, attempts: e.RETENTION_ATTEMPTS_DAYS, captures: e.RETENTION_CAPTURES_DAYS },
+  });
   const retired = await retireSilentInstances();
-  log().info({ jobId: job.id, ...result, retiredInstances: retired }, "retention run done");
+  logger().info({ jobId: job.id, ...result, retiredInstances: retired }, "retention run done");
 });
 
 export const maintenanceHandler: Handler = {
   queue: "maintenance",
   async start(ctx) {
-    await ctx.boss.schedule(QUEUES.maintenance.name, RETENTION_CRON, { task: "retention" });
+    await scheduleJobs("maintenance", RETENTION_CRON, { task: "retention" });
     await run.start(ctx);
   },
 };

@@ -1,8 +1,11 @@
+import type { Metadata } from "next";
 import { Suspense } from "react";
 import { redirect } from "next/navigation";
 import { needsSetup } from "@/lib/auth/accounts";
 import { AuthForm } from "@/components/auth/auth-form";
 import { AuthShell } from "@/components/auth/auth-shell";
+
+export const metadata: Metadata = { title: "Set up" };
 
 export const dynamic = "force-dynamic";
 

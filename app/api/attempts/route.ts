@@ -1,7 +1,9 @@
-import { apiRoute, parseQuery } from "@/lib/http/route";
-import { attemptListQuerySchema } from "@/lib/delivery/attempt-schemas";
-import { listAttempts } from "@/lib/delivery/attempts";
+import { apiRoute } from "@/lib/api/api-route";
+import { listAttempts } from "@/lib/request-log/attempts";
+import { requestLogEndpoints } from "@/lib/request-log/contract";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ req, principal }) => listAttempts({ workspaceId: principal.workspaceId, query: parseQuery(req, attemptListQuerySchema) }));
+export const GET = apiRoute(requestLogEndpoints.attempts, async ({ principal, query }) =>
+  listAttempts({ workspaceId: principal.workspaceId, query }),
+);

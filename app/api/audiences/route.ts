@@ -1,12 +1,13 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { createAudienceSchema } from "@/lib/audiences/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { audienceEndpoints } from "@/lib/audiences/contract";
 import { createAudience, listAudiences } from "@/lib/audiences/audiences";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ principal }) => ({ audiences: await listAudiences({ workspaceId: principal.workspaceId }) }));
+export const GET = apiRoute(audienceEndpoints.list, async ({ principal }) => ({
+  audiences: await listAudiences({ workspaceId: principal.workspaceId }),
+}));
 
-export const POST = apiRoute(
-  async ({ req, principal }) => createAudience({ workspaceId: principal.workspaceId, input: await parseBody(req, createAudienceSchema) }),
-  { status: 201 },
+export const POST = apiRoute(audienceEndpoints.create, async ({ principal, body }) =>
+  createAudience({ workspaceId: principal.workspaceId, input: body }),
 );

@@ -1,13 +1,13 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
+import { apiRoute } from "@/lib/api/api-route";
 import { createCaptureBin, listCaptureBins, publicBase } from "@/lib/capture/bins";
-import { createCaptureBinSchema } from "@/lib/capture/schemas";
+import { captureEndpoints } from "@/lib/capture/contract";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ req, principal }) => ({ bins: await listCaptureBins({ workspaceId: principal.workspaceId, base: publicBase(req) }) }));
+export const GET = apiRoute(captureEndpoints.list, async ({ req, principal }) => ({
+  bins: await listCaptureBins({ workspaceId: principal.workspaceId, base: publicBase(req) }),
+}));
 
-export const POST = apiRoute(
-  async ({ req, principal }) =>
-    createCaptureBin({ workspaceId: principal.workspaceId, input: await parseBody(req, createCaptureBinSchema), base: publicBase(req) }),
-  { status: 201 },
+export const POST = apiRoute(captureEndpoints.create, async ({ req, principal, body }) =>
+  createCaptureBin({ workspaceId: principal.workspaceId, input: body, base: publicBase(req) }),
 );

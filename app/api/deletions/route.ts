@@ -1,14 +1,13 @@
-import { apiRoute, parseBody, parseQuery } from "@/lib/http/route";
-import { createDeletionSchema, listDeletionsQuery } from "@/lib/deletions/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { deletionEndpoints } from "@/lib/deletions/contract";
 import { createDeletionRequest, listDeletionRequests } from "@/lib/deletions/requests";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ req, principal }) =>
-  listDeletionRequests({ workspaceId: principal.workspaceId, ...parseQuery(req, listDeletionsQuery) }),
+export const GET = apiRoute(deletionEndpoints.list, async ({ principal, query }) =>
+  listDeletionRequests({ workspaceId: principal.workspaceId, ...query }),
 );
 
-export const POST = apiRoute(
-  async ({ req, principal }) => createDeletionRequest({ workspaceId: principal.workspaceId, input: await parseBody(req, createDeletionSchema) }),
-  { status: 201 },
+export const POST = apiRoute(deletionEndpoints.create, async ({ principal, body }) =>
+  createDeletionRequest({ workspaceId: principal.workspaceId, input: body }),
 );

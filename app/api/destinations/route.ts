@@ -1,12 +1,13 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { destinationInputSchema } from "@/lib/destinations/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { destinationEndpoints } from "@/lib/destinations/contract";
 import { createDestination, listDestinations } from "@/lib/destinations/destinations";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ principal }) => ({ destinations: await listDestinations({ workspaceId: principal.workspaceId }) }));
+export const GET = apiRoute(destinationEndpoints.list, async ({ principal }) => ({
+  destinations: await listDestinations({ workspaceId: principal.workspaceId }),
+}));
 
-export const POST = apiRoute(
-  async ({ req, principal }) => createDestination({ workspaceId: principal.workspaceId, input: await parseBody(req, destinationInputSchema) }),
-  { status: 201 },
+export const POST = apiRoute(destinationEndpoints.create, async ({ principal, body }) =>
+  createDestination({ workspaceId: principal.workspaceId, input: body }),
 );

@@ -1,12 +1,13 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { createSourceSchema } from "@/lib/sources/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { sourceEndpoints } from "@/lib/sources/contract";
 import { createSource, listSources } from "@/lib/sources/sources";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ principal }) => ({ sources: await listSources({ workspaceId: principal.workspaceId }) }));
+export const GET = apiRoute(sourceEndpoints.list, async ({ principal }) => ({
+  sources: await listSources({ workspaceId: principal.workspaceId }),
+}));
 
-export const POST = apiRoute(
-  async ({ req, principal }) => createSource({ workspaceId: principal.workspaceId, input: await parseBody(req, createSourceSchema) }),
-  { status: 201 },
+export const POST = apiRoute(sourceEndpoints.create, async ({ principal, body }) =>
+  createSource({ workspaceId: principal.workspaceId, input: body }),
 );

@@ -1,15 +1,16 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { createTokenSchema } from "@/lib/auth/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { authEndpoints } from "@/lib/auth/contract";
 import { createApiToken, listApiTokens } from "@/lib/auth/tokens";
+import { takePoint } from "@/lib/platform/rate-limits";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ principal }) => ({ tokens: await listApiTokens({ workspaceId: principal.workspaceId }) }));
+export const GET = apiRoute(authEndpoints.listTokens, async ({ principal }) => ({
+  tokens: await listApiTokens({ workspaceId: principal.workspaceId }),
+}));
 
-export const POST = apiRoute(
-  async ({ req, principal }) => {
-    const { name } = await parseBody(req, createTokenSchema);
-    return createApiToken({ workspaceId: principal.workspaceId, name });
-  },
-  { status: 201 },
-);
+// Throttled per workspace (docs/operations.md#throttling).
+export const POST = apiRoute(authEndpoints.createToken, async ({ principal, body }) => {
+  await takePoint("createToken", principal.workspaceId);
+  return createApiToken({ workspaceId: principal.workspaceId, name: body.name });
+});

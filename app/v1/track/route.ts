@@ -1,4 +1,4 @@
-import { trackingRoute } from "@/lib/tracking/http";
+import { trackingRoute } from "@/lib/tracking/route-handler";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,6 +1,17 @@
+import type { Metadata } from "next";
 import { CaptureDetail } from "@/components/capture/capture-detail";
+import { getCaptureBin } from "@/lib/capture/bins";
+import { titleWithName } from "../../titles";
 
-export default async function CaptureBinPage({ params }: { params: Promise<{ id: string }> }) {
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  // The name is all the title needs; the base only shapes the URL, which is not used here.
+  return titleWithName("Capture URLs", async (workspaceId) => (await getCaptureBin({ workspaceId, id, base: "" })).name || "Capture URL");
+}
+
+export default async function CaptureBinPage({ params }: Props) {
   const { id } = await params;
   return <CaptureDetail id={id} />;
 }

@@ -1,7 +1,17 @@
+import type { Metadata } from "next";
 import { SourceDetail } from "@/components/sources/source-detail";
 import { SourceDebugger } from "@/components/sources/source-debugger";
+import { getSource } from "@/lib/sources/sources";
+import { titleWithName } from "../../titles";
 
-export default async function SourcePage({ params }: { params: Promise<{ id: string }> }) {
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  return titleWithName("Sources", async (workspaceId) => (await getSource({ workspaceId, id })).name);
+}
+
+export default async function SourcePage({ params }: Props) {
   const { id } = await params;
   return (
     <SourceDetail id={id}>

@@ -1,8 +1,10 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { previewAudienceSchema } from "@/lib/audiences/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { audienceEndpoints } from "@/lib/audiences/contract";
 import { previewAudience } from "@/lib/audiences/members";
 
 export const dynamic = "force-dynamic";
 
 /** The builder's live preview: `{condition, sourceIds}` → `{count}`. */
-export const POST = apiRoute(async ({ req, principal }) => previewAudience({ workspaceId: principal.workspaceId, input: await parseBody(req, previewAudienceSchema) }));
+export const POST = apiRoute(audienceEndpoints.preview, async ({ principal, body }) =>
+  previewAudience({ workspaceId: principal.workspaceId, input: body }),
+);

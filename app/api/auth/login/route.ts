@@ -1,14 +1,15 @@
 import { NextResponse } from "next/server";
 import { login } from "@/lib/auth/accounts";
-import { credentialsSchema } from "@/lib/auth/schemas";
-import { withSessionCookies } from "@/lib/http/cookies";
-import { assertSameOrigin } from "@/lib/http/principal";
-import { parseBody, publicRoute } from "@/lib/http/route";
+import { authEndpoints } from "@/lib/auth/contract";
+import { withSessionCookies } from "@/lib/api/session-cookies";
+import { assertSameOrigin } from "@/lib/api/principal";
+import { clientAddress } from "@/lib/api/client-address";
+import { publicRoute } from "@/lib/api/api-route";
 
 export const dynamic = "force-dynamic";
 
-export const POST = publicRoute(async ({ req }) => {
+export const POST = publicRoute(authEndpoints.login, async ({ req, body }) => {
   assertSameOrigin(req);
-  const session = await login(await parseBody(req, credentialsSchema));
+  const session = await login(body, { address: clientAddress(req) });
   return withSessionCookies(NextResponse.json({ ok: true }), req, session);
 });

@@ -1,15 +1,16 @@
 import { NextResponse } from "next/server";
 import { setupOwner } from "@/lib/auth/accounts";
-import { setupSchema } from "@/lib/auth/schemas";
-import { withSessionCookies } from "@/lib/http/cookies";
-import { assertSameOrigin } from "@/lib/http/principal";
-import { parseBody, publicRoute } from "@/lib/http/route";
+import { authEndpoints } from "@/lib/auth/contract";
+import { withSessionCookies } from "@/lib/api/session-cookies";
+import { assertSameOrigin } from "@/lib/api/principal";
+import { clientAddress } from "@/lib/api/client-address";
+import { publicRoute } from "@/lib/api/api-route";
 
 export const dynamic = "force-dynamic";
 
-/** First run only: creates the owner and the first workspace, and logs them in. */
-export const POST = publicRoute(async ({ req }) => {
+/** First run only, with the setup code: creates the owner and the first workspace, and logs them in. */
+export const POST = publicRoute(authEndpoints.setup, async ({ req, body }) => {
   assertSameOrigin(req);
-  const session = await setupOwner(await parseBody(req, setupSchema));
+  const session = await setupOwner(body, { address: clientAddress(req) });
   return withSessionCookies(NextResponse.json({ ok: true }, { status: 201 }), req, session);
 });

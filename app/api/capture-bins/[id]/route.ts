@@ -1,14 +1,17 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
+import { apiRoute } from "@/lib/api/api-route";
 import { deleteCaptureBin, getCaptureBin, publicBase, updateCaptureBin } from "@/lib/capture/bins";
-import { updateCaptureBinSchema } from "@/lib/capture/schemas";
+import { captureEndpoints } from "@/lib/capture/contract";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = apiRoute<P>(async ({ req, principal, params }) => getCaptureBin({ workspaceId: principal.workspaceId, id: params.id, base: publicBase(req) }));
-
-export const PATCH = apiRoute<P>(async ({ req, principal, params }) =>
-  updateCaptureBin({ workspaceId: principal.workspaceId, id: params.id, input: await parseBody(req, updateCaptureBinSchema), base: publicBase(req) }),
+export const GET = apiRoute(captureEndpoints.get, async ({ req, principal, params }) =>
+  getCaptureBin({ workspaceId: principal.workspaceId, id: params.id, base: publicBase(req) }),
 );
 
-export const DELETE = apiRoute<P>(async ({ principal, params }) => deleteCaptureBin({ workspaceId: principal.workspaceId, id: params.id }));
+export const PATCH = apiRoute(captureEndpoints.update, async ({ req, principal, params, body }) =>
+  updateCaptureBin({ workspaceId: principal.workspaceId, id: params.id, input: body, base: publicBase(req) }),
+);
+
+export const DELETE = apiRoute(captureEndpoints.remove, async ({ principal, params }) =>
+  deleteCaptureBin({ workspaceId: principal.workspaceId, id: params.id }),
+);

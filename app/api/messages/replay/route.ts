@@ -1,6 +1,9 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { replayMessages, replaySchema } from "@/lib/delivery/replay";
+import { apiRoute } from "@/lib/api/api-route";
+import { requestLogEndpoints } from "@/lib/request-log/contract";
+import { replayMessages } from "@/lib/request-log/replay";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute(async ({ req, principal }) => replayMessages({ workspaceId: principal.workspaceId, input: await parseBody(req, replaySchema) }));
+export const POST = apiRoute(requestLogEndpoints.replay, async ({ principal, body }) =>
+  replayMessages({ workspaceId: principal.workspaceId, input: body }),
+);

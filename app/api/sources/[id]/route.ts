@@ -1,14 +1,17 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { updateSourceSchema } from "@/lib/sources/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { sourceEndpoints } from "@/lib/sources/contract";
 import { deleteSource, getSource, updateSource } from "@/lib/sources/sources";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = apiRoute<P>(async ({ principal, params }) => getSource({ workspaceId: principal.workspaceId, id: params.id }));
-
-export const PATCH = apiRoute<P>(async ({ req, principal, params }) =>
-  updateSource({ workspaceId: principal.workspaceId, id: params.id, input: await parseBody(req, updateSourceSchema) }),
+export const GET = apiRoute(sourceEndpoints.get, async ({ principal, params }) =>
+  getSource({ workspaceId: principal.workspaceId, id: params.id }),
 );
 
-export const DELETE = apiRoute<P>(async ({ principal, params }) => deleteSource({ workspaceId: principal.workspaceId, id: params.id }));
+export const PATCH = apiRoute(sourceEndpoints.update, async ({ principal, params, body }) =>
+  updateSource({ workspaceId: principal.workspaceId, id: params.id, input: body }),
+);
+
+export const DELETE = apiRoute(sourceEndpoints.remove, async ({ principal, params }) =>
+  deleteSource({ workspaceId: principal.workspaceId, id: params.id }),
+);

@@ -1,7 +1,9 @@
-import { apiRoute, parseQuery } from "@/lib/http/route";
-import { getDeliveryStats } from "@/lib/delivery/stats";
-import { deliveryStatsQuery } from "@/lib/delivery/stats-schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { requestLogEndpoints } from "@/lib/request-log/contract";
+import { getDeliveryStats } from "@/lib/request-log/stats";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async ({ req, principal }) => getDeliveryStats({ workspaceId: principal.workspaceId, ...parseQuery(req, deliveryStatsQuery) }));
+export const GET = apiRoute(requestLogEndpoints.deliveryStats, async ({ principal, query }) =>
+  getDeliveryStats({ workspaceId: principal.workspaceId, ...query }),
+);

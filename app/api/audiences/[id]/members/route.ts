@@ -1,10 +1,9 @@
-import { apiRoute, parseQuery } from "@/lib/http/route";
-import { listMembersQuery } from "@/lib/audiences/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { audienceEndpoints } from "@/lib/audiences/contract";
 import { listAudienceMembers } from "@/lib/audiences/members";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = apiRoute<P>(async ({ req, principal, params }) =>
-  listAudienceMembers({ workspaceId: principal.workspaceId, audienceId: params.id, query: parseQuery(req, listMembersQuery) }),
+export const GET = apiRoute(audienceEndpoints.members, async ({ principal, params, query }) =>
+  listAudienceMembers({ workspaceId: principal.workspaceId, audienceId: params.id, query }),
 );

@@ -1,17 +1,12 @@
 import { NextResponse } from "next/server";
-import { apiRoute } from "@/lib/http/route";
-import { withTransaction } from "@/lib/db";
-import { assertAudienceId } from "@/lib/audiences/audiences";
-import { requestAudienceSync } from "@/lib/audiences/syncs";
+import { apiRoute } from "@/lib/api/api-route";
+import { audienceEndpoints } from "@/lib/audiences/contract";
+import { requestManualAudienceSync } from "@/lib/audiences/syncs";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-/** "Sync now": 202 with the sync that will run — a new one, or the one already queued or running (200). */
-export const POST = apiRoute<P>(async ({ principal, params }) => {
-  assertAudienceId(params.id);
-  const { sync, created } = await withTransaction((client) =>
-    requestAudienceSync(client, { audienceId: params.id, workspaceId: principal.workspaceId, trigger: "manual" }),
-  );
-  return NextResponse.json({ sync, created }, { status: created ? 202 : 200 });
+/** "Sync now": 202 with the sync this request queued; 200 with the one already queued or running (docs/audiences.md#syncs). */
+export const POST = apiRoute(audienceEndpoints.sync, async ({ principal, params }) => {
+  const result = await requestManualAudienceSync({ workspaceId: principal.workspaceId, audienceId: params.id });
+  return result.created ? result : NextResponse.json(result, { status: 200 });
 });

@@ -1,11 +1,9 @@
-import { apiRoute } from "@/lib/http/route";
-import { assertAudienceId } from "@/lib/audiences/audiences";
+import { apiRoute } from "@/lib/api/api-route";
+import { audienceEndpoints } from "@/lib/audiences/contract";
 import { listAudienceSyncs } from "@/lib/audiences/syncs";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = apiRoute<P>(async ({ principal, params }) => {
-  assertAudienceId(params.id);
-  return { syncs: await listAudienceSyncs({ workspaceId: principal.workspaceId, audienceId: params.id }) };
-});
+export const GET = apiRoute(audienceEndpoints.syncs, async ({ principal, params }) => ({
+  syncs: await listAudienceSyncs({ workspaceId: principal.workspaceId, audienceId: params.id }),
+}));

@@ -1,13 +1,13 @@
-import { apiRoute, parseQuery } from "@/lib/http/route";
-import { clearCapturedRequests, listCapturedRequests } from "@/lib/capture/bins";
-import { listCapturedRequestsQuery } from "@/lib/capture/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { captureEndpoints } from "@/lib/capture/contract";
+import { clearCapturedRequests, listCapturedRequests } from "@/lib/capture/requests";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-export const GET = apiRoute<P>(async ({ req, principal, params }) => {
-  const q = parseQuery(req, listCapturedRequestsQuery);
-  return { requests: await listCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id, after: q.after, limit: q.limit }) };
-});
+export const GET = apiRoute(captureEndpoints.requests, async ({ principal, params, query }) => ({
+  requests: await listCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id, ...query }),
+}));
 
-export const DELETE = apiRoute<P>(async ({ principal, params }) => clearCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id }));
+export const DELETE = apiRoute(captureEndpoints.clearRequests, async ({ principal, params }) =>
+  clearCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id }),
+);

@@ -1,9 +1,9 @@
-import { apiRoute, parseBody } from "@/lib/http/route";
-import { testSendSchema } from "@/lib/destinations/schemas";
+import { apiRoute } from "@/lib/api/api-route";
+import { destinationEndpoints } from "@/lib/destinations/contract";
 import { sendTestMessage } from "@/lib/destinations/test-send";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ id: string }>(async ({ req, principal, params }) =>
-  sendTestMessage({ workspaceId: principal.workspaceId, destinationId: params.id, input: await parseBody(req, testSendSchema) }),
+export const POST = apiRoute(destinationEndpoints.test, async ({ principal, params, body }) =>
+  sendTestMessage({ workspaceId: principal.workspaceId, destinationId: params.id, input: body }),
 );

@@ -1,10 +1,9 @@
-import { apiRoute, parseQuery } from "@/lib/http/route";
-import { listSourceEvents, sourceEventsQuerySchema } from "@/lib/tracking/debugger";
+import { apiRoute } from "@/lib/api/api-route";
+import { sourceEndpoints } from "@/lib/sources/contract";
+import { listSourceEvents } from "@/lib/sources/debugger";
 
 export const dynamic = "force-dynamic";
-type P = { id: string };
 
-/** The source debugger: recent calls, accepted and rejected, newest first. */
-export const GET = apiRoute<P>(async ({ req, principal, params }) =>
-  listSourceEvents({ workspaceId: principal.workspaceId, sourceId: params.id, query: parseQuery(req, sourceEventsQuerySchema) }),
+export const GET = apiRoute(sourceEndpoints.events, async ({ principal, params, query }) =>
+  listSourceEvents({ workspaceId: principal.workspaceId, sourceId: params.id, query }),
 );

@@ -1,8 +1,9 @@
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/api/api-route";
+import { sourceEndpoints } from "@/lib/sources/contract";
 import { rotateWriteKey } from "@/lib/sources/sources";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ id: string }>(async ({ principal, params }) =>
+export const POST = apiRoute(sourceEndpoints.rotateKey, async ({ principal, params }) =>
   rotateWriteKey({ workspaceId: principal.workspaceId, id: params.id }),
 );

@@ -1,0 +1,23 @@
+import { useMutation } from "@tanstack/react-query";
+import { authEndpoints } from "@/lib/auth/contract";
+import { call } from "@/components/data/api-client";
+
+/** Logging in, first-run setup (creates the owner and the workspace) and logging out (/api/auth/*). */
+
+/** The form's fields as sent: the API validates them and answers with field errors (an absent field is sent empty). */
+const text = (v: FormDataEntryValue | undefined) => (typeof v === "string" ? v : "");
+
+export function useAuthMutation(mode: "login" | "setup") {
+  return useMutation({
+    mutationFn: (form: Record<string, FormDataEntryValue>) => {
+      const credentials = { email: text(form.email), password: text(form.password) };
+      return mode === "login"
+        ? call(authEndpoints.login, { body: credentials })
+        : call(authEndpoints.setup, { body: { workspaceName: text(form.workspaceName), code: text(form.code), ...credentials } });
+    },
+  });
+}
+
+export function useLogoutMutation() {
+  return useMutation({ mutationFn: () => call(authEndpoints.logout) });
+}

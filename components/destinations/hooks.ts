@@ -1,0 +1,98 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  destinationEndpoints,
+  type DestinationDto,
+  type DestinationInput,
+  type DestinationPatch,
+  type RevealInput,
+  type TestSendInput,
+} from "@/lib/destinations/contract";
+import { call } from "@/components/data/api-client";
+import { logKeys } from "@/components/log/hooks";
+import { statsKeys } from "@/components/overview/hooks";
+
+/** Destinations (/api/destinations): the list, one destination, its endpoint health and test-sends. */
+export const destinationKeys = {
+  all: ["destinations"] as const,
+  list: () => [...destinationKeys.all, "list"] as const,
+  detail: (id: string) => [...destinationKeys.all, "detail", id] as const,
+  /** Per-URL health, judged from recent attempts. */
+  health: (id: string) => [...destinationKeys.all, "health", id] as const,
+};
+
+export const fetchDestinations = (signal?: AbortSignal) => call(destinationEndpoints.list, { signal }).then((r) => r.destinations);
+export const fetchDestination = (id: string, signal?: AbortSignal) => call(destinationEndpoints.get, { params: { id }, signal });
+export const fetchDestinationHealth = (id: string, signal?: AbortSignal) => call(destinationEndpoints.health, { params: { id }, signal });
+
+/**
+ * One write-only value, fetched only when a person asks to see it (docs/webhooks.md#secrets). Never
+ * put in the query cache: it is shown where it was asked for and forgotten with that component.
+ */
+export const revealDestinationValue = (id: string, which: RevealInput) =>
+  call(destinationEndpoints.reveal, { params: { id }, body: which }).then((r) => r.value);
+
+export function useDestinations({ enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({ queryKey: destinationKeys.list(), queryFn: ({ signal }) => fetchDestinations(signal), enabled });
+}
+
+export function useDestination(id: string) {
+  return useQuery({ queryKey: destinationKeys.detail(id), queryFn: ({ signal }) => fetchDestination(id, signal) });
+}
+
+export function useDestinationHealth(id: string) {
+  return useQuery({
+    queryKey: destinationKeys.health(id),
+    queryFn: ({ signal }) => fetchDestinationHealth(id, signal),
+    refetchInterval: 15_000,
+  });
+}
+
+/** A saved destination replaces its detail entry; the list shows names, URLs and states, so it refetches. */
+function useDestinationSaved() {
+  const qc = useQueryClient();
+  return (d: DestinationDto) => {
+    qc.setQueryData(destinationKeys.detail(d.id), d);
+    return qc.invalidateQueries({ queryKey: destinationKeys.list() });
+  };
+}
+
+export function useCreateDestinationMutation() {
+  const saved = useDestinationSaved();
+  return useMutation({
+    mutationFn: (input: DestinationInput) => call(destinationEndpoints.create, { body: input }),
+    onSuccess: saved,
+  });
+}
+
+/** PATCH /api/destinations/:id: the form's "Save changes" and the page's Enable/Disable alike. */
+export function useUpdateDestinationMutation() {
+  const saved = useDestinationSaved();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: DestinationPatch }) =>
+      call(destinationEndpoints.update, { params: { id }, body: patch }),
+    onSuccess: saved,
+  });
+}
+
+export function useDeleteDestinationMutation() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => call(destinationEndpoints.remove, { params: { id } }),
+    onSuccess: (_, id) => {
+      qc.removeQueries({ queryKey: destinationKeys.detail(id), exact: true });
+      qc.removeQueries({ queryKey: destinationKeys.health(id), exact: true });
+      return qc.invalidateQueries({ queryKey: destinationKeys.list() });
+    },
+  });
+}
+
+/** A test event, signed as the destination signs, sent now; its attempts come back and join the log and the stats. */
+export function useTestSendMutation() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ destinationId, input }: { destinationId: string; input: TestSendInput }) =>
+      call(destinationEndpoints.test, { params: { id: destinationId }, body: input }),
+    onSuccess: () =>
+      Promise.all([qc.invalidateQueries({ queryKey: logKeys.attempts() }), qc.invalidateQueries({ queryKey: statsKeys.all })]),
+  });
+}

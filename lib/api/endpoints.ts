@@ -1,0 +1,25 @@
+import { audienceEndpoints } from "../audiences/contract";
+import { authEndpoints } from "../auth/contract";
+import { captureEndpoints } from "../capture/contract";
+import { deletionEndpoints } from "../deletions/contract";
+import { destinationEndpoints } from "../destinations/contract";
+import { requestLogEndpoints } from "../request-log/contract";
+import { sourceEndpoints } from "../sources/contract";
+import type { Endpoint } from "./endpoint";
+
+/**
+ * Every Management API endpoint, by feature (browser-safe). The API reference is generated from this
+ * list, and test/api-endpoints.test.ts proves it names exactly the route handlers under app/api.
+ * A new feature adds its contract's endpoints here.
+ */
+export const ENDPOINTS_BY_FEATURE = {
+  auth: authEndpoints,
+  sources: sourceEndpoints,
+  destinations: destinationEndpoints,
+  "request log": requestLogEndpoints,
+  capture: captureEndpoints,
+  audiences: audienceEndpoints,
+  deletions: deletionEndpoints,
+} satisfies Record<string, Record<string, Endpoint>>;
+
+export const ENDPOINTS: Endpoint[] = Object.values(ENDPOINTS_BY_FEATURE).flatMap((group) => Object.values(group));

@@ -1,0 +1,350 @@
+import { z } from "zod";
+import { endpoint } from "../api/endpoint";
+import { attemptDetailDtoSchema } from "../request-log/contract";
+import { HEADER_NAME, isConnectionHeader, isHeaderValue, isReservedHeader, isStandardSecret } from "../webhooks/rules";
+import { MESSAGE_TYPES } from "../webhooks/payload";
+
+/** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */
+
+export const MAX_URLS = 5;
+export const MAX_HEADERS = 5;
+export const RETRY_WINDOW_DEFAULT = 240;
+
+/**
+ * Fan-out ceilings (docs/webhooks.md#limits): one batch of 2,500 messages from a source can make at
+ * most 2,500 × 20 deliveries, and a workspace holds at most 50 destinations.
+ */
+export const DESTINATION_LIMITS = { perWorkspace: 50, perSource: 20 } as const;
+
+const parseUrl = (v: string) => {
+  try {
+    return new URL(v);
+  } catch {
+    return null;
+  }
+};
+const isHttpUrl = (v: string) => {
+  const u = parseUrl(v);
+  return !!u && (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+};
+// `http://alice:pw@host/`: fetch drops the credentials silently, and the attempt log would show them.
+const hasCredentials = (v: string) => {
+  const u = parseUrl(v);
+  return !!u && (u.username !== "" || u.password !== "");
+};
+
+export const webhookUrlSchema = z
+  .string()
+  .trim()
+  .min(1, "Enter a URL")
+  .max(2048, "At most 2048 characters")
+  .refine(isHttpUrl, "Enter a full URL starting with http:// or https://")
+  .refine(
+    (v) => !hasCredentials(v),
+    "Credentials in a URL are not sent: remove user:password@ and add an Authorization header instead (under Headers)",
+  );
+
+const headerName = z
+  .string()
+  .trim()
+  .min(1, "Enter a header name")
+  .max(100, "At most 100 characters")
+  .regex(HEADER_NAME, "Letters, digits and - _ . only (no spaces or colons)")
+  .refine((n) => !isReservedHeader(n), "Eventrail sets this header itself; it cannot be overridden")
+  .refine(
+    (n) => !isConnectionHeader(n),
+    "A connection-level header: the HTTP client manages it, and setting it by hand would break every delivery",
+  );
+
+const headerValue = z
+  .string()
+  .min(1, "Enter a value")
+  .max(2000, "At most 2000 characters")
+  .refine(isHeaderValue, "Use visible ASCII characters, spaces and tabs only (no line breaks, control characters or non-ASCII)");
+
+const headerSchema = z.object({ name: headerName, value: headerValue });
+
+/**
+ * In a PATCH, a header's value may be left out to keep the stored value of the header with that
+ * name (values are write-only, so the form cannot send them back); null or "" removes the header.
+ */
+const headerPatchSchema = z.object({
+  name: headerName,
+  value: z.union([z.literal("").transform(() => null), z.null(), headerValue]).optional(),
+});
+
+/** Secrets are used exactly as entered (docs/webhooks.md#secrets): never trimmed, so surrounding whitespace is refused. */
+const isUntrimmed = (v: string) => v === v.trim();
+const noControl = (v: string) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+const sharedSecretSchema = z
+  .string()
+  .max(200, "At most 200 characters")
+  .superRefine((v, ctx) => {
+    // One message: surrounding whitespace first (a trailing newline is both whitespace and a control character).
+    if (!isUntrimmed(v)) ctx.addIssue({ code: "custom", message: "The shared secret cannot start or end with a space or line break" });
+    else if (!noControl(v)) ctx.addIssue({ code: "custom", message: "The shared secret cannot contain control characters" });
+  });
+
+const standardSecretSchema = z.string().superRefine((v, ctx) => {
+  // One message: surrounding whitespace first, since a trimmed copy may well be a valid secret.
+  if (!isUntrimmed(v)) ctx.addIssue({ code: "custom", message: "The secret cannot start or end with a space or line break" });
+  else if (!isStandardSecret(v)) {
+    ctx.addIssue({ code: "custom", message: "A Standard Webhooks secret looks like whsec_ followed by base64 (24+ bytes)" });
+  }
+});
+
+/** "" from an empty form field, or null, means "no secret": on create none is set, in a PATCH it is removed. */
+const optionalSecret = (inner: z.ZodType<string>) => z.union([z.literal("").transform(() => null), z.null(), inner]).optional();
+
+const fields = {
+  name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+  urls: z.array(webhookUrlSchema).min(1, "Add at least one URL").max(MAX_URLS, `At most ${MAX_URLS} URLs`),
+  headers: z.array(headerSchema).max(MAX_HEADERS, `At most ${MAX_HEADERS} headers`),
+  sharedSecret: optionalSecret(sharedSecretSchema),
+  standardWebhooks: z.boolean(),
+  standardSecret: optionalSecret(standardSecretSchema),
+  enabled: z.boolean(),
+  sourceIds: z.array(z.string().uuid("Not a source id")).max(100, "At most 100 sources"),
+  mode: z.enum(["any", "every"]),
+  retryWindowMinutes: z
+    .number("Enter a number of minutes")
+    .int("Whole minutes")
+    .min(1, "At least 1 minute")
+    .max(10080, "At most 10080 minutes (7 days)"),
+};
+
+type Checked = { urls?: string[]; headers?: { name: string }[]; sourceIds?: string[] };
+
+/** Duplicates are refused where the duplicate sits, so the form can point at it. */
+function refuseDuplicates(v: Checked, ctx: z.RefinementCtx) {
+  const seen = (list: string[] | undefined, path: string, message: string, norm: (s: string) => string = (s) => s) => {
+    const set = new Set<string>();
+    list?.forEach((item, i) => {
+      const k = norm(item);
+      if (set.has(k))
+        ctx.addIssue({
+          code: "custom",
+          path: path
+            .split(".")
+            .concat(String(i))
+            .concat(path === "headers" ? ["name"] : []),
+          message,
+        });
+      set.add(k);
+    });
+  };
+  seen(v.urls, "urls", "This URL is already listed");
+  seen(
+    v.headers?.map((h) => h.name),
+    "headers",
+    "This header is already listed",
+    (s) => s.toLowerCase(),
+  );
+  seen(v.sourceIds, "sourceIds", "This source is already connected");
+}
+
+/**
+ * The duplicate checks alone. zod runs an object's refinements only once all its fields are valid,
+ * so a form that shows every error at once runs this beside the full schema and merges the two.
+ */
+export const destinationDuplicatesSchema = z
+  .object({
+    urls: z.array(z.string().trim()),
+    headers: z.array(z.object({ name: z.string().trim() })),
+    sourceIds: z.array(z.string()),
+  })
+  .superRefine(refuseDuplicates);
+
+export const destinationInputSchema = z
+  .object({
+    ...fields,
+    headers: fields.headers.default([]),
+    standardWebhooks: fields.standardWebhooks.default(false),
+    enabled: fields.enabled.default(true),
+    sourceIds: fields.sourceIds.default([]),
+    mode: fields.mode.default("any"),
+    retryWindowMinutes: fields.retryWindowMinutes.default(RETRY_WINDOW_DEFAULT),
+  })
+  .superRefine(refuseDuplicates);
+
+/**
+ * PATCH (docs/management-api.md#resources): a field left out stays as it is. `sharedSecret` and
+ * `standardSecret`: omitted keeps the stored secret, null or "" removes it, a string replaces it.
+ * `headers` replaces the list; an entry without `value` keeps the stored value of that header name.
+ */
+export const destinationPatchSchema = z
+  .object({ ...fields, headers: z.array(headerPatchSchema).max(MAX_HEADERS, `At most ${MAX_HEADERS} headers`) })
+  .partial()
+  .superRefine(refuseDuplicates);
+
+export type DestinationInput = z.infer<typeof destinationInputSchema>;
+export type DestinationPatch = z.infer<typeof destinationPatchSchema>;
+
+/**
+ * A write-only value as responses show it (docs/webhooks.md#secrets): whether it is set, and its last
+ * 4 characters when it is long enough (12+) for those not to give most of it away.
+ */
+export const writeOnlyValueSchema = z.object({ set: z.boolean(), last4: z.string().nullable() });
+export type WriteOnlyValue = z.infer<typeof writeOnlyValueSchema>;
+
+export const HINT_MIN_LENGTH = 12;
+
+/** The hint for a stored value: never the value itself. */
+export const writeOnlyHint = (value: string | null | undefined): WriteOnlyValue =>
+  value ? { set: true, last4: value.length >= HINT_MIN_LENGTH ? value.slice(-4) : null } : { set: false, last4: null };
+
+export const destinationDtoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  urls: z.array(z.string()),
+  headers: z.array(z.object({ name: z.string(), value: writeOnlyValueSchema })),
+  sharedSecret: writeOnlyValueSchema,
+  standardWebhooks: z.boolean(),
+  standardSecret: writeOnlyValueSchema,
+  enabled: z.boolean(),
+  mode: z.enum(["any", "every"]),
+  retryWindowMinutes: z.number().int(),
+  sourceIds: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type DestinationDto = z.infer<typeof destinationDtoSchema>;
+
+/** "Send test": one sample message of `type` (docs/management-api.md#resources), `payload` merged over the sample. */
+export const testSendSchema = z.object({
+  type: z.enum(MESSAGE_TYPES),
+  url: webhookUrlSchema.optional(),
+  payload: z.record(z.string(), z.unknown()).superRefine(checkTestPayload).optional(),
+});
+
+/**
+ * The Tracking API's limits (lib/tracking/limits.ts, docs/tracking-api.md#limits), which a test
+ * message meets too: its ids land in the same indexed columns, its payload in the same jsonb.
+ */
+export const TEST_PAYLOAD_LIMITS = { messageIdChars: 100, idBytes: 512, payloadBytes: 32 * 1024, depth: 64 } as const;
+const ID_FIELDS = ["userId", "anonymousId", "event", "groupId", "previousId"] as const;
+
+function depthOf(v: unknown, limit: number, depth = 0): number {
+  if (depth > limit || v === null || typeof v !== "object") return depth;
+  let deepest = depth;
+  for (const child of Object.values(v)) deepest = Math.max(deepest, depthOf(child, limit, depth + 1));
+  return deepest;
+}
+
+function checkTestPayload(p: Record<string, unknown>, ctx: z.RefinementCtx) {
+  const L = TEST_PAYLOAD_LIMITS;
+  if (p.messageId !== undefined && (typeof p.messageId !== "string" || p.messageId.length > L.messageIdChars || p.messageId === "")) {
+    ctx.addIssue({ code: "custom", path: ["messageId"], message: `A messageId is a text of 1 to ${L.messageIdChars} characters` });
+  }
+  for (const key of ID_FIELDS) {
+    const v = p[key];
+    if (typeof v === "string" && new TextEncoder().encode(v).length > L.idBytes) {
+      ctx.addIssue({ code: "custom", path: [key], message: `At most ${L.idBytes} bytes` });
+    }
+  }
+  if (depthOf(p, L.depth) > L.depth) ctx.addIssue({ code: "custom", message: `Nested more than ${L.depth} levels deep` });
+  else if (new TextEncoder().encode(JSON.stringify(p)).length > L.payloadBytes) {
+    ctx.addIssue({ code: "custom", message: `At most ${L.payloadBytes / 1024} KB of JSON, like a tracked message` });
+  }
+}
+
+/** `POST /api/destinations/{id}/reveal`: one write-only value, by secret or by header name. */
+export const revealSchema = z
+  .object({
+    secret: z.enum(["sharedSecret", "standardSecret"], { error: 'Name "sharedSecret" or "standardSecret"' }).optional(),
+    header: z.string().min(1, "Name a header").max(100, "At most 100 characters").optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (!v.secret === !v.header) ctx.addIssue({ code: "custom", path: ["secret"], message: "Name either a secret or a header" });
+  });
+export type RevealInput = z.infer<typeof revealSchema>;
+export const revealedSchema = z.object({ value: z.string() });
+export type TestSendInput = z.infer<typeof testSendSchema>;
+
+/** The test message's attempts, one per URL it went to, as the attempt log shows them. */
+export const testSendResultSchema = z.object({ attempts: z.array(attemptDetailDtoSchema) });
+export type TestSendResult = z.infer<typeof testSendResultSchema>;
+
+/**
+ * Endpoint health of one destination URL, judged from its recent attempts (lib/destinations/health.ts):
+ * `unhealthy` keeps failing, `degraded` fails now and then or has just started to, `unknown` has no recent attempt.
+ */
+export const endpointStateSchema = z.enum(["healthy", "degraded", "unhealthy", "unknown"]);
+export const endpointHealthSchema = z.object({
+  url: z.string(),
+  state: endpointStateSchema,
+  /** attempts the judgement is based on (at most SAMPLE_PER_URL, within WINDOW_HOURS) */
+  attempts: z.number().int(),
+  successRate: z.number().nullable(),
+  /** failed attempts since the last success (counted within the sample) */
+  consecutiveFailures: z.number().int(),
+  lastSuccessAt: z.string().nullable(),
+  lastFailureAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+});
+export const destinationHealthDtoSchema = z.object({ destinationId: z.string(), urls: z.array(endpointHealthSchema) });
+export type EndpointState = z.infer<typeof endpointStateSchema>;
+export type EndpointHealth = z.infer<typeof endpointHealthSchema>;
+export type DestinationHealthDto = z.infer<typeof destinationHealthDtoSchema>;
+
+const id = { path: "/api/destinations/{id}" } as const;
+
+export const destinationEndpoints = {
+  list: endpoint({
+    method: "GET",
+    path: "/api/destinations",
+    access: "viewer",
+    summary: "List the workspace's destinations",
+    response: z.object({ destinations: z.array(destinationDtoSchema) }),
+  }),
+  create: endpoint({
+    method: "POST",
+    path: "/api/destinations",
+    access: "admin",
+    summary: `Create a destination: webhook URLs, headers, signing and the sources it receives from (at most ${DESTINATION_LIMITS.perWorkspace} per workspace, ${DESTINATION_LIMITS.perSource} per source)`,
+    body: destinationInputSchema,
+    response: destinationDtoSchema,
+    status: 201,
+  }),
+  get: endpoint({ method: "GET", ...id, access: "viewer", summary: "One destination", response: destinationDtoSchema }),
+  update: endpoint({
+    method: "PATCH",
+    ...id,
+    access: "admin",
+    summary:
+      'Change some of a destination\'s settings; fields not given stay as they are (a secret: omitted keeps it, null or "" removes it)',
+    body: destinationPatchSchema,
+    response: destinationDtoSchema,
+  }),
+  remove: endpoint({
+    method: "DELETE",
+    ...id,
+    access: "admin",
+    summary: "Delete a destination and its pending deliveries; its attempts stay in the log",
+  }),
+  test: endpoint({
+    method: "POST",
+    path: "/api/destinations/{id}/test",
+    access: "admin",
+    summary: "Send a signed sample message of a type to the destination's URLs (or one URL) now, without retries",
+    body: testSendSchema,
+    response: testSendResultSchema,
+  }),
+  reveal: endpoint({
+    method: "POST",
+    path: "/api/destinations/{id}/reveal",
+    access: "admin",
+    summary: 'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret"} or {"header": "<name>"}',
+    body: revealSchema,
+    response: revealedSchema,
+  }),
+  health: endpoint({
+    method: "GET",
+    path: "/api/destinations/{id}/health",
+    access: "viewer",
+    summary: "Each URL's endpoint health from its recent attempts: state, success rate, failures in a row, last error",
+    response: destinationHealthDtoSchema,
+  }),
+};

@@ -1,0 +1,49 @@
+import "server-only";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "./generated/prisma/client";
+import { databaseUrl, env } from "./env";
+import { processWide, type Closing } from "./runtime";
+
+// Timestamps leave Postgres as ISO strings with milliseconds in UTC, never as local-time Dates.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : v));
+
+/** The shared pg pool: Prisma runs on it, and hot paths use it for plain SQL. Closed last of all (runtime.ts). */
+export function pool(): pg.Pool {
+  return processWide("pg pool", createPool, POOL_CLOSING);
+}
+
+const POOL_CLOSING: Closing<pg.Pool> = { stage: "database", close: (p) => p.end() };
+const PRISMA_CLOSING: Closing<PrismaClient> = { stage: "database", close: (c) => c.$disconnect() };
+
+function createPool(): pg.Pool {
+  const p = new pg.Pool({
+    connectionString: databaseUrl(),
+    max: env().DB_POOL_MAX,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  p.on("error", () => {});
+  return p;
+}
+
+export function prisma(): PrismaClient {
+  return processWide("prisma", () => new PrismaClient({ adapter: new PrismaPg(pool()) }), PRISMA_CLOSING);
+}
+
+/** Runs fn in one transaction on one pooled client. */
+export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool().connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

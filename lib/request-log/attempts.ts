@@ -1,0 +1,147 @@
+import "server-only";
+import { pool } from "../platform/db";
+import { notFound } from "../platform/errors";
+import type { AttemptDetailDto, AttemptDto, AttemptFilter, AttemptListQuery, AttemptPageDto } from "./contract";
+
+/** The WHERE clause for a workspace's attempts under a filter ($1 is the workspace). */
+export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a"): { sql: string; values: unknown[] } {
+  const values: unknown[] = [workspaceId];
+  const conds = [`${alias}.workspace_id = $1`];
+  const add = (cond: (p: string) => string, v: unknown) => {
+    values.push(v);
+    conds.push(cond(`$${values.length}`));
+  };
+  if (f.destinationId) add((p) => `${alias}.destination_id = ${p}`, f.destinationId);
+  if (f.outcome) add((p) => `${alias}.outcome = ${p}`, f.outcome);
+  if (f.type) add((p) => `${alias}.type = ${p}`, f.type);
+  if (f.userId) add((p) => `${alias}.user_id = ${p}`, f.userId);
+  if (f.messageId) add((p) => `${alias}.message_id = ${p}`, f.messageId);
+  if (f.url) add((p) => `${alias}.url = ${p}`, f.url);
+  if (f.from) add((p) => `${alias}.started_at >= ${p}`, f.from);
+  if (f.to) add((p) => `${alias}.started_at < ${p}`, f.to);
+  if (f.statusClass === "none") conds.push(`${alias}.response_status IS NULL`);
+  else if (f.statusClass) {
+    const base = Number(f.statusClass[0]) * 100;
+    add((p) => `${alias}.response_status >= ${p}`, base);
+    add((p) => `${alias}.response_status < ${p}`, base + 100);
+  }
+  return { sql: conds.join(" AND "), values };
+}
+
+const COLUMNS = `a.id, a.delivery_id, dl.replay_of, a.destination_id, t.name AS destination_name, a.message_row_id, a.message_id, a.type,
+  m.event, a.user_id, a.url, a.attempt_number, a.started_at, a.duration_ms, a.response_status, a.error_kind, a.error_text, a.outcome,
+  a.next_retry_at`;
+/**
+ * Each attempt with its destination's name, its delivery's replay link and its message's event name
+ * (primary-key lookups per row).
+ */
+const FROM = `attempts a LEFT JOIN destinations t ON t.id = a.destination_id LEFT JOIN deliveries dl ON dl.id = a.delivery_id
+  LEFT JOIN messages m ON m.id = a.message_row_id`;
+const DETAIL_COLUMNS = `${COLUMNS}, a.request_headers, a.request_body, a.response_headers, a.response_body`;
+
+type Row = {
+  id: number | string;
+  delivery_id: string;
+  replay_of: string | null;
+  destination_id: string;
+  destination_name: string | null;
+  message_row_id: string;
+  message_id: string;
+  type: string;
+  event: string | null;
+  user_id: string | null;
+  url: string;
+  attempt_number: number;
+  started_at: Date;
+  duration_ms: number;
+  response_status: number | null;
+  error_kind: string | null;
+  error_text: string | null;
+  outcome: AttemptDto["outcome"];
+  next_retry_at: Date | null;
+  request_headers?: Record<string, string>;
+  request_body?: string | null;
+  response_headers?: Record<string, string> | null;
+  response_body?: string | null;
+};
+
+const toDto = (r: Row): AttemptDto => ({
+  id: String(r.id),
+  deliveryId: r.delivery_id,
+  replayOf: r.replay_of,
+  destinationId: r.destination_id,
+  destinationName: r.destination_name,
+  messageRowId: r.message_row_id,
+  messageId: r.message_id,
+  type: r.type,
+  event: r.event,
+  userId: r.user_id,
+  url: r.url,
+  attemptNumber: r.attempt_number,
+  startedAt: new Date(r.started_at).toISOString(),
+  durationMs: r.duration_ms,
+  responseStatus: r.response_status,
+  errorKind: r.error_kind,
+  errorText: r.error_text,
+  outcome: r.outcome,
+  nextRetryAt: r.next_retry_at ? new Date(r.next_retry_at).toISOString() : null,
+});
+
+const toDetail = (r: Row): AttemptDetailDto => ({
+  ...toDto(r),
+  requestHeaders: r.request_headers ?? {},
+  requestBody: r.request_body ?? null,
+  responseHeaders: r.response_headers ?? null,
+  responseBody: r.response_body ?? null,
+});
+
+/** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC)). */
+export async function listAttempts(opts: { workspaceId: string; query: AttemptListQuery }): Promise<AttemptPageDto> {
+  const { query } = opts;
+  const where = attemptWhere(opts.workspaceId, query);
+  const values = [...where.values];
+  let sql = where.sql;
+  if (query.cursor) {
+    values.push(query.cursor);
+    sql += ` AND a.id < $${values.length}`;
+  }
+  values.push(query.limit + 1);
+  const { rows } = await pool().query<Row>(
+    `SELECT ${COLUMNS} FROM ${FROM}
+     WHERE ${sql} ORDER BY a.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  const page = rows.slice(0, query.limit);
+  return { attempts: page.map(toDto), nextCursor: rows.length > query.limit ? String(page[page.length - 1].id) : null };
+}
+
+export async function getAttempt(opts: { workspaceId: string; id: string }): Promise<AttemptDetailDto> {
+  if (!/^\d{1,18}$/.test(opts.id)) throw notFound("Attempt");
+  const { rows } = await pool().query<Row>(
+    `SELECT ${DETAIL_COLUMNS} FROM ${FROM}
+     WHERE a.workspace_id = $1 AND a.id = $2`,
+    [opts.workspaceId, opts.id],
+  );
+  if (!rows[0]) throw notFound("Attempt");
+  return toDetail(rows[0]);
+}
+
+/** A message's attempts, oldest first (index attempts(message_row_id)); optionally one delivery's. */
+export async function listMessageAttempts(opts: {
+  workspaceId: string;
+  messageRowId: string;
+  deliveryId?: string;
+}): Promise<AttemptDetailDto[]> {
+  const values: unknown[] = [opts.workspaceId, opts.messageRowId];
+  let extra = "";
+  if (opts.deliveryId) {
+    values.push(opts.deliveryId);
+    extra = " AND a.delivery_id = $3";
+  }
+  const { rows } = await pool().query<Row>(
+    `SELECT ${DETAIL_COLUMNS} FROM ${FROM}
+     WHERE a.workspace_id = $1 AND a.message_row_id = $2${extra} ORDER BY a.id ASC`,
+    values,
+  );
+  return rows.map(toDetail);
+}

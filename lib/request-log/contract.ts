@@ -1,0 +1,301 @@
+import { z } from "zod";
+import { endpoint } from "../api/endpoint";
+import { MESSAGE_TYPES } from "../webhooks/payload";
+
+/** The request log: attempts, a message's detail, replay and delivery stats (docs/management-api.md#resources). */
+
+// `2026-11-21`, `2026-11-21T15:05`, `2026-11-21T15:05:50.123Z`, `…+02:00`: ISO 8601 and nothing else
+// (Date.parse reads "' OR '1'='1" as 2001-01-01 and "-200000-01-01" as a year Postgres cannot store).
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/** A real calendar date (no 30 February) in years 0001–9999, the range every layer stores alike. */
+export function parseIsoDate(v: string): Date | null {
+  const m = ISO_DATE.exec(v);
+  if (!m) return null;
+  const [, y, mo, d, h = "00", mi = "00", sec = "00"] = m;
+  const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)));
+  const sameFields =
+    probe.getUTCFullYear() === Number(y) &&
+    probe.getUTCMonth() === Number(mo) - 1 &&
+    probe.getUTCDate() === Number(d) &&
+    probe.getUTCHours() === Number(h) &&
+    probe.getUTCMinutes() === Number(mi) &&
+    probe.getUTCSeconds() === Number(sec);
+  if (!sameFields || Number(y) < 1) return null;
+  // Date-only and offset-less times are UTC; an offset is honoured.
+  const date = new Date(m[7] || m[4] === undefined ? v : `${v}Z`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+const isoDate = z
+  .string()
+  .max(40, "Not a date (use ISO 8601, e.g. 2026-11-21T15:05:50Z)")
+  .transform((v, ctx) => {
+    const date = parseIsoDate(v);
+    if (!date) {
+      ctx.addIssue({ code: "custom", message: "Not a date (use ISO 8601, e.g. 2026-11-21T15:05:50Z)" });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+/** How an attempt ended (docs/webhooks.md#outcomes). */
+export const attemptOutcomeSchema = z.enum(["success", "retry", "failed"]);
+
+/** Filters of GET /api/attempts, also the `filter` of POST /api/messages/replay. */
+export const attemptFilterSchema = z.object({
+  destinationId: z.string().uuid("Not a destination id").optional(),
+  outcome: attemptOutcomeSchema.optional(),
+  statusClass: z.enum(["2xx", "3xx", "4xx", "5xx", "none"]).optional(),
+  type: z.enum(MESSAGE_TYPES).optional(),
+  userId: z.string().min(1).max(500).optional(),
+  messageId: z.string().min(1).max(500).optional(),
+  url: z.string().min(1).max(2048).optional(),
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+});
+
+export const attemptListQuerySchema = attemptFilterSchema.extend({
+  // An attempt id: a bigint, so at most 18 digits are sure to fit (more would make Postgres fail).
+  cursor: z
+    .string()
+    .regex(/^\d{1,18}$/, "Not a cursor")
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export type AttemptFilter = z.infer<typeof attemptFilterSchema>;
+export type AttemptListQuery = z.infer<typeof attemptListQuerySchema>;
+
+export const attemptDtoSchema = z.object({
+  id: z.string(),
+  /** The delivery this attempt belongs to (a message has one per destination, plus one per replay). */
+  deliveryId: z.string(),
+  /** When that delivery is a replay: the delivery it re-sends (docs/webhooks.md#replay). */
+  replayOf: z.string().nullable(),
+  destinationId: z.string(),
+  /** null once the destination is deleted: the log keeps its attempts. */
+  destinationName: z.string().nullable(),
+  messageRowId: z.string(),
+  messageId: z.string(),
+  type: z.string(),
+  /** The event name of a track call ("Order Completed"), from its message; null for other types and once erased. */
+  event: z.string().nullable(),
+  userId: z.string().nullable(),
+  url: z.string(),
+  attemptNumber: z.number().int(),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  responseStatus: z.number().int().nullable(),
+  errorKind: z.string().nullable(),
+  errorText: z.string().nullable(),
+  outcome: attemptOutcomeSchema,
+  nextRetryAt: z.string().nullable(),
+});
+
+/** An attempt with the request as sent and the response as received (bodies as stored, possibly cut). */
+export const attemptDetailDtoSchema = attemptDtoSchema.extend({
+  requestHeaders: z.record(z.string(), z.string()),
+  requestBody: z.string().nullable(),
+  responseHeaders: z.record(z.string(), z.string()).nullable(),
+  responseBody: z.string().nullable(),
+});
+
+export const attemptPageDtoSchema = z.object({ attempts: z.array(attemptDtoSchema), nextCursor: z.string().nullable() });
+
+export type AttemptDto = z.infer<typeof attemptDtoSchema>;
+export type AttemptDetailDto = z.infer<typeof attemptDetailDtoSchema>;
+export type AttemptPageDto = z.infer<typeof attemptPageDtoSchema>;
+
+/** GET /api/messages/{id}: the message as stored, its deliveries and every attempt, oldest first. */
+export const messageDetailDtoSchema = z.object({
+  message: z.object({
+    id: z.string(),
+    messageId: z.string(),
+    type: z.string(),
+    userId: z.string().nullable(),
+    anonymousId: z.string().nullable(),
+    sourceId: z.string().nullable(),
+    receivedAt: z.string(),
+    timestamp: z.string(),
+    /** The normalised call as stored; null once erased by a deletion request. */
+    payload: z.unknown(),
+  }),
+  deliveries: z.array(
+    z.object({
+      id: z.string(),
+      destinationId: z.string(),
+      destinationName: z.string().nullable(),
+      state: z.enum(["pending", "delivered", "failed"]),
+      attemptCount: z.number().int(),
+      lastError: z.string().nullable(),
+      lastStatus: z.number().int().nullable(),
+      nextAttemptAt: z.string().nullable(),
+      deliveredAt: z.string().nullable(),
+      /** A replay's link to the delivery it re-sends (null for the delivery ingest made) and its number in the chain. */
+      replayOf: z.string().nullable(),
+      replayNumber: z.number().int(),
+    }),
+  ),
+  attempts: z.array(attemptDetailDtoSchema),
+});
+export type MessageDetailDto = z.infer<typeof messageDetailDtoSchema>;
+
+/**
+ * POST /api/messages/replay (docs/webhooks.md#replay). Either `ids` (message row ids: each of their
+ * destinations where the message did not succeed — and, when `includeDelivered` is true, a
+ * deliberate "send it again" where it did), or `filter` (the /api/attempts filters: the messages and
+ * destinations with a matching attempt whose latest delivery failed). Each replay is a new delivery
+ * linked to the one it re-sends; in `every` mode it goes only to the URLs that never answered 2xx
+ * (unless `includeDelivered`). A message still being delivered somewhere is not replayed there.
+ */
+export const replaySchema = z
+  .object({
+    ids: z.array(z.string().uuid("Not a message id")).min(1, "Give at least one id").max(1000, "At most 1000 ids").optional(),
+    filter: attemptFilterSchema.optional(),
+    includeDelivered: z.boolean().default(false),
+    dryRun: z.boolean().default(false),
+  })
+  .superRefine((v, ctx) => {
+    if (!v.ids === !v.filter) ctx.addIssue({ code: "custom", path: ["ids"], message: "Give either ids or filter" });
+  });
+export type ReplayInput = z.infer<typeof replaySchema>;
+
+/** `count` for a dry run (replays that would be made), else `replayed` (new deliveries made). */
+export const replayResultSchema = z.union([z.object({ count: z.number().int() }), z.object({ replayed: z.number().int() })]);
+export type ReplayResult = z.infer<typeof replayResultSchema>;
+
+// Stats: attempts of a time window by outcome, with latency percentiles.
+
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
+const MAX_BUCKETS = 1000;
+
+/** "30s", "5m", "1h", "1d" → seconds. */
+export function parseBucket(spec: string): number | null {
+  const m = /^(\d{1,4})([smhd])$/.exec(spec);
+  if (!m) return null;
+  return Number(m[1]) * UNIT_SECONDS[m[2] as keyof typeof UNIT_SECONDS];
+}
+
+const NICE_BUCKETS = [10, 30, 60, 300, 600, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400];
+
+/** The smallest round bucket that splits the window into at most ~`target` points. */
+export function autoBucketSeconds(windowMs: number, target = 60): number {
+  const wanted = windowMs / 1000 / target;
+  return NICE_BUCKETS.find((b) => b >= wanted) ?? Math.ceil(wanted / 86400) * 86400;
+}
+
+export const deliveryStatsQuerySchema = z
+  .object({
+    destinationId: z.uuid("Use a destination id").optional(),
+    from: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+    to: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+    bucket: z
+      .string()
+      .refine((b) => (parseBucket(b) ?? 0) >= 10, "Use a bucket like 30s, 5m, 1h or 1d (at least 10s)")
+      .optional(),
+  })
+  .transform((q, ctx) => {
+    const to = q.to ? new Date(q.to) : new Date();
+    const from = q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000);
+    if (from >= to) ctx.addIssue({ code: "custom", path: ["from"], message: "from must be before to" });
+    const bucketSeconds = q.bucket ? parseBucket(q.bucket)! : autoBucketSeconds(to.getTime() - from.getTime());
+    if ((to.getTime() - from.getTime()) / 1000 / bucketSeconds > MAX_BUCKETS) {
+      ctx.addIssue({ code: "custom", path: ["bucket"], message: `At most ${MAX_BUCKETS} buckets: use a larger bucket or a shorter range` });
+    }
+    return { destinationId: q.destinationId, from, to, bucketSeconds };
+  });
+
+export const destinationStatsQuerySchema = z
+  .object({
+    from: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+    to: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+  })
+  .transform((q) => {
+    const to = q.to ? new Date(q.to) : new Date();
+    return { from: q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000), to };
+  });
+
+export type DeliveryStatsQuery = z.infer<typeof deliveryStatsQuerySchema>;
+export type DestinationStatsQuery = z.infer<typeof destinationStatsQuerySchema>;
+
+export const statsRowSchema = z.object({
+  total: z.number().int(),
+  success: z.number().int(),
+  retry: z.number().int(),
+  failed: z.number().int(),
+  /** success / total attempts, 0–1; null when there were none. */
+  successRate: z.number().nullable(),
+  /** Attempt durations in ms; null when there were none. */
+  p50: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+});
+
+export const deliveryStatsDtoSchema = z.object({
+  destinationId: z.string().nullable(),
+  from: z.string(),
+  to: z.string(),
+  bucketSeconds: z.number().int(),
+  totals: statsRowSchema,
+  /** One row per bucket from `from`, empty buckets included. */
+  series: z.array(statsRowSchema.extend({ start: z.string() })),
+});
+
+export const destinationStatsDtoSchema = statsRowSchema
+  .pick({ total: true, success: true, retry: true, failed: true, successRate: true })
+  .extend({ destinationId: z.string() });
+
+export type StatsRow = z.infer<typeof statsRowSchema>;
+export type DeliveryStatsDto = z.infer<typeof deliveryStatsDtoSchema>;
+export type DestinationStatsDto = z.infer<typeof destinationStatsDtoSchema>;
+
+export const requestLogEndpoints = {
+  attempts: endpoint({
+    method: "GET",
+    path: "/api/attempts",
+    access: "viewer",
+    summary: "The attempt log, newest first, filtered and keyset-paged (pass nextCursor as cursor)",
+    query: attemptListQuerySchema,
+    response: attemptPageDtoSchema,
+  }),
+  attempt: endpoint({
+    method: "GET",
+    path: "/api/attempts/{id}",
+    access: "viewer",
+    summary: "One attempt with the request as sent and the response as received",
+    response: attemptDetailDtoSchema,
+  }),
+  message: endpoint({
+    method: "GET",
+    path: "/api/messages/{id}",
+    access: "viewer",
+    summary: "One message as stored, with its deliveries and every attempt, oldest first",
+    response: messageDetailDtoSchema,
+  }),
+  replay: endpoint({
+    method: "POST",
+    path: "/api/messages/replay",
+    access: "admin",
+    summary:
+      "Re-send messages where they did not succeed (optionally also where they did), by ids or by an attempt filter; each replay is a new delivery linked to its original",
+    body: replaySchema,
+    response: replayResultSchema,
+  }),
+  deliveryStats: endpoint({
+    method: "GET",
+    path: "/api/stats/deliveries",
+    access: "viewer",
+    summary: "Attempts of a time window by outcome, with latency p50/p95/p99, in total and per time bucket",
+    query: deliveryStatsQuerySchema,
+    response: deliveryStatsDtoSchema,
+  }),
+  destinationStats: endpoint({
+    method: "GET",
+    path: "/api/stats/destinations",
+    access: "viewer",
+    summary: "Per destination: attempts by outcome and success rate in a time window (default: the last 24 h)",
+    query: destinationStatsQuerySchema,
+    response: z.object({ destinations: z.array(destinationStatsDtoSchema) }),
+  }),
+};

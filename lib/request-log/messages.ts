@@ -1,0 +1,57 @@
+import "server-only";
+import { pool } from "../platform/db";
+import { assertUuid, notFound } from "../platform/errors";
+import type { MessageDetailDto } from "./contract";
+import { listMessageAttempts } from "./attempts";
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+/** GET /api/messages/:id — the message as stored, its deliveries and every attempt, oldest first. */
+export async function getMessageDetail(opts: { workspaceId: string; id: string }): Promise<MessageDetailDto> {
+  assertUuid(opts.id, "Message");
+  const db = pool();
+  const [msg, deliveries, attempts] = await Promise.all([
+    db.query(
+      `SELECT id, message_id, type, user_id, anonymous_id, source_id, received_at, timestamp, payload
+       FROM messages WHERE id = $1 AND workspace_id = $2`,
+      [opts.id, opts.workspaceId],
+    ),
+    db.query(
+      `SELECT d.id, d.destination_id, t.name AS destination_name, d.state, d.attempt_count, d.last_error, d.last_status,
+              d.next_attempt_at, d.delivered_at, d.replay_of, d.replay_number
+       FROM deliveries d JOIN destinations t ON t.id = d.destination_id
+       WHERE d.message_row_id = $1 AND d.workspace_id = $2 ORDER BY d.created_at, d.replay_number, d.id`,
+      [opts.id, opts.workspaceId],
+    ),
+    listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId: opts.id }),
+  ]);
+  const m = msg.rows[0];
+  if (!m) throw notFound("Message");
+  return {
+    message: {
+      id: m.id,
+      messageId: m.message_id,
+      type: m.type,
+      userId: m.user_id,
+      anonymousId: m.anonymous_id,
+      sourceId: m.source_id,
+      receivedAt: iso(m.received_at)!,
+      timestamp: iso(m.timestamp)!,
+      payload: m.payload,
+    },
+    deliveries: deliveries.rows.map((d) => ({
+      id: d.id,
+      destinationId: d.destination_id,
+      destinationName: d.destination_name,
+      state: d.state,
+      attemptCount: d.attempt_count,
+      lastError: d.last_error,
+      lastStatus: d.last_status,
+      nextAttemptAt: iso(d.next_attempt_at),
+      deliveredAt: iso(d.delivered_at),
+      replayOf: d.replay_of,
+      replayNumber: d.replay_number,
+    })),
+    attempts,
+  };
+}

@@ -1,0 +1,62 @@
+import "server-only";
+import { requestIdOf } from "../platform/request-id";
+import { logger } from "../platform/logger";
+import { countTrackingRequest } from "../metrics/tracking";
+import { AppError, RETRY_AFTER_SECONDS, STATUS_BY_CODE, isDatabaseUnavailable } from "../platform/errors";
+import { ingestCall, type TrackingEndpoint } from "./ingest";
+import { singleCallRefusal } from "./single-call";
+
+// no-transform keeps Next from gzipping these tiny bodies (real clients send Accept-Encoding):
+// a gzip stream per response costs more CPU than the bytes it saves.
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store, no-transform", ...headers },
+  });
+
+/**
+ * The route handler of a Tracking API endpoint. Segment's response shapes: 200 `{"success": true}`
+ * (+ `rejected` on /v1/batch and /v1/import), otherwise `{"success": false, "error": {code, message}}`
+ * — a single-message endpoint's rejected message included (single-call.ts). A 200 is only ever
+ * sent after the transaction committed.
+ */
+export function trackingRoute(endpoint: TrackingEndpoint) {
+  return async (req: Request): Promise<Response> => {
+    const requestId = requestIdOf(req);
+    const started = performance.now();
+    const res = await answer(req, endpoint, requestId);
+    res.headers.set("x-request-id", requestId);
+    countTrackingRequest(endpoint, res.status);
+    // One line per request; never the body or the Authorization header (the write key).
+    logger().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
+    return res;
+  };
+}
+
+async function answer(req: Request, endpoint: TrackingEndpoint, requestId: string): Promise<Response> {
+  try {
+    const result = await ingestCall({ req, endpoint });
+    const refusal = singleCallRefusal(endpoint, result.rejected);
+    if (refusal) throw refusal;
+    return json(200, result.rejected.length ? { success: true, rejected: result.rejected } : { success: true });
+  } catch (err) {
+    if (err instanceof AppError && err.code !== "unavailable" && err.code !== "internal") {
+      // Reading stopped mid-body: the rest of it is still on the socket, so the connection cannot be reused.
+      const headers: Record<string, string> = err.code === "body_too_large" ? { connection: "close" } : {};
+      return json(STATUS_BY_CODE[err.code], { success: false, error: { code: err.code, message: err.message } }, headers);
+    }
+    if ((err instanceof AppError && err.code === "unavailable") || isDatabaseUnavailable(err)) {
+      logger().warn({ requestId, endpoint, err: (err as Error).message }, "tracking call refused: database unavailable");
+      return json(
+        503,
+        { success: false, error: { code: "unavailable", message: "The database is unavailable; nothing was stored. Retry later." } },
+        { "retry-after": String(RETRY_AFTER_SECONDS) },
+      );
+    }
+    logger().error(
+      { requestId, endpoint, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
+      "tracking call failed",
+    );
+    return json(500, { success: false, error: { code: "internal", message: `Internal error (request ${requestId}); nothing was stored` } });
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Seed conformance, round 2 (issue 13.3): no real client reads `rejected` in a 200, so every
+ * rejection must be visible where someone looks — the single-message endpoints answer 400 (which
+ * @segment/analytics-node 3 and analytics-node 6 report), and the source page, the debugger, the
+ * metrics and the source's health show what /v1/batch rejected message by message.
+ */
+import { Analytics } from "@segment/analytics-node";
+import LegacyAnalytics from "analytics-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseMetrics, sumOf } from "./harness/metrics-text";
+import { ADMIN_TOKEN, type ApiClient, startStack, waitFor, type Stack } from "./harness/stack";
+import { createSource, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
+
+let stack: Stack;
+let api: ApiClient;
+let db: Db;
+
+beforeAll(async () => {
+  stack = await startStack({ workers: 0 });
+  api = await stack.newWorkspace("rejections");
+  db = openDb(stack.databaseUrl);
+});
+afterAll(async () => {
+  await db?.end();
+  await stack?.stop();
+});
+
+const storedCount = async (sourceId: string) =>
+  (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM messages WHERE source_id = $1", [sourceId])).rows[0].n;
+
+describe("(a) a single-message endpoint answers an invalid message with a 400 that clients report", () => {
+  it("@segment/analytics-node 3 pointed at /v1/track reports the 400, and nothing is stored", async () => {
+    const src = await createSource(api, "segment-node");
+    // The client posts its batch body to the path it is given: on /v1/track that body is not a message.
+    const analytics = new Analytics({ writeKey: src.writeKey, host: stack.app.url, path: "/v1/track", flushAt: 1, maxRetries: 0 });
+    const emitted: unknown[] = [];
+    analytics.on("error", (e) => emitted.push(e));
+    const callbackError = await new Promise<unknown>((resolve) =>
+      analytics.track({ userId: "u1", event: "Order Completed" }, (err) => resolve(err)),
+    );
+    await analytics.closeAndFlush({ timeout: 10_000 });
+    expect(String((callbackError as { reason?: Error })?.reason ?? callbackError)).toMatch(/400/);
+    expect(emitted).toHaveLength(1);
+    expect(await storedCount(src.id)).toBe(0);
+    // The operator sees it too: the debugger names the reason.
+    const { events } = await api.get(`/api/sources/${src.id}/events`);
+    expect(events).toEqual([expect.objectContaining({ accepted: false, reason: expect.stringMatching(/userId or anonymousId/) })]);
+  });
+
+  it("analytics-node 6 pointed at /v1/identify reports the 400, and nothing is stored", async () => {
+    const src = await createSource(api, "legacy-node");
+    // Its error handler gets what it reports: the HTTP error, status included.
+    const handled: unknown[] = [];
+    const analytics = new LegacyAnalytics(src.writeKey, {
+      host: stack.app.url,
+      path: "/v1/identify",
+      flushAt: 1,
+      retryCount: 0,
+      errorHandler: (e) => handled.push(e),
+    });
+    const err = await new Promise<Error | undefined>((resolve) => analytics.identify({ userId: "u1", traits: { plan: "pro" } }, resolve));
+    expect((err as { response?: { status?: number } })?.response?.status).toBe(400);
+    expect(handled).toEqual([err]);
+    expect(await storedCount(src.id)).toBe(0);
+  });
+
+  it("/v1/track answers Segment's error shape naming the reason; a valid call is still a 200; /v1/batch keeps the good messages", async () => {
+    const src = await createSource(api, "raw");
+    const bad = await postTracking(stack.app.url, "/v1/track", { userId: "u1", properties: { a: 1 } }, { writeKey: src.writeKey });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      success: false,
+      error: { code: "invalid_message", message: "The message was rejected: track requires an event name" },
+    });
+    for (const [path, body] of [
+      ["/v1/identify", { traits: { plan: "pro" } }],
+      ["/v1/group", { userId: "u1" }],
+      ["/v1/alias", { userId: "u1" }],
+      ["/v1/page", { name: "Home", timestamp: "yesterday" }],
+      ["/v1/screen", { userId: "u1", properties: "not an object" }],
+    ] as const) {
+      const res = await postTracking(stack.app.url, path, body, { writeKey: src.writeKey });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe("invalid_message");
+    }
+    expect(await storedCount(src.id)).toBe(0);
+
+    const good = await postTracking(stack.app.url, "/v1/track", { userId: "u1", event: "E" }, { writeKey: src.writeKey });
+    expect(good).toMatchObject({ status: 200, body: { success: true } });
+    const batch = await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      {
+        batch: [
+          { type: "track", userId: "u1", event: "E" },
+          { type: "track", userId: "u1" },
+        ],
+      },
+      { writeKey: src.writeKey },
+    );
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual({ success: true, rejected: [{ index: 1, messageId: null, reason: "track requires an event name" }] });
+    expect(await storedCount(src.id)).toBe(2);
+  });
+});
+
+describe("(b, c, d) rejections show on the source page, in /metrics and in the source's health", () => {
+  let rejecting: TestSource;
+  let healthy: TestSource;
+  let idle: TestSource;
+
+  beforeAll(async () => {
+    [rejecting, healthy, idle] = [
+      await createSource(api, "rejecting"),
+      await createSource(api, "healthy"),
+      await createSource(api, "idle"),
+    ];
+    const good = (i: number) => ({ type: "track", userId: `u${i}`, event: "E" });
+    // 4 good, 6 rejected: 3 without any id, 2 tracks without event, 1 with a timestamp that is no date.
+    const res = await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      {
+        batch: [
+          good(1),
+          { type: "track", event: "E" },
+          { type: "track", event: "E" },
+          good(2),
+          { type: "identify", traits: {} },
+          { type: "track", userId: "u3" },
+          { type: "track", userId: "u3" },
+          good(3),
+          { type: "track", userId: "u4", event: "E", timestamp: "31/12/2026" },
+          good(4),
+        ],
+      },
+      { writeKey: rejecting.writeKey },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.rejected).toHaveLength(6);
+    const ok = await postTracking(stack.app.url, "/v1/batch", { batch: [good(5), good(6)] }, { writeKey: healthy.writeKey });
+    expect(ok.body).toEqual({ success: true });
+  });
+
+  it("the source DTO counts the last 24 hours' rejections by reason and says the source is rejecting", async () => {
+    const src = await api.get(`/api/sources/${rejecting.id}`);
+    expect(src.health).toEqual({
+      state: "rejecting",
+      recent: { calls: 10, rejected: 6, windowMinutes: 60 },
+      rejectedLast24h: { total: 6, byReason: { missing_id: 3, missing_field: 2, invalid_timestamp: 1 } },
+    });
+    const { sources } = await api.get("/api/sources");
+    const state = Object.fromEntries(sources.map((s: any) => [s.name, s.health.state]));
+    expect(state).toMatchObject({ rejecting: "rejecting", healthy: "healthy", idle: "idle" });
+    expect(sources.find((s: any) => s.id === idle.id).health.rejectedLast24h).toEqual({ total: 0, byReason: {} });
+    // Each rejection is in the debugger with its reason.
+    const { events } = await api.get(`/api/sources/${rejecting.id}/events`);
+    expect(events.filter((e: any) => !e.accepted).map((e: any) => e.reason)).toHaveLength(6);
+  });
+
+  it("a disabled source says so", async () => {
+    await api.patch(`/api/sources/${idle.id}`, { enabled: false });
+    expect((await api.get(`/api/sources/${idle.id}`)).health.state).toBe("disabled");
+  });
+
+  it("/metrics counts rejections by source and reason category, never the reason's text", async () => {
+    const series = await waitFor(
+      async () => {
+        const res = await fetch(`${stack.app.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        const s = parseMetrics(await res.text());
+        return sumOf(s, "eventrail_tracking_rejections_total", { source: rejecting.id }) === 6 && s;
+      },
+      { timeoutMs: 30_000, what: "the rejections in /metrics" },
+    );
+    const reasons = series.filter((s) => s.name === "eventrail_tracking_rejections_total" && s.labels.source === rejecting.id);
+    expect(Object.fromEntries(reasons.map((s) => [s.labels.reason, s.value]))).toEqual({
+      missing_id: 3,
+      missing_field: 2,
+      invalid_timestamp: 1,
+    });
+    expect(sumOf(series, "eventrail_tracking_rejections_total", { source: healthy.id })).toBe(0);
+  });
+});

@@ -1,0 +1,55 @@
+// Throwaway Postgres databases for integration tests, one per test file (or test), on the
+// server of TEST_DATABASE_ADMIN_URL (default: the local server, user postgres).
+
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { migrate } from "../../lib/platform/migrate";
+
+export function adminUrl(): string {
+  return process.env.TEST_DATABASE_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database `eventrail_t_<random>`, migrated unless `migrate: false`. */
+export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `eventrail_t_${randomBytes(6).toString("hex")}`;
+  await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+
+  const drop = () =>
+    withAdmin(async (client) => {
+      // Let connections that are closing (pools ended a moment ago) finish on their own first:
+      // terminating them mid-close surfaces as an unhandled error in the process that owned them.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const { rows } = await client.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+          [name],
+        );
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    });
+
+  if (opts.migrate !== false) {
+    try {
+      await migrate(url.href);
+    } catch (error) {
+      await drop();
+      throw error;
+    }
+  }
+  return { url: url.href, name, drop };
+}

@@ -1,0 +1,197 @@
+/**
+ * Real processes for integration tests: `next start` (the production build) and workers,
+ * against a fresh database of their own. Nothing here is mocked.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { root } from "../../scripts/lib/build";
+import { TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
+import { createTestDatabase } from "./pg";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
+/** The first-run setup code every test app is started with (EVENTRAIL_SETUP_CODE). */
+export const SETUP_CODE = "test-setup-code-0123456789abcdef";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export type Proc = { child: ChildProcess; output: () => string; stop(): Promise<void>; kill(signal?: NodeJS.Signals): Promise<void> };
+
+function launch(cmd: string, args: string[], env: Record<string, string>): Proc {
+  const child = spawn(cmd, args, { cwd: root, env: withNodeOptions({ ...process.env, ...env }), stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const keep = (d: Buffer) => {
+    out += d.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return {
+    child,
+    output: () => out,
+    kill,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const t = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      child.kill("SIGTERM");
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+const baseEnv = (databaseUrl: string, extra: Record<string, string> = {}) => ({
+  DATABASE_URL: databaseUrl,
+  NODE_ENV: "production",
+  EVENTRAIL_ADMIN_TOKEN: ADMIN_TOKEN,
+  EVENTRAIL_SETUP_CODE: SETUP_CODE,
+  EVENTRAIL_ALLOW_PRIVATE_NETWORKS: "1",
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
+  ...extra,
+});
+
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | false | null>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      lastErr = err;
+    }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+  throw new Error(`timed out waiting for ${opts.what ?? "condition"}${lastErr ? `: ${(lastErr as Error).message}` : ""}`);
+}
+
+export async function startApp(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc & { url: string }> {
+  const port = await freePort();
+  const proc = launch(
+    path.join(root, "node_modules/.bin/next"),
+    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    baseEnv(databaseUrl, extraEnv),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`app exited: ${proc.output()}`);
+      const r = await fetch(`${url}/api/health`);
+      return r.status === 200 || r.status === 503;
+    },
+    { timeoutMs: 60_000, what: "the app to answer" },
+  ).catch(async (err) => {
+    // An app that never answered must not outlive the test that started it.
+    await proc.kill();
+    throw err;
+  });
+  return { ...proc, url };
+}
+
+/** Starts a worker process and resolves once it reports ready. */
+export async function startWorker(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
+  // Info level so that the "worker started" line tells us it is ready.
+  const proc = launch(process.execPath, [...TS_NODE_ARGS, "worker/index.ts"], baseEnv(databaseUrl, { LOG_LEVEL: "info", ...extraEnv }));
+  await waitFor(
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`worker exited: ${proc.output()}`);
+      return proc.output().includes('"worker started"');
+    },
+    { timeoutMs: 60_000, what: "the worker to start" },
+  ).catch(async (err) => {
+    await proc.kill();
+    throw err;
+  });
+  return proc;
+}
+
+export type Stack = {
+  databaseUrl: string;
+  app: Proc & { url: string };
+  workers: Proc[];
+  /** An API client for a fresh workspace of its own. */
+  newWorkspace(name?: string): Promise<ApiClient>;
+  stop(): Promise<void>;
+};
+
+/** A fresh database, the app, and `workers` worker processes (default 1). */
+export async function startStack(opts: { workers?: number; env?: Record<string, string> } = {}): Promise<Stack> {
+  const db = await createTestDatabase();
+  const workers: Proc[] = [];
+  let app: (Proc & { url: string }) | undefined;
+  try {
+    app = await startApp(db.url, opts.env);
+    for (let i = 0; i < (opts.workers ?? 1); i++) workers.push(await startWorker(db.url, opts.env));
+  } catch (err) {
+    // Leave nothing running behind a failed start.
+    await Promise.all(workers.map((w) => w.kill()));
+    await app?.kill();
+    await db.drop().catch(() => {});
+    throw err;
+  }
+  return {
+    databaseUrl: db.url,
+    app: app!,
+    workers,
+    async newWorkspace(name = "test") {
+      const admin = new ApiClient(app!.url, ADMIN_TOKEN);
+      const res = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name });
+      return new ApiClient(app!.url, res.token, res.workspace.id);
+    },
+    async stop() {
+      await Promise.all(workers.map((w) => w.stop()));
+      await app!.stop();
+      await db.drop();
+    },
+  };
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+    readonly workspaceId?: string,
+  ) {}
+
+  async request(method: string, p: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+    const res = await fetch(this.baseUrl + p, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+
+  async ok<T>(method: string, p: string, body?: unknown): Promise<T> {
+    const r = await this.request(method, p, body);
+    if (r.status >= 300) throw new Error(`${method} ${p} → ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as T;
+  }
+
+  get = <T = any>(p: string) => this.ok<T>("GET", p);
+  post = <T = any>(p: string, body?: unknown) => this.ok<T>("POST", p, body ?? {});
+  patch = <T = any>(p: string, body: unknown) => this.ok<T>("PATCH", p, body);
+  del = <T = any>(p: string) => this.ok<T>("DELETE", p);
+}

@@ -1,0 +1,122 @@
+// Issue 12 item 3 and "Throttling" (docs/operations.md#throttling): login per account and per client
+// address (a growing delay, then 429 with Retry-After), token creation per workspace and the capture
+// receiver per bin — counted in Postgres, so that two web processes on one database share the counts.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SETUP_CODE, startApp, startStack, type ApiClient, type Proc, type Stack } from "../harness/stack";
+
+let stack: Stack;
+/** A second web process on the same database that trusts no proxy (the default). */
+let replica: Proc & { url: string };
+let db: pg.Pool;
+let api: ApiClient;
+
+const OWNER = { email: "owner@example.com", password: "correct horse battery" };
+
+async function login(url: string, body: { email: string; password: string }, address?: string) {
+  const t = performance.now();
+  const r = await fetch(`${url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(address ? { "x-forwarded-for": address } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: r.status, retryAfter: r.headers.get("retry-after"), body: await r.json(), ms: performance.now() - t };
+}
+
+beforeAll(async () => {
+  stack = await startStack({ workers: 1, env: { EVENTRAIL_TRUSTED_PROXIES: "1" } });
+  replica = await (async () => startApp(stack.databaseUrl))();
+  db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  const setup = await fetch(`${stack.app.url}/api/auth/setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": "192.0.2.1" },
+    body: JSON.stringify({ ...OWNER, code: SETUP_CODE }),
+  });
+  expect(setup.status).toBe(201);
+  api = await stack.newWorkspace("throttled");
+});
+afterAll(async () => {
+  await db?.end();
+  await replica?.stop();
+  await stack?.stop();
+});
+
+describe("login throttling", () => {
+  it("delays failures more and more, then answers 429 with Retry-After — even the right password — on every replica", async () => {
+    const wrong = { email: OWNER.email, password: "not my password" };
+    const answers = [];
+    // Each from its own address: this is the per-account limit.
+    for (let i = 1; i <= 10; i++) answers.push(await login(stack.app.url, wrong, `198.51.100.${i}`));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(401));
+    // Free for three, then 250 ms, 500 ms, 1 s, 2 s … (lib/auth/login-throttle.ts).
+    // (Lower bounds hold on a busy machine; the first three only need to be clearly quicker than the 7th.)
+    expect(answers[4].ms).toBeGreaterThanOrEqual(500);
+    expect(answers[6].ms).toBeGreaterThanOrEqual(2_000);
+    expect(Math.max(...answers.slice(0, 3).map((a) => a.ms))).toBeLessThan(answers[6].ms - 1_000);
+
+    const blocked = await login(stack.app.url, OWNER, "198.51.100.77");
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error.code).toBe("too_many_requests");
+    expect(blocked.body.error.message).toMatch(/^Too many login attempts for this account; try again in \d+ s$/);
+    expect(Number(blocked.retryAfter)).toBeGreaterThan(800);
+    expect(Number(blocked.retryAfter)).toBeLessThanOrEqual(900);
+    // The count lives in Postgres: the other web process refuses too.
+    expect((await login(replica.url, OWNER)).status).toBe(429);
+    // Unblock the owner for the tests below (an operator could do the same).
+    await db.query("DELETE FROM rate_limits WHERE key = $1", [`loginAccount:${OWNER.email}`]);
+    expect((await login(stack.app.url, OWNER, "198.51.100.78")).status).toBe(200);
+  });
+
+  it("limits failures per client address across accounts, and believes X-Forwarded-For only behind a trusted proxy", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 51; i++)
+      statuses.push((await login(stack.app.url, { email: `guess${i}@example.com`, password: "x" }, "203.0.113.50")).status);
+    expect(statuses.slice(0, 50)).toEqual(Array(50).fill(401));
+    expect(statuses[50]).toBe(429);
+    // Another address is not affected.
+    expect((await login(stack.app.url, { email: "guess0@example.com", password: "x" }, "203.0.113.51")).status).toBe(401);
+
+    // The replica trusts no proxy: its client address is the socket's (127.0.0.1), whatever the header says.
+    await db.query("DELETE FROM rate_limits WHERE key = 'loginAddress:127.0.0.1'");
+    const forged: number[] = [];
+    for (let i = 0; i < 51; i++)
+      forged.push((await login(replica.url, { email: `spoof${i}@example.com`, password: "x" }, `10.9.${i}.1`)).status);
+    expect(forged.slice(0, 50)).toEqual(Array(50).fill(401));
+    expect(forged[50]).toBe(429);
+    const keys = (await db.query("SELECT key FROM rate_limits WHERE key LIKE 'loginAddress:%' ORDER BY key")).rows.map((r) => r.key);
+    expect(keys).toContain("loginAddress:127.0.0.1");
+    expect(keys.filter((k) => k.startsWith("loginAddress:10.9."))).toEqual([]);
+  });
+});
+
+describe("token creation and capture throttling", () => {
+  it("allows 30 new API tokens an hour per workspace, then 429", async () => {
+    for (let i = 0; i < 30; i++) expect((await api.request("POST", "/api/tokens", { name: `t${i}` })).status).toBe(201);
+    const refused = await api.request("POST", "/api/tokens", { name: "one too many" });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toMatch(/^Too many API tokens created in this workspace; try again in \d+ s$/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await stack.newWorkspace("other");
+    expect((await other.request("POST", "/api/tokens", { name: "fine" })).status).toBe(201);
+  });
+
+  it("allows 300 requests a minute per capture URL, then 429 with nothing stored", async () => {
+    const bin = await api.post<{ id: string }>("/api/capture-bins", { name: "flooded" });
+    const url = `${stack.app.url}/c/${bin.id}`;
+    for (let i = 0; i < 300; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => fetch(url, { method: "POST", body: "{}" }).then((r) => r.status)));
+      expect(batch).toEqual(Array(20).fill(200));
+    }
+    const refused = await fetch(url, { method: "POST", body: '{"n":301}' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await refused.json()).error.message).toMatch(/^Too many requests to this capture URL; try again in \d+ s$/);
+    // Refused again (from the process's memory now), and still nothing stored.
+    expect((await fetch(url, { method: "POST", body: '{"n":302}' })).status).toBe(429);
+    const stored = await db.query("SELECT count(*)::int AS n FROM captured_requests WHERE bin_id = $1", [bin.id]);
+    expect(stored.rows[0].n).toBe(300);
+    // Another bin is not affected.
+    const calm = await api.post<{ id: string }>("/api/capture-bins", { name: "calm" });
+    expect((await fetch(`${stack.app.url}/c/${calm.id}`, { method: "POST", body: "{}" })).status).toBe(200);
+  });
+});
