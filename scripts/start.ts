@@ -1,21 +1,33 @@
 /**
- * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate,
- * then the web app and one worker. Ctrl-C / SIGTERM stops everything cleanly.
+ * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate, then the
+ * supervised children (the web app and one worker), each restarted with backoff when it dies.
+ * Ctrl-C / SIGTERM, or the exit of whatever started us, stops everything cleanly
+ * (docs/operations.md#supervision).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { setupLinkIfPending } from "../lib/auth/setup-link";
 import { buildIfNeeded, root } from "./lib/build";
+import { watchParent } from "./lib/parent";
 import { TS_NODE_ARGS, withNodeOptions } from "./lib/runtime";
+import { type ChildSpec, supervise } from "./lib/supervisor";
+
+// Whoever reads our output may be gone (npm killed, its pipe closed): a failed write must not
+// stop start.ts before it has stopped the children and the embedded Postgres.
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
 
 const say = (msg: string) => console.log(`[eventrail] ${msg}`);
+const warn = (msg: string) => console.error(`[eventrail] ${msg}`);
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+// The product does not report to Vercel, and `npm start` does not print Next's notice about it
+// (next build and next start inherit this).
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+
+async function waitForHealth(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error("the web app exited during start-up");
     try {
       // 200 only: until the worker has installed the queue schema the app answers 503, and "ready"
       // must mean ready to accept events.
@@ -30,41 +42,36 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
 async function main() {
   const port = Number(process.env.PORT ?? 3000);
   let embedded: EmbeddedDb | undefined;
+  let children: ReturnType<typeof supervise> | undefined;
+  let stopping = false;
+  const stopAll = async (code: number, why: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`stopping (${why})…`);
+    await children?.stop();
+    if (embedded) await embedded.stop().catch(() => {});
+    say("stopped");
+    process.exit(code);
+  };
+  // npm (or sh) may exit on SIGTERM without passing it on: its exit is our signal.
+  watchParent(() => void stopAll(0, "the process that started npm start exited"));
+
   if (!process.env.DATABASE_URL) {
     const dataDir = path.resolve(root, process.env.EVENTRAIL_DATA_DIR ?? ".data");
     say(`no DATABASE_URL: starting the embedded Postgres (data in ${path.relative(process.cwd(), dataDir) || "."}/pg)`);
     try {
       embedded = await startEmbeddedPostgres(dataDir);
     } catch (err) {
-      console.error(`[eventrail] could not start the embedded Postgres: ${(err as Error).message}`);
+      warn(`could not start the embedded Postgres: ${(err as Error).message}`);
       process.exit(1);
     }
     process.env.DATABASE_URL = embedded.url;
   }
-
-  const children: ChildProcess[] = [];
-  let stopping = false;
-  const stopAll = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    say("stopping…");
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once("exit", () => resolve());
-            c.kill("SIGTERM");
-            setTimeout(() => c.kill("SIGKILL"), 25_000).unref();
-          }),
-      ),
-    );
-    if (embedded) await embedded.stop().catch(() => {});
-    say("stopped");
-    process.exit(code);
-  };
-  process.on("SIGINT", () => void stopAll(0));
-  process.on("SIGTERM", () => void stopAll(0));
+  // After the embedded Postgres: a first run's initdb removes every SIGINT/SIGTERM listener
+  // (lib/platform/embedded-postgres.ts).
+  process.on("SIGINT", () => void stopAll(0, "SIGINT"));
+  process.on("SIGTERM", () => void stopAll(0, "SIGTERM"));
+  process.on("SIGHUP", () => void stopAll(0, "SIGHUP"));
 
   const url = `http://localhost:${port}`;
   let setupLink: string | null = null;
@@ -74,51 +81,35 @@ async function main() {
     say(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
     setupLink = await setupLinkIfPending(url);
   } catch (err) {
-    console.error(`[eventrail] ${(err as Error).message}`);
-    await stopAll(1);
+    warn((err as Error).message);
+    await stopAll(1, "start-up failed");
     return;
   }
+  if (stopping) return;
 
   const env = withNodeOptions({ ...process.env, NODE_ENV: "production" });
-  const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
-  const web = spawn(bin("next"), ["start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"], {
-    cwd: root,
-    env: { ...env, EVENTRAIL_PROCESS: "web" },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  children.push(web);
-  web.on("exit", (code) => {
-    if (!stopping) {
-      console.error(`[eventrail] web app exited (${code}); shutting down`);
-      void stopAll(1);
-    }
-  });
-
-  const startWorker = () => {
-    const worker = spawn(process.execPath, [...TS_NODE_ARGS, "worker/index.ts"], {
-      cwd: root,
-      env: { ...env, EVENTRAIL_PROCESS: "worker" },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    children.push(worker);
-    worker.on("exit", (code) => {
-      children.splice(children.indexOf(worker), 1);
-      if (!stopping) {
-        console.error(`[eventrail] worker exited (${code}); restarting in 2s`);
-        setTimeout(() => !stopping && startWorker(), 2_000);
-      }
-    });
-  };
-  startWorker();
+  // Each child is a Node script; adding one is one more entry (scripts/lib/supervisor.ts).
+  const specs: ChildSpec[] = [
+    {
+      name: "web app",
+      // Not through node_modules/.bin: `next` runs under our node so the supervisor's preload applies.
+      args: [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"],
+      env: { ...env, EVENTRAIL_PROCESS: "web" },
+    },
+    { name: "worker", args: [...TS_NODE_ARGS, "worker/index.ts"], env: { ...env, EVENTRAIL_PROCESS: "worker" } },
+  ];
+  children = supervise(specs, { cwd: root, say, warn, onStartFailure: (reason) => void stopAll(1, reason) });
 
   try {
-    await waitForHealth(url, web);
+    await waitForHealth(url);
+    if (stopping) return;
+    children.markStarted();
     say(`ready: ${url}`);
     // A fresh install is claimed with the one-time code in this link (docs/operations.md#first-run).
     if (setupLink) say(`first run: create the owner account at ${setupLink}`);
   } catch (err) {
-    console.error(`[eventrail] ${(err as Error).message}`);
-    await stopAll(1);
+    warn((err as Error).message);
+    await stopAll(1, "start-up failed");
   }
 }
 
