@@ -71,7 +71,9 @@ describe("audience syncs", () => {
     const jobs = await pool().query(`SELECT data FROM pgboss.job WHERE name = 'audience-sync' AND data->>'syncId' = $1`, [queued.id]);
     expect(jobs.rows).toHaveLength(1);
 
+    const runFrom = Date.now();
     const r = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, trigger: "created" });
+    const runTo = Date.now();
     expect(r).toMatchObject({ status: "completed", size: 3, entered: 3, exited: 0, sent: 3 });
     const sent = await sentBy(queued.id, "pro_buyers");
     expect(pairs(sent)).toEqual(["u1=true", "u2=true", "u3=true"]);
@@ -96,7 +98,13 @@ describe("audience syncs", () => {
 
     const [sync] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
     expect(sync).toMatchObject({ id: queued.id, status: "completed", initial: true, entered: 3, exited: 0, sent: 3, total: 3, size: 3 });
-    expect(sync.durationMs).toBeGreaterThanOrEqual(0);
+    // Its duration runs from when it was asked for to when it finished, during this run (the
+    // database keeps milliseconds, rounded: 1 ms of slack on the end).
+    expect(sync.startedAt).toBe(queued.startedAt);
+    const finished = Date.parse(sync.finishedAt!);
+    expect(finished).toBeGreaterThanOrEqual(runFrom);
+    expect(finished).toBeLessThanOrEqual(runTo + 1);
+    expect(sync.durationMs).toBe(finished - Date.parse(sync.startedAt));
   });
 
   it("later syncs send exactly who entered (true) and who left (false); no change sends nothing", async () => {

@@ -1,36 +1,79 @@
-import { describe, expect, it } from "vitest";
+// Fake timers: the patience is a timer, and on a loaded 2-core machine real timers of 1 ms and
+// 50 ms can fire in either order. Rounds here are promises the test settles itself.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { drainLateRounds, settleWithin, trackLate } from "./detach";
 
-const resolveAfter = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(v), ms));
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** The promise's value once it has settled, or "pending". */
+function watch<T>(p: Promise<T>) {
+  let state: { value: T } | "pending" = "pending";
+  p.then((value) => (state = { value }));
+  return () => state;
+}
 
 describe("settleWithin", () => {
-  it("returns at once when everything settles early", async () => {
-    const t = Date.now();
-    expect(await settleWithin([Promise.resolve(1), resolveAfter(5, 2)], 5_000)).toEqual({ done: [1, 2], late: [] });
-    expect(Date.now() - t).toBeLessThan(4_000);
+  it("returns as soon as everything settles, without waiting out the patience", async () => {
+    const second = deferred<number>();
+    const result = watch(settleWithin([Promise.resolve(1), second.promise], 5_000));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(result()).toBe("pending");
+    second.resolve(2);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result()).toEqual({ value: { done: [1, 2], late: [] } });
+    expect(vi.getTimerCount()).toBe(0);
   });
 
-  it("hands back the slow ones as late after the patience", async () => {
-    const slow = resolveAfter(400, "slow");
-    const r = await settleWithin([Promise.resolve("a"), slow, resolveAfter(1, "b")], 50);
-    expect(r).toEqual({ done: ["a", "b"], late: [1] });
-    expect(await slow).toBe("slow");
+  it("hands back the slow ones as late once the patience is over", async () => {
+    const slow = deferred<string>();
+    const quick = deferred<string>();
+    const result = watch(settleWithin([Promise.resolve("a"), slow.promise, quick.promise], 50));
+    quick.resolve("b");
+    await vi.advanceTimersByTimeAsync(49);
+    expect(result()).toBe("pending");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result()).toEqual({ value: { done: ["a", "b"], late: [1] } });
+    slow.resolve("slow");
+    expect(await slow.promise).toBe("slow");
   });
 
   it("rejects when a round fails within the patience (the job is retried)", async () => {
-    await expect(settleWithin([Promise.reject(new Error("db down")), resolveAfter(1, 1)], 1_000)).rejects.toThrow("db down");
+    const pending = deferred<number>();
+    const settled = settleWithin([Promise.reject(new Error("db down")), pending.promise], 1_000);
+    await expect(settled).rejects.toThrow("db down");
   });
 });
 
 describe("late recordings", () => {
   it("are waited for by drainLateRounds", async () => {
-    let done = false;
+    const recording = deferred<void>();
+    let recorded = false;
     trackLate(
-      resolveAfter(30, null).then(() => {
-        done = true;
+      recording.promise.then(() => {
+        recorded = true;
       }),
     );
-    await drainLateRounds();
-    expect(done).toBe(true);
+    const drained = watch(drainLateRounds());
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(drained()).toBe("pending");
+    recording.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(drained()).toEqual({ value: undefined });
+    expect(recorded).toBe(true);
   });
 });
