@@ -257,6 +257,28 @@ describe("outcomes", () => {
     expect(detail.attempts[1].outcome).toBe("success");
   });
 
+  it("a receiver that answers headers at once, then trickles its body for 9 s: a timeout at the 5 s whole-exchange deadline", async () => {
+    // The per-read body timeout never fires here (a byte every 300 ms); only the deadline on the
+    // whole exchange (docs/webhooks.md#outcomes) ends it.
+    const rx = await receiver((_r, i) => (i === 0 ? { status: 200, trickle: { bytes: 30, everyMs: 300 } } : { status: 200 }));
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const [rowId] = await ctx.send(dest.id, [{ type: "track", userId: "u", event: "Trickle" }]);
+    const detail = await ctx.settled(rowId, { timeoutMs: 60_000 });
+    expect(detail.attempts[0]).toMatchObject({ errorKind: "timeout", outcome: "retry", responseStatus: null });
+    expect(detail.attempts[0].errorText).toMatch(/5 s/);
+    expect(detail.attempts[1].outcome).toBe("success");
+  });
+
+  it("keeps the first 64 KB of a larger response body in the attempt log", async () => {
+    const body = "a".repeat(64 * 1024) + "b".repeat(36 * 1024);
+    const rx = await receiver(() => ({ status: 200, body }));
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const [rowId] = await ctx.send(dest.id, [{ type: "track", userId: "u", event: "Big Answer" }]);
+    const detail = await ctx.settled(rowId);
+    expect(detail.attempts[0].outcome).toBe("success");
+    expect(detail.attempts[0].responseBody).toBe(body.slice(0, 64 * 1024));
+  });
+
   it("connection refused is retried; disabling the destination ends it failed with a reason", async () => {
     const port = await freePort();
     const dest = await ctx.destination({ urls: [`http://127.0.0.1:${port}/hook`] });

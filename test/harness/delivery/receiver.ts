@@ -8,7 +8,16 @@ import os from "node:os";
 import path from "node:path";
 
 export type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; body: string; at: number };
-export type Reply = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | "hang";
+export type Reply =
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      body?: string;
+      delayMs?: number;
+      /** Send the headers at once, then one byte of body every `everyMs`, `bytes` times, then end. */
+      trickle?: { bytes: number; everyMs: number };
+    }
+  | "hang";
 export type Responder = (req: Received, index: number) => Reply;
 
 export type Receiver = {
@@ -71,12 +80,29 @@ function handler(state: { respond: Responder; requests: Received[] }) {
       if (reply === "hang") return; // never answers; the client's timeout ends it
       const answer = () => {
         res.writeHead(reply.status, reply.headers ?? {});
+        if (reply.trickle) return trickle(res, reply.trickle);
         res.end(reply.body ?? "");
       };
       if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
     });
   };
+}
+
+/** Bounded: stops at `bytes`, or as soon as the client goes away. */
+function trickle(res: http.ServerResponse, { bytes, everyMs }: { bytes: number; everyMs: number }) {
+  res.flushHeaders();
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || sent >= bytes) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(".");
+    sent++;
+  }, everyMs);
+  res.on("close", () => clearInterval(timer));
 }
 
 export async function startReceiver(respond: Responder = () => ({ status: 200, body: "ok" })): Promise<Receiver> {
