@@ -5,26 +5,37 @@
 const fs = require("node:fs");
 
 const supervisor = Number(process.env.EVENTRAIL_SUPERVISOR_PID);
-// Only a direct child of start.ts watches: processes these children start themselves inherit the
-// environment but have a parent of their own.
-if (supervisor > 1 && process.ppid === supervisor) {
-  const parentPid = () => {
-    try {
-      const stat = fs.readFileSync("/proc/self/stat", "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    } catch {
-      try {
-        process.kill(supervisor, 0);
-        return supervisor;
-      } catch {
-        return null;
-      }
-    }
-  };
-  const timer = setInterval(() => {
-    if (parentPid() === supervisor) return;
-    clearInterval(timer);
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+
+/** The current parent: `process.ppid` is read once at start-up and never changes. */
+function parentPid() {
+  try {
+    const stat = fs.readFileSync("/proc/self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return alive(supervisor) ? supervisor : null; // no procfs (macOS)
+  }
+}
+
+if (supervisor > 1) {
+  if (process.ppid === supervisor) {
+    const timer = setInterval(() => {
+      if (parentPid() === supervisor) return;
+      clearInterval(timer);
+      process.kill(process.pid, "SIGTERM");
+    }, 500);
+    timer.unref();
+  } else if (!alive(supervisor)) {
+    // start.ts died while this process was booting: there is nobody to run for. (A process one of
+    // the children started has a parent of its own while start.ts lives, and is left alone.)
     process.kill(process.pid, "SIGTERM");
-  }, 500);
-  timer.unref();
+  }
 }

@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isRunning } from "../../test/harness/processes";
 import { waitFor } from "../../test/harness/stack";
-import { describeExit, restartDelayMs, supervise } from "./supervisor";
+import { TS_NODE_ARGS } from "./runtime";
+import { describeExit, PRELOAD, restartDelayMs, supervise } from "./supervisor";
 
 describe("restart backoff", () => {
   it("doubles from 1 s per quick exit in a row, up to 30 s", () => {
@@ -11,6 +15,12 @@ describe("restart backoff", () => {
     expect(describeExit(null, "SIGKILL")).toBe("killed by SIGKILL");
     expect(describeExit(134, null)).toBe("exit code 134");
   });
+});
+
+/** Children these tests start; a failed assertion must not leave one running. */
+const spawned: number[] = [];
+afterAll(() => {
+  for (const pid of spawned.filter(isRunning)) process.kill(pid, "SIGKILL");
 });
 
 describe("supervise", () => {
@@ -46,5 +56,37 @@ describe("supervise", () => {
     await children.stop();
     expect(failures).toEqual(["the web app exited during start-up (exit code 2)"]);
     expect(log.lines.filter((l) => l.includes("started"))).toHaveLength(1);
+  });
+
+  it("gives each child SIGTERM when the supervisor itself is killed outright", { timeout: 30_000 }, async () => {
+    // A supervisor in a process of its own, running a child that would otherwise run forever.
+    const script = `
+      import { supervise } from ${JSON.stringify(path.join(import.meta.dirname, "supervisor.ts"))};
+      supervise([{ name: "sleeper", args: ["-e", "console.log('sleeper up'); setInterval(() => {}, 1000)"], env: process.env }], {
+        cwd: process.cwd(), say: console.log, warn: console.error, onStartFailure: () => {},
+      }).markStarted();`;
+    const supervisor = spawn(process.execPath, [...TS_NODE_ARGS, "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    supervisor.stdout.on("data", (d) => (out += d));
+    await waitFor(async () => out.includes("sleeper up"), { timeoutMs: 20_000, what: "the child" });
+    const pid = Number(/sleeper started \(pid (\d+)\)/.exec(out)![1]);
+    spawned.push(pid);
+    supervisor.kill("SIGKILL");
+    await waitFor(async () => !isRunning(pid), { timeoutMs: 10_000, what: "the orphaned child to exit" });
+  });
+
+  it("a child whose supervisor died before it booted stops at once", async () => {
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.once("exit", resolve));
+    const child = spawn(process.execPath, ["--require", PRELOAD, "-e", "setInterval(() => {}, 1000)"], {
+      env: { ...process.env, EVENTRAIL_SUPERVISOR_PID: String(gone.pid) },
+    });
+    spawned.push(child.pid!);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.once("exit", (c, sig) => resolve([c, sig])),
+    );
+    expect({ code, signal }).toEqual({ code: null, signal: "SIGTERM" });
   });
 });

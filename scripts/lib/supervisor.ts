@@ -38,7 +38,8 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
   return signal ? `killed by ${signal}` : `exit code ${code}`;
 }
 
-const PRELOAD = path.join(import.meta.dirname, "exit-with-supervisor.cjs");
+/** Stops a child when start.ts is gone (see the file). */
+export const PRELOAD = path.join(import.meta.dirname, "exit-with-supervisor.cjs");
 
 export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
   const running = new Map<string, ChildProcess>();
