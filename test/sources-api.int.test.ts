@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, ApiClient, SETUP_CODE, startStack, type Stack } from "./harness/stack";
 
@@ -102,7 +103,7 @@ describe("sources API", () => {
     expect((await admin.request("POST", "/api/workspaces", { name: "" })).status).toBe(422);
   });
 
-  it("requires the CSRF token for cookie-authenticated changes", async () => {
+  it("requires the CSRF token for cookie-authenticated changes, and refuses an expired session", async () => {
     // A session cookie from the first-run setup of this fresh database.
     const setup = await fetch(`${stack.app.url}/api/auth/setup`, {
       method: "POST",
@@ -125,6 +126,16 @@ describe("sources API", () => {
       body: '{"name":"x"}',
     });
     expect(withCsrf.status).toBe(201);
+
+    // Once the session has expired (docs/management-api.md#sessions), its cookie is refused by the
+    // API and the dashboard alike, however valid the token in it.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    await db.query(`UPDATE sessions SET expires_at = now() - interval '1 second'`).finally(() => db.end());
+    expect((await fetch(`${stack.app.url}/api/sources`, { headers: { cookie } })).status).toBe(401);
+    const page = await fetch(`${stack.app.url}/sources`, { headers: { cookie }, redirect: "manual" });
+    expect(page.status).toBe(307);
+    expect(new URL(page.headers.get("location")!, stack.app.url).pathname).toBe("/login");
     // A second setup is refused once the owner exists.
     const again = await fetch(`${stack.app.url}/api/auth/setup`, {
       method: "POST",
