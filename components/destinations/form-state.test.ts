@@ -30,6 +30,7 @@ const stored: DestinationDto = {
   enabled: true,
   mode: "any",
   retryWindowMinutes: 240,
+  filter: { types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

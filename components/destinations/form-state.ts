@@ -4,7 +4,9 @@ import {
   destinationDuplicatesSchema,
   destinationInputSchema,
   destinationPatchSchema,
+  FILTER_TYPES,
   type DestinationDto,
+  type DestinationFilter,
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
 
@@ -16,6 +18,24 @@ import {
 export type WriteOnlyState = { action: "keep" | "replace" | "remove"; value: string; stored: WriteOnlyValue | null };
 
 export type HeaderRow = { name: string } & WriteOnlyState;
+
+/** The filter as the form edits it: event names typed one per line. */
+export type FilterState = { types: string[]; eventMode: DestinationFilter["events"]["mode"]; eventNames: string };
+
+const allCalls = (): FilterState => ({ types: [...FILTER_TYPES], eventMode: "all", eventNames: "" });
+
+/** Lines typed → names; blank lines are not names. */
+const namesOf = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+
+/** The API's filter: null when it lets every call through (docs/routing.md#destination-filters). */
+export function filterToInput(f: FilterState): unknown {
+  if (f.types.length === FILTER_TYPES.length && f.eventMode === "all") return null;
+  return { types: f.types, events: { mode: f.eventMode, names: f.eventMode === "all" ? [] : namesOf(f.eventNames) } };
+}
 
 /** What the destination form edits: strings where the user types, turned into API input on submit. */
 export type FormState = {
@@ -29,6 +49,7 @@ export type FormState = {
   mode: "any" | "every";
   retryWindowMinutes: string;
   sourceIds: string[];
+  filter: FilterState;
 };
 
 const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
@@ -45,6 +66,7 @@ export const emptyForm = (): FormState => ({
   mode: "any",
   retryWindowMinutes: "240",
   sourceIds: [],
+  filter: allCalls(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -60,6 +82,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   mode: d.mode,
   retryWindowMinutes: String(d.retryWindowMinutes),
   sourceIds: [...d.sourceIds],
+  filter: { types: [...d.filter.types], eventMode: d.filter.events.mode, eventNames: d.filter.events.names.join("\n") },
 });
 
 /** A kept value is left out (undefined: unchanged); a removed one is sent as "" (removed); a typed one as typed. */
@@ -80,6 +103,7 @@ export function formToInput(f: FormState) {
     mode: f.mode,
     retryWindowMinutes: f.retryWindowMinutes.trim() === "" ? Number.NaN : Number(f.retryWindowMinutes),
     sourceIds: f.sourceIds,
+    filter: filterToInput(f.filter),
   };
 }
 
