@@ -140,6 +140,16 @@ export function generateStandardSecret(): string {
 /** "set · ••••abcd", or "set" for a value too short to show any of it. */
 export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.last4 ? `set · ••••${hint.last4}` : "set");
 
+/** "All calls", or "track and identify calls; track events except Heartbeat, Ping": a filter as people say it. */
+export function describeFilter(f: DestinationFilter): string {
+  const all = f.types.length === FILTER_TYPES.length;
+  if (all && f.events.mode === "all") return "All calls";
+  const types = all ? "All call types" : `${f.types.slice(0, -1).join(", ")}${f.types.length > 1 ? " and " : ""}${f.types.at(-1)} calls`;
+  if (f.events.mode === "all") return types;
+  const names = f.events.names.join(", ");
+  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}`;
+}
+
 /** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */
 export function describeMinutes(raw: string): string | null {
   const m = Number(raw);
