@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { destinationFilterSchema, FILTER_TYPES, RECEIVE_ALL } from "../destinations/contract";
+import { destinationFilterSchema, FILTER_TYPES, RECEIVE_ALL, type DestinationFilter } from "../destinations/contract";
 import { filterAllows, filterVerdict } from "./destination-filter";
 import { routeMessage } from "./route-message";
 
@@ -13,6 +13,10 @@ describe("filterVerdict", () => {
       expect(filterAllows(undefined, { type })).toBe(true);
       expect(filterAllows(RECEIVE_ALL, { type, event: null })).toBe(true);
     }
+  });
+  it("filters nothing when the stored filter is not one the contract writes", () => {
+    const odd = [{}, { types: "track" }, { types: ["page"] }, { types: ["page"], events: null }] as unknown as DestinationFilter[];
+    for (const f of odd) expect(filterAllows(f, { type: "track", event: "A" })).toBe(true);
   });
   it("passes only the chosen call types", () => {
     const f = filter(["track", "identify"]);
