@@ -86,9 +86,9 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   await expect(page.getByTestId("write-key")).not.toHaveText(shown);
   const oldKey = page.getByRole("status", { name: "Old write key" });
   await expect(oldKey).toContainText(`${shown.slice(0, 6)}••••`);
-  // A countdown: "59 min 58 s", then less.
+  // A countdown: "59 min 58 s", then less (a loaded machine may take a while to get here).
   const left = page.getByTestId("grace-left");
-  await expect(left).toHaveText(/^59 min \d+ s$/);
+  await expect(left).toHaveText(/^5\d min \d+ s$/);
   const before = await left.textContent();
   await expect(left).not.toHaveText(before!);
   const withOldKey = await page.request.post("/v1/track", {
