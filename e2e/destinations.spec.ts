@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { api, createSource } from "./api";
+import { api, createSource, sendBatch } from "./api";
 import { isPhone } from "./checks";
 import { shot } from "./shot";
 
@@ -82,8 +82,30 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   const standardSecret = await page.getByLabel("Signing secret", { exact: true }).inputValue();
   expect(standardSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
+  // With several URLs, the delivery mode says in place what Any URL means.
+  await expect(page.getByRole("note").filter({ hasText: "With Any URL" })).toContainText("a URL that is down at that moment misses it");
   await page.getByRole("radio", { name: /Every URL/ }).check();
+  await expect(page.getByText("With Every URL, each of the 2 URLs gets every event")).toBeVisible();
+
+  // Saving with no source asks first (such a destination receives nothing); going back shows why in place.
+  await page.getByRole("button", { name: "Create destination" }).click();
+  const noSource = page.getByRole("dialog", { name: "Save without a source?" });
+  await noSource.getByRole("button", { name: "Cancel" }).click();
+  await expect(noSource).toBeHidden();
+  await expect(page.getByText("No source is checked: this destination will receive no calls")).toBeVisible();
   await page.getByRole("checkbox", { name: sourceName }).check();
+  await expect(page.getByText("No source is checked")).toHaveCount(0);
+
+  // A filter: no page calls, no Heartbeat events; the preview counts the source's recent calls.
+  await sendBatch(page, source.writeKey, [
+    { type: "track", userId: "f", event: "Order Completed" },
+    { type: "track", userId: "f", event: "Heartbeat" },
+    { type: "page", userId: "f", name: "Home" },
+  ]);
+  await page.getByRole("checkbox", { name: "page", exact: true }).uncheck();
+  await page.getByRole("radio", { name: "All events except these" }).check();
+  await page.getByLabel("Events to leave out").fill("Heartbeat");
+  await expect(page.getByTestId("filter-preview")).toHaveText("1 of the last 3 calls of its sources would be sent here.");
   await page.getByRole("button", { name: "Create destination" }).click();
 
   await expect(page.getByRole("heading", { name: "Orders service", exact: true })).toBeVisible();
@@ -101,7 +123,9 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
     retryWindowMinutes: 90,
     enabled: true,
     sourceIds: [source.id],
+    filter: { types: ["track", "identify", "screen", "group", "alias"], events: { mode: "exclude", names: ["Heartbeat"] } },
   });
+  await expect(page.locator("dl").getByText("track, identify, screen, group and alias calls; track events except Heartbeat")).toBeVisible();
   await expect(page.locator("dl").getByText("https://backup.example.com/webhooks")).toBeVisible();
   // Each URL also has its health line (no attempts yet).
   await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("https://backup.example.com/webhooks")).toBeVisible();

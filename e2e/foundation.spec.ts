@@ -77,10 +77,30 @@ test("fresh install: set up the owner, log in, create a source and copy its writ
   await rotate.getByRole("button", { name: "Cancel" }).click();
   await expect(rotate).toBeHidden();
   await expect(page.getByTestId("write-key")).toHaveText(shown);
+  // The old key can keep working for a grace period, so clients move without a failed call.
   await page.getByRole("button", { name: "Rotate" }).click();
+  await rotate.getByRole("radio", { name: "1 hour" }).check();
+  await expect(rotate.getByText("Clients can keep sending with the current key for 1 hour")).toBeVisible();
   await rotate.getByRole("button", { name: "Rotate write key" }).click();
   await expect(rotate).toBeHidden();
   await expect(page.getByTestId("write-key")).not.toHaveText(shown);
+  const oldKey = page.getByRole("status", { name: "Old write key" });
+  await expect(oldKey).toContainText(`${shown.slice(0, 6)}••••`);
+  // A countdown: "59 min 58 s", then less (a loaded machine may take a while to get here).
+  const left = page.getByTestId("grace-left");
+  await expect(left).toHaveText(/^5\d min \d+ s$/);
+  const before = await left.textContent();
+  await expect(left).not.toHaveText(before!);
+  const withOldKey = await page.request.post("/v1/track", {
+    headers: { authorization: `Basic ${Buffer.from(`${shown}:`).toString("base64")}` },
+    data: { userId: "e2e-user", event: "Old Key Still Works" },
+  });
+  expect(withOldKey.status()).toBe(200);
+  await shot(page, "source-rotated");
+
+  // The only source is checked on a new destination, so it does not silently receive nothing.
+  await page.goto("/destinations/new");
+  await expect(page.getByRole("checkbox", { name: "Backend" })).toBeChecked();
 
   // So is revoking an API token.
   await page.getByRole("link", { name: "Settings" }).click();

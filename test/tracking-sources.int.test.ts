@@ -150,6 +150,57 @@ describe("write keys", () => {
   });
 });
 
+describe("write key rotation with a grace period", () => {
+  it("keeps the old key working until the grace period ends, then answers it 401; the new key works throughout", async () => {
+    const source = await createSource(api, "graceful");
+    const send = (key: string, userId: string) => postTracking(stack.app.url, "/v1/identify", { userId }, { writeKey: key });
+    const rotated = await api.post(`/api/sources/${source.id}/rotate-key`, { graceMinutes: 60 });
+    expect(rotated.writeKey).not.toBe(source.writeKey);
+    expect(rotated.previousWriteKey.prefix).toBe(source.writeKey.slice(0, 6));
+    const left = new Date(rotated.previousWriteKey.expiresAt).getTime() - Date.now();
+    expect(left).toBeGreaterThan(55 * 60_000);
+    expect(left).toBeLessThanOrEqual(60 * 60_000);
+    // The whole old key is never shown again.
+    expect(JSON.stringify(await api.get(`/api/sources/${source.id}`))).not.toContain(source.writeKey);
+
+    expect((await send(source.writeKey, "old-key")).status).toBe(200);
+    expect((await send(rotated.writeKey, "new-key")).status).toBe(200);
+    // Both keys name the same source: the old key's calls are stored (and routed) as the source's.
+    expect((await storedMessages(db, source.id)).map((m) => m.user_id).sort()).toEqual(["new-key", "old-key"]);
+
+    // The grace period ends (set in the database, whose clock the Tracking API compares with).
+    await db.query("UPDATE sources SET previous_write_key_expires_at = now() - interval '1 second' WHERE id = $1", [source.id]);
+    expect((await send(source.writeKey, "old-key-late")).status).toBe(401);
+    expect((await send(rotated.writeKey, "new-key-late")).status).toBe(200);
+    expect((await api.get(`/api/sources/${source.id}`)).previousWriteKey).toBeNull();
+
+    // No grace period: the key being replaced stops at once, and so does any older one still in its grace.
+    const second = await api.post(`/api/sources/${source.id}/rotate-key`, { graceMinutes: 1440 });
+    expect((await send(rotated.writeKey, "grace-again")).status).toBe(200);
+    const third = await api.post(`/api/sources/${source.id}/rotate-key`, { graceMinutes: 0 });
+    expect(third.previousWriteKey).toBeNull();
+    expect((await send(rotated.writeKey, "x")).status).toBe(401);
+    expect((await send(second.writeKey, "x")).status).toBe(401);
+    expect((await send(third.writeKey, "third")).status).toBe(200);
+  });
+
+  it("refuses a grace period that is not 0 to 7 days in whole minutes, and rotates nothing", async () => {
+    const source = await createSource(api, "grace-checked");
+    for (const [graceMinutes, message] of [
+      [-1, "At least 0 (the old key stops at once)"],
+      [10081, "At most 10080 minutes (7 days)"],
+      [1.5, "Whole minutes"],
+      ["60", "A number of minutes"],
+    ] as const) {
+      const res = await api.request("POST", `/api/sources/${source.id}/rotate-key`, { graceMinutes });
+      expect(res.status).toBe(422);
+      expect(res.body.error.fields).toEqual({ graceMinutes: [message] });
+    }
+    expect((await api.request("POST", `/api/sources/${source.id}/rotate-key`, { grace: 5 })).status).toBe(422);
+    expect((await api.get(`/api/sources/${source.id}`)).writeKey).toBe(source.writeKey);
+  });
+});
+
 describe("source debugger", () => {
   it("lists recent calls newest first, accepted and rejected with reasons and JSON", async () => {
     const source = await createSource(api, "debugged");

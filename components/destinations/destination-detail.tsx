@@ -9,7 +9,7 @@ import { formatRate } from "@/components/ui/format";
 import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
 import { EndpointHealth } from "./endpoint-health";
-import { describeMinutes } from "./form-state";
+import { describeFilter, describeMinutes } from "./form-state";
 import { revealDestinationValue, useDeleteDestinationMutation, useDestination, useUpdateDestinationMutation } from "./hooks";
 import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
@@ -178,6 +178,9 @@ export function DestinationDetail({ id }: { id: string }) {
                     </Link>
                   </span>
                 )}
+              </Row>
+              <Row label="Receives">
+                <span className="[overflow-wrap:anywhere]">{describeFilter(d.filter)}</span>
               </Row>
             </dl>
           </Card>

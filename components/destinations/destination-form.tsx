@@ -8,9 +8,11 @@ import { ApiError } from "@/components/data/api-client";
 import { useFocusFirstInvalid } from "@/components/ui/use-focus-first-invalid";
 import { Button } from "@/components/ui/button";
 import { Card, ErrorNote } from "@/components/ui/card";
-import { Field, FieldError, Input } from "@/components/ui/field";
-import { useSources } from "@/components/sources/hooks";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { Field, Input } from "@/components/ui/field";
+import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
+import { SourcePicker } from "./source-picker";
 import {
   describeMinutes,
   emptyForm,
@@ -45,7 +47,8 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
   const [form, setForm] = useState<FormState>(() => (destination ? formFromDestination(destination) : emptyForm()));
   const [errors, setErrors] = useState<Record<string, string[] | undefined>>({});
   const [submitted, setSubmitted] = useState(false);
-  const sources = useSources();
+  // Saving with no source connected is confirmed first: such a destination receives nothing.
+  const [confirmNoSource, setConfirmNoSource] = useState(false);
 
   const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
   const reveal = destination
@@ -94,8 +97,9 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         e.preventDefault();
         setSubmitted(true);
         // Every error at once, and focus on the first: the user fixes them top to bottom.
-        if (validate(form)) submit(formToInput(form));
-        else focusFirstInvalid();
+        if (!validate(form)) focusFirstInvalid();
+        else if (form.sourceIds.length === 0) setConfirmNoSource(true);
+        else submit(formToInput(form));
       }}
     >
       {errorCount > 0 ? (
@@ -163,6 +167,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
               </label>
             ))}
           </div>
+          {form.urls.length > 1 ? (
+            <p role="note" className="mt-2 text-xs text-slate-600">
+              {form.mode === "any"
+                ? `With Any URL, each event goes to all ${form.urls.length} URLs at once and counts as delivered as soon as one answers 2xx: a URL that is down at that moment misses it and is not retried. Choose Every URL if each URL must get every event.`
+                : `With Every URL, each of the ${form.urls.length} URLs gets every event, and a URL that is down is retried on its own until it answers 2xx.`}
+            </p>
+          ) : null}
         </fieldset>
       </Section>
 
@@ -255,51 +266,34 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         title="Sources"
         description={`Calls from the checked sources are sent here. A source sends to at most ${DESTINATION_LIMITS.perSource} destinations; a workspace has at most ${DESTINATION_LIMITS.perWorkspace}.`}
       >
-        {sources.isPending ? (
-          <p className="text-sm text-slate-500">Loading sources…</p>
-        ) : sources.isError ? (
-          <ErrorNote error={sources.error} />
-        ) : sources.data.length === 0 ? (
-          <p className="text-sm text-slate-500">
-            No sources yet.{" "}
-            <Link href="/sources" className="text-indigo-700 underline">
-              Create a source
-            </Link>{" "}
-            to receive calls; you can still save and test-send.
-          </p>
-        ) : (
-          <fieldset>
-            <legend className="sr-only">Connected sources</legend>
-            <div className="grid gap-2 sm:grid-cols-2">
-              {sources.data.map((s) => {
-                // The server names a refused source by its place in the list (`sourceIds.2`: not ours, or at its fan-out limit).
-                const sourceError = fieldError(`sourceIds.${form.sourceIds.indexOf(s.id)}`);
-                return (
-                  <div key={s.id}>
-                    <label className="flex items-center gap-2 rounded-md px-3 py-2 text-sm ring-1 ring-inset ring-slate-200 hover:bg-slate-50">
-                      <input
-                        type="checkbox"
-                        checked={form.sourceIds.includes(s.id)}
-                        aria-invalid={!!sourceError || !!fieldError("sourceIds")}
-                        aria-describedby={
-                          sourceError ? `dest-source-${s.id}-error` : fieldError("sourceIds") ? "dest-sources-error" : undefined
-                        }
-                        onChange={(e) =>
-                          update({ sourceIds: e.target.checked ? [...form.sourceIds, s.id] : form.sourceIds.filter((x) => x !== s.id) })
-                        }
-                      />
-                      <bdi className="min-w-0 break-words">{s.name}</bdi>
-                      {!s.enabled ? <span className="text-xs text-slate-500">(disabled)</span> : null}
-                    </label>
-                    <FieldError id={`dest-source-${s.id}-error`} message={sourceError} className="mt-1" />
-                  </div>
-                );
-              })}
-            </div>
-          </fieldset>
-        )}
-        <FieldError id="dest-sources-error" message={fieldError("sourceIds")} />
+        <SourcePicker
+          sourceIds={form.sourceIds}
+          errors={errors}
+          preselectOnly={!destination}
+          onChange={(sourceIds) => update({ sourceIds })}
+        />
       </Section>
+
+      <Section
+        title="Filter"
+        description="Which calls this destination receives. Applied when a call arrives: a call the filter leaves out is never sent here."
+      >
+        <FilterFields filter={form.filter} sourceIds={form.sourceIds} errors={errors} onChange={(filter) => update({ filter })} />
+      </Section>
+
+      <ConfirmDialog
+        open={confirmNoSource}
+        title="Save without a source?"
+        confirmLabel={destination ? "Save anyway" : "Create anyway"}
+        busy={save.isPending}
+        onCancel={() => setConfirmNoSource(false)}
+        onConfirm={() => {
+          setConfirmNoSource(false);
+          submit(formToInput(form));
+        }}
+      >
+        No source is connected, so this destination will receive no calls until you connect one. Test-sends still work.
+      </ConfirmDialog>
 
       {save.error && !(save.error instanceof ApiError && save.error.fields) ? <ErrorNote error={save.error} /> : null}
       <div className="sticky bottom-0 -mx-2 flex items-center justify-end gap-2 border-t border-slate-200 bg-slate-50/95 px-2 py-3 backdrop-blur">

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { destinationInputSchema, destinationPatchSchema, type DestinationDto } from "@/lib/destinations/contract";
+import { destinationInputSchema, destinationPatchSchema, RECEIVE_ALL, type DestinationDto } from "@/lib/destinations/contract";
 import { fieldErrorsFromIssues } from "@/lib/api/field-errors";
 import {
+  describeFilter,
   describeMinutes,
   describeStored,
   emptyForm,
@@ -30,10 +31,31 @@ const stored: DestinationDto = {
   enabled: true,
   mode: "any",
   retryWindowMinutes: 240,
+  filter: { types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
   sourceIds: [],
   createdAt: "",
   updatedAt: "",
 };
+
+describe("describeFilter", () => {
+  it("says what a destination receives as people say it", () => {
+    expect(describeFilter(RECEIVE_ALL)).toBe("All calls");
+    expect(describeFilter({ types: ["track"], events: { mode: "include", names: ["Order Completed"] } })).toBe(
+      "track calls; track events only Order Completed",
+    );
+    expect(describeFilter(stored.filter)).toBe("track and identify calls; track events except Heartbeat, Ping");
+    expect(describeFilter({ ...RECEIVE_ALL, events: { mode: "exclude", names: ["Ping"] } })).toBe(
+      "All call types; track events except Ping",
+    );
+  });
+  it("round-trips the stored filter through the form, and sends null for receive-all", () => {
+    expect(formToInput(formFromDestination(stored)).filter).toEqual(stored.filter);
+    expect(formToInput(emptyForm()).filter).toBeNull();
+    const f = emptyForm();
+    f.filter = { types: ["track"], eventMode: "include", eventNames: " Order Completed \n\nSigned Up\n" };
+    expect(formToInput(f).filter).toEqual({ types: ["track"], events: { mode: "include", names: ["Order Completed", "Signed Up"] } });
+  });
+});
 
 describe("destination form state", () => {
   it("reports errors keyed by the row they belong to", () => {

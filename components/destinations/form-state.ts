@@ -4,7 +4,9 @@ import {
   destinationDuplicatesSchema,
   destinationInputSchema,
   destinationPatchSchema,
+  FILTER_TYPES,
   type DestinationDto,
+  type DestinationFilter,
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
 
@@ -16,6 +18,24 @@ import {
 export type WriteOnlyState = { action: "keep" | "replace" | "remove"; value: string; stored: WriteOnlyValue | null };
 
 export type HeaderRow = { name: string } & WriteOnlyState;
+
+/** The filter as the form edits it: event names typed one per line. */
+export type FilterState = { types: string[]; eventMode: DestinationFilter["events"]["mode"]; eventNames: string };
+
+const allCalls = (): FilterState => ({ types: [...FILTER_TYPES], eventMode: "all", eventNames: "" });
+
+/** Lines typed → names; blank lines are not names. */
+const namesOf = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+
+/** The API's filter: null when it lets every call through (docs/routing.md#destination-filters). */
+export function filterToInput(f: FilterState): unknown {
+  if (f.types.length === FILTER_TYPES.length && f.eventMode === "all") return null;
+  return { types: f.types, events: { mode: f.eventMode, names: f.eventMode === "all" ? [] : namesOf(f.eventNames) } };
+}
 
 /** What the destination form edits: strings where the user types, turned into API input on submit. */
 export type FormState = {
@@ -29,6 +49,7 @@ export type FormState = {
   mode: "any" | "every";
   retryWindowMinutes: string;
   sourceIds: string[];
+  filter: FilterState;
 };
 
 const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
@@ -45,6 +66,7 @@ export const emptyForm = (): FormState => ({
   mode: "any",
   retryWindowMinutes: "240",
   sourceIds: [],
+  filter: allCalls(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -60,6 +82,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   mode: d.mode,
   retryWindowMinutes: String(d.retryWindowMinutes),
   sourceIds: [...d.sourceIds],
+  filter: { types: [...d.filter.types], eventMode: d.filter.events.mode, eventNames: d.filter.events.names.join("\n") },
 });
 
 /** A kept value is left out (undefined: unchanged); a removed one is sent as "" (removed); a typed one as typed. */
@@ -80,6 +103,7 @@ export function formToInput(f: FormState) {
     mode: f.mode,
     retryWindowMinutes: f.retryWindowMinutes.trim() === "" ? Number.NaN : Number(f.retryWindowMinutes),
     sourceIds: f.sourceIds,
+    filter: filterToInput(f.filter),
   };
 }
 
@@ -115,6 +139,16 @@ export function generateStandardSecret(): string {
 
 /** "set · ••••abcd", or "set" for a value too short to show any of it. */
 export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.last4 ? `set · ••••${hint.last4}` : "set");
+
+/** "All calls", or "track and identify calls; track events except Heartbeat, Ping": a filter as people say it. */
+export function describeFilter(f: DestinationFilter): string {
+  const all = f.types.length === FILTER_TYPES.length;
+  if (all && f.events.mode === "all") return "All calls";
+  const types = all ? "All call types" : `${f.types.slice(0, -1).join(", ")}${f.types.length > 1 ? " and " : ""}${f.types.at(-1)} calls`;
+  if (f.events.mode === "all") return types;
+  const names = f.events.names.join(", ");
+  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}`;
+}
 
 /** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */
 export function describeMinutes(raw: string): string | null {

@@ -3,6 +3,7 @@ import {
   destinationEndpoints,
   type DestinationDto,
   type DestinationInput,
+  type DestinationFilter,
   type DestinationPatch,
   type RevealInput,
   type TestSendInput,
@@ -18,6 +19,9 @@ export const destinationKeys = {
   detail: (id: string) => [...destinationKeys.all, "detail", id] as const,
   /** Per-URL health, judged from recent attempts. */
   health: (id: string) => [...destinationKeys.all, "health", id] as const,
+  /** A filter tried against the recent calls of some sources (the form's preview). */
+  filterPreview: (sourceIds: string[], filter: DestinationFilter | null) =>
+    [...destinationKeys.all, "filter-preview", sourceIds, filter] as const,
 };
 
 export const fetchDestinations = (signal?: AbortSignal) => call(destinationEndpoints.list, { signal }).then((r) => r.destinations);
@@ -30,6 +34,19 @@ export const fetchDestinationHealth = (id: string, signal?: AbortSignal) => call
  */
 export const revealDestinationValue = (id: string, which: RevealInput) =>
   call(destinationEndpoints.reveal, { params: { id }, body: which }).then((r) => r.value);
+
+export const fetchFilterPreview = (sourceIds: string[], filter: DestinationFilter, signal?: AbortSignal) =>
+  call(destinationEndpoints.filterPreview, { body: { sourceIds, filter, limit: 200 }, signal });
+
+/** How the filter would treat the sources' recent calls; runs only for a valid filter and at least one source. */
+export function useFilterPreview(sourceIds: string[], filter: DestinationFilter | null) {
+  return useQuery({
+    queryKey: destinationKeys.filterPreview(sourceIds, filter),
+    queryFn: ({ signal }) => fetchFilterPreview(sourceIds, filter!, signal),
+    enabled: filter !== null && sourceIds.length > 0,
+    staleTime: 10_000,
+  });
+}
 
 export function useDestinations({ enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({ queryKey: destinationKeys.list(), queryFn: ({ signal }) => fetchDestinations(signal), enabled });

@@ -188,6 +188,11 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
       <div className="mt-3">
         <ErrorNote error={send.error ?? createBin.error} />
       </div>
+      {send.data && !send.data.filter.passes ? (
+        <p role="alert" className="mt-3 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 ring-1 ring-amber-200">
+          Sent because it is a test, but this destination's filter would not send a real call like it: {send.data.filter.reason}.
+        </p>
+      ) : null}
       {send.data ? <TestResult attempts={send.data.attempts} /> : null}
     </Card>
   );

@@ -70,7 +70,8 @@ export function useUpdateSourceMutation() {
 export function useRotateSourceKeyMutation() {
   const changed = useSourceChanged();
   return useMutation({
-    mutationFn: (id: string) => call(sourceEndpoints.rotateKey, { params: { id } }),
+    mutationFn: ({ id, graceMinutes }: { id: string; graceMinutes: number }) =>
+      call(sourceEndpoints.rotateKey, { params: { id }, body: { graceMinutes } }),
     onSuccess: changed,
   });
 }

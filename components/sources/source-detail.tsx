@@ -4,18 +4,17 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
-import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { CodeBlock } from "@/components/ui/json";
 import { DeleteButton } from "@/components/ui/delete-button";
-import { useDeleteSourceMutation, useRotateSourceKeyMutation, useSource, useUpdateSourceMutation } from "./hooks";
+import { useDeleteSourceMutation, useSource, useUpdateSourceMutation } from "./hooks";
+import { PreviousKeyNotice, RotateKeyButton } from "./key-rotation";
 import { SourceHealthCard } from "./source-health";
 
 export function SourceDetail({ id, children }: { id: string; children?: React.ReactNode }) {
   const router = useRouter();
   const source = useSource(id);
   const [revealed, setRevealed] = useState(false);
-  const rotate = useRotateSourceKeyMutation();
   const toggle = useUpdateSourceMutation();
   const remove = useDeleteSourceMutation();
 
@@ -65,19 +64,9 @@ export function SourceDetail({ id, children }: { id: string; children?: React.Re
             {revealed ? "Hide" : "Reveal"}
           </Button>
           <CopyButton value={s.writeKey} label="Copy write key" />
-          <ConfirmButton
-            label="Rotate"
-            title="Rotate the write key?"
-            confirmLabel="Rotate write key"
-            tone="danger"
-            busy={rotate.isPending}
-            error={rotate.error}
-            onConfirm={(close) => rotate.mutate(id, { onSuccess: close })}
-          >
-            A new key is made and the current one stops working immediately: clients still sending with it get 401 until they use the new
-            key.
-          </ConfirmButton>
+          <RotateKeyButton source={s} />
         </div>
+        {s.previousWriteKey ? <PreviousKeyNotice previous={s.previousWriteKey} /> : null}
         <ErrorNote error={toggle.error} />
         <h3 className="mt-5 text-xs font-semibold uppercase tracking-wide text-slate-500">Try it</h3>
         <div className="mt-2">

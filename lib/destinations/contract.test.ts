@@ -18,6 +18,7 @@ describe("destinationInputSchema", () => {
       sourceIds: [],
       mode: "any",
       retryWindowMinutes: 240,
+      filter: null,
     });
   });
 

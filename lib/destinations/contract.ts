@@ -97,6 +97,48 @@ const standardSecretSchema = z.string().superRefine((v, ctx) => {
 /** "" from an empty form field, or null, means "no secret": on create none is set, in a PATCH it is removed. */
 const optionalSecret = (inner: z.ZodType<string>) => z.union([z.literal("").transform(() => null), z.null(), inner]).optional();
 
+/** The call types a client sends to the Tracking API, which a destination filter chooses from. */
+export const FILTER_TYPES = ["track", "identify", "page", "screen", "group", "alias"] as const;
+export const MAX_FILTER_EVENTS = 50;
+
+/**
+ * A destination filter (docs/routing.md#destination-filters): the call types the destination
+ * receives, and for track calls all events, only the named ones (include) or all but them (exclude).
+ * Names match exactly, case included.
+ */
+export const destinationFilterSchema = z
+  .object({
+    types: z
+      .array(z.enum(FILTER_TYPES, { error: `One of ${FILTER_TYPES.join(", ")}` }))
+      .min(1, "Choose at least one call type: with none, the destination would receive nothing")
+      .refine((t) => new Set(t).size === t.length, "A call type is listed twice"),
+    events: z.object({
+      mode: z.enum(["all", "include", "exclude"], { error: 'One of "all", "include", "exclude"' }),
+      names: z
+        .array(z.string().trim().min(1, "Enter an event name").max(200, "At most 200 characters"))
+        .max(MAX_FILTER_EVENTS, `At most ${MAX_FILTER_EVENTS} event names`)
+        .default([]),
+    }),
+  })
+  .superRefine((f, ctx) => {
+    const { mode, names } = f.events;
+    if (mode !== "all" && names.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["events", "names"], message: `Name at least one track event to ${mode}` });
+    }
+    if (mode !== "all" && !f.types.includes("track")) {
+      ctx.addIssue({ code: "custom", path: ["events", "mode"], message: "Event names apply to track calls: include the track type too" });
+    }
+    const seen = new Set<string>();
+    names.forEach((n, i) => {
+      if (seen.has(n)) ctx.addIssue({ code: "custom", path: ["events", "names", i], message: "This event name is already listed" });
+      seen.add(n);
+    });
+  });
+export type DestinationFilter = z.infer<typeof destinationFilterSchema>;
+
+/** What a destination without a filter receives: every call. */
+export const RECEIVE_ALL: DestinationFilter = { types: [...FILTER_TYPES], events: { mode: "all", names: [] } };
+
 const fields = {
   name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
   urls: z.array(webhookUrlSchema).min(1, "Add at least one URL").max(MAX_URLS, `At most ${MAX_URLS} URLs`),
@@ -112,6 +154,8 @@ const fields = {
     .int("Whole minutes")
     .min(1, "At least 1 minute")
     .max(10080, "At most 10080 minutes (7 days)"),
+  /** null: every call (the default) */
+  filter: destinationFilterSchema.nullable(),
 };
 
 type Checked = { urls?: string[]; headers?: { name: string }[]; sourceIds?: string[] };
@@ -165,6 +209,7 @@ export const destinationInputSchema = z
     sourceIds: fields.sourceIds.default([]),
     mode: fields.mode.default("any"),
     retryWindowMinutes: fields.retryWindowMinutes.default(RETRY_WINDOW_DEFAULT),
+    filter: fields.filter.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -205,6 +250,8 @@ export const destinationDtoSchema = z.object({
   enabled: z.boolean(),
   mode: z.enum(["any", "every"]),
   retryWindowMinutes: z.number().int(),
+  /** Which calls it receives; a destination without a filter shows RECEIVE_ALL. */
+  filter: destinationFilterSchema,
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -263,8 +310,14 @@ export type RevealInput = z.infer<typeof revealSchema>;
 export const revealedSchema = z.object({ value: z.string() });
 export type TestSendInput = z.infer<typeof testSendSchema>;
 
-/** The test message's attempts, one per URL it went to, as the attempt log shows them. */
-export const testSendResultSchema = z.object({ attempts: z.array(attemptDetailDtoSchema) });
+/**
+ * The test message's attempts, one per URL it went to, as the attempt log shows them; `filter` says
+ * whether the destination's filter would let such a message through (a test is sent either way).
+ */
+export const testSendResultSchema = z.object({
+  attempts: z.array(attemptDetailDtoSchema),
+  filter: z.object({ passes: z.boolean(), reason: z.string().nullable() }),
+});
 export type TestSendResult = z.infer<typeof testSendResultSchema>;
 
 /**
@@ -288,6 +341,24 @@ export const destinationHealthDtoSchema = z.object({ destinationId: z.string(), 
 export type EndpointState = z.infer<typeof endpointStateSchema>;
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;
 export type DestinationHealthDto = z.infer<typeof destinationHealthDtoSchema>;
+
+/** `POST /api/destinations/filter-preview`: how a filter would treat the recent calls of some sources. */
+export const FILTER_PREVIEW_DEFAULT = 200;
+export const filterPreviewSchema = z.object({
+  sourceIds: z.array(z.string().uuid("Not a source id")).max(100, "At most 100 sources"),
+  filter: destinationFilterSchema,
+  limit: z.number().int("A whole number").min(1, "At least 1").max(1000, "At most 1000").default(FILTER_PREVIEW_DEFAULT),
+});
+export type FilterPreviewInput = z.infer<typeof filterPreviewSchema>;
+export const filterPreviewResultSchema = z.object({
+  /** The most recent calls of the sources looked at (at most `limit`), and how many of them the filter passes. */
+  considered: z.number().int(),
+  passed: z.number().int(),
+  /** The same split by call type, and for track calls by event name (the 20 most frequent). */
+  byType: z.array(z.object({ type: z.string(), considered: z.number().int(), passed: z.number().int() })),
+  byEvent: z.array(z.object({ event: z.string(), considered: z.number().int(), passed: z.number().int() })),
+});
+export type FilterPreviewResult = z.infer<typeof filterPreviewResultSchema>;
 
 const id = { path: "/api/destinations/{id}" } as const;
 
@@ -339,6 +410,14 @@ export const destinationEndpoints = {
     summary: 'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret"} or {"header": "<name>"}',
     body: revealSchema,
     response: revealedSchema,
+  }),
+  filterPreview: endpoint({
+    method: "POST",
+    path: "/api/destinations/filter-preview",
+    access: "viewer",
+    summary: "Preview a filter: how many of the recent calls of the given sources it would pass, by type and event name",
+    body: filterPreviewSchema,
+    response: filterPreviewResultSchema,
   }),
   health: endpoint({
     method: "GET",

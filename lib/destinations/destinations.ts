@@ -1,12 +1,15 @@
 import "server-only";
-import type { Prisma } from "../platform/generated/prisma/client";
+import { Prisma } from "../platform/generated/prisma/client";
 import { prisma } from "../platform/db";
 import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
 import type { SigningSettings } from "../webhooks/request";
 import {
   DESTINATION_LIMITS,
+  destinationFilterSchema,
+  RECEIVE_ALL,
   writeOnlyHint,
+  type DestinationFilter,
   type DestinationDto,
   type DestinationInput,
   type DestinationPatch,
@@ -25,6 +28,7 @@ const select = {
   enabled: true,
   mode: true,
   retryWindowMinutes: true,
+  filter: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -32,6 +36,16 @@ const select = {
 type Row = Prisma.DestinationGetPayload<{ select: typeof select }>;
 
 const storedHeaders = (r: Pick<Row, "headers">): StoredHeader[] => (Array.isArray(r.headers) ? (r.headers as StoredHeader[]) : []);
+
+/** The stored filter (written through the contract's schema); none, or one that no longer parses, receives all. */
+export const storedFilter = (raw: unknown): DestinationFilter | null => {
+  if (raw === null || raw === undefined) return null;
+  const parsed = destinationFilterSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+};
+
+/** null in the column means "every call" (docs/routing.md#destination-filters). */
+const filterColumn = (f: DestinationFilter | null) => (f === null ? Prisma.DbNull : f);
 
 /** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
@@ -45,6 +59,7 @@ const toDto = (r: Row): DestinationDto => ({
   enabled: r.enabled,
   mode: r.mode === "every" ? "every" : "any",
   retryWindowMinutes: r.retryWindowMinutes,
+  filter: storedFilter(r.filter) ?? RECEIVE_ALL,
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -121,10 +136,11 @@ export async function getDestination(opts: { workspaceId: string; id: string }):
 export async function loadSigningSettings(opts: {
   workspaceId: string;
   id: string;
-}): Promise<SigningSettings & { id: string; urls: string[] }> {
+}): Promise<SigningSettings & { id: string; urls: string[]; filter: DestinationFilter | null }> {
   const row = await findRow(opts);
   return {
     id: row.id,
+    filter: storedFilter(row.filter),
     urls: row.urls,
     headers: storedHeaders(row),
     sharedSecret: row.sharedSecret,
@@ -156,6 +172,7 @@ export async function createDestination(opts: { workspaceId: string; input: Dest
         enabled: input.enabled,
         mode: input.mode,
         retryWindowMinutes: input.retryWindowMinutes,
+        filter: filterColumn(input.filter),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -182,6 +199,7 @@ export async function updateDestination(opts: { workspaceId: string; id: string;
         ...(input.enabled !== undefined && { enabled: input.enabled }),
         ...(input.mode !== undefined && { mode: input.mode }),
         ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
+        ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
         standardWebhooks,
         standardSecret: standardSecretFor(standardWebhooks, input.standardSecret, current.standardSecret),
         ...(input.sourceIds !== undefined && {

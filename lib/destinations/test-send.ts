@@ -8,6 +8,7 @@ import { postWebhook } from "../webhooks/post";
 import { classifyAttempt } from "../webhooks/outcome";
 import type { StoredMessage } from "../webhooks/payload";
 import { buildRequest, webhookIdOf } from "../webhooks/request";
+import { filterVerdict } from "../routing/destination-filter";
 import { samplePayload } from "./samples";
 import type { TestSendInput, TestSendResult } from "./contract";
 import { loadSigningSettings } from "./destinations";
@@ -15,7 +16,8 @@ import { loadSigningSettings } from "./destinations";
 /**
  * "Send test": one sample message of a type, sent now from this process to the destination's URLs
  * (or only `url`), signed like real deliveries. It is stored as a message of origin "test" with a
- * delivery, so its attempts sit in the attempt log like any other; it is never retried.
+ * delivery, so its attempts sit in the attempt log like any other; it is never retried. The
+ * destination's filter does not stop it; the result says whether it would stop a real call like it.
  */
 export async function sendTestMessage(opts: { workspaceId: string; destinationId: string; input: TestSendInput }): Promise<TestSendResult> {
   const dest = await loadSigningSettings({ workspaceId: opts.workspaceId, id: opts.destinationId });
@@ -94,5 +96,14 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
       delivered_at: ok ? new Date().toISOString() : null,
     },
   ]);
-  return { attempts: await listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId, deliveryId }) };
+  // A test is sent whatever the filter says (it tests the endpoint), and says when real calls like it would not be.
+  // Delete notices follow the deletion rule, not filters (docs/routing.md#destination-filters).
+  const verdict =
+    type === "delete"
+      ? ({ passes: true } as const)
+      : filterVerdict(dest.filter, { type, event: typeof payload.event === "string" ? payload.event : null });
+  return {
+    attempts: await listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId, deliveryId }),
+    filter: { passes: verdict.passes, reason: verdict.passes ? null : verdict.reason },
+  };
 }

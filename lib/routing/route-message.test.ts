@@ -7,22 +7,22 @@ const other = { id: "d-other", enabled: true };
 
 describe("routeMessage", () => {
   it("sends to every enabled connected destination by default", () => {
-    expect(routeMessage({}, [on, off, other])).toEqual(["d-on", "d-other"]);
-    expect(routeMessage({ integrations: {} }, [on])).toEqual(["d-on"]);
-    expect(routeMessage({ integrations: null }, [on])).toEqual(["d-on"]);
+    expect(routeMessage({ type: "identify" }, [on, off, other])).toEqual(["d-on", "d-other"]);
+    expect(routeMessage({ type: "identify", integrations: {} }, [on])).toEqual(["d-on"]);
+    expect(routeMessage({ type: "identify", integrations: null }, [on])).toEqual(["d-on"]);
   });
   it("sends nowhere without connected destinations", () => {
-    expect(routeMessage({}, [])).toEqual([]);
-    expect(routeMessage({}, [off])).toEqual([]);
+    expect(routeMessage({ type: "identify" }, [])).toEqual([]);
+    expect(routeMessage({ type: "identify" }, [off])).toEqual([]);
   });
   it("honours Webhooks: false, and Webhooks: true over All: false", () => {
-    expect(routeMessage({ integrations: { Webhooks: false } }, [on])).toEqual([]);
-    expect(routeMessage({ integrations: { All: false } }, [on])).toEqual([]);
-    expect(routeMessage({ integrations: { All: false, Webhooks: true } }, [on])).toEqual(["d-on"]);
-    expect(routeMessage({ integrations: { All: true, Webhooks: false } }, [on])).toEqual([]);
+    expect(routeMessage({ type: "identify", integrations: { Webhooks: false } }, [on])).toEqual([]);
+    expect(routeMessage({ type: "identify", integrations: { All: false } }, [on])).toEqual([]);
+    expect(routeMessage({ type: "identify", integrations: { All: false, Webhooks: true } }, [on])).toEqual(["d-on"]);
+    expect(routeMessage({ type: "identify", integrations: { All: true, Webhooks: false } }, [on])).toEqual([]);
   });
   it("never sends to a disabled destination, whatever the integrations say", () => {
-    expect(routeMessage({ integrations: { Webhooks: true } }, [off])).toEqual([]);
+    expect(routeMessage({ type: "identify", integrations: { Webhooks: true } }, [off])).toEqual([]);
   });
 });
 

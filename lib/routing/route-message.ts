@@ -1,11 +1,13 @@
 import "server-only";
+import type { DestinationFilter } from "../destinations/contract";
+import { filterAllows } from "./destination-filter";
 /**
  * Routing (docs/routing.md): which Webhooks destinations receive a message. Pure: the caller
  * loads the source's connected destinations once per request.
  */
 
 /** A destination connected to the message's source (destination_sources). */
-export type ConnectedDestination = { id: string; enabled: boolean };
+export type ConnectedDestination = { id: string; enabled: boolean; filter?: DestinationFilter | null };
 
 /** The name the `integrations` object uses for this destination type (case-sensitive, as Segment's). */
 export const WEBHOOKS_KEY = "Webhooks";
@@ -22,8 +24,11 @@ export function integrationsAllow(integrations: Record<string, unknown> | null |
   return integrations.All !== false;
 }
 
-/** The ids of the destinations that get the message: enabled, connected, allowed by its integrations. */
-export function routeMessage(message: { integrations?: Record<string, unknown> | null }, destinations: ConnectedDestination[]): string[] {
+/** What routing reads of a message. */
+export type RoutedMessage = { type: string; event?: string | null; integrations?: Record<string, unknown> | null };
+
+/** The ids of the destinations that get the message: enabled, connected, allowed by its integrations and by their filter. */
+export function routeMessage(message: RoutedMessage, destinations: ConnectedDestination[]): string[] {
   if (destinations.length === 0 || !integrationsAllow(message.integrations)) return [];
-  return destinations.filter((d) => d.enabled).map((d) => d.id);
+  return destinations.filter((d) => d.enabled && filterAllows(d.filter, message)).map((d) => d.id);
 }

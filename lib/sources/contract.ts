@@ -7,6 +7,24 @@ const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 
 
 export const createSourceSchema = z.object({ name });
 
+/**
+ * Rotating a write key (docs/tracking-api.md#write-key-rotation): the old key keeps working for the
+ * grace period, so clients can move to the new one without a failed call. 0: it stops at once.
+ */
+export const ROTATION_GRACE_CHOICES = [0, 60, 1440, 10080] as const;
+export const MAX_ROTATION_GRACE_MINUTES = 10080;
+export const rotateKeySchema = z
+  .object({
+    graceMinutes: z
+      .number("A number of minutes")
+      .int("Whole minutes")
+      .min(0, "At least 0 (the old key stops at once)")
+      .max(MAX_ROTATION_GRACE_MINUTES, `At most ${MAX_ROTATION_GRACE_MINUTES} minutes (7 days)`)
+      .default(0),
+  })
+  .strict();
+export type RotateKeyInput = z.infer<typeof rotateKeySchema>;
+
 export const updateSourceSchema = z.object({ name: name.optional(), enabled: z.boolean().optional() }).strict();
 
 /**
@@ -26,6 +44,11 @@ export const sourceDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
   writeKey: z.string(),
+  /**
+   * The key before the last rotation while it still works (its grace period), else null. Only its
+   * first 6 characters: the full old key is never shown again.
+   */
+  previousWriteKey: z.object({ prefix: z.string(), expiresAt: z.string() }).nullable(),
   enabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -103,7 +126,9 @@ export const sourceEndpoints = {
     method: "POST",
     path: "/api/sources/{id}/rotate-key",
     access: "admin",
-    summary: "Give the source a new write key; the old one answers 401 from then on",
+    summary:
+      'Give the source a new write key; the old one keeps working for `graceMinutes` (0 to 10080, default 0), then answers 401. Body optional: `{"graceMinutes": 60}`',
+    body: rotateKeySchema,
     response: sourceDtoSchema,
   }),
   events: endpoint({

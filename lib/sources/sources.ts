@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import type { Prisma } from "../platform/generated/prisma/client";
 import { prisma } from "../platform/db";
 import { assertUuid, notFound } from "../platform/errors";
-import type { CreateSourceInput, SourceDto, SourceHealthDto, UpdateSourceInput } from "./contract";
+import type { CreateSourceInput, RotateKeyInput, SourceDto, SourceHealthDto, UpdateSourceInput } from "./contract";
 import { sourceHealthOf } from "./health";
 
 const select = {
@@ -11,6 +11,8 @@ const select = {
   workspaceId: true,
   name: true,
   writeKey: true,
+  previousWriteKey: true,
+  previousWriteKeyExpiresAt: true,
   enabled: true,
   createdAt: true,
   updatedAt: true,
@@ -30,8 +32,14 @@ async function toDtos(rows: Row[]): Promise<SourceDto[]> {
     rows[0].workspaceId,
     rows.map((r) => r.id),
   );
-  return rows.map(({ workspaceId: _, ...s }) => ({
+  const now = Date.now();
+  return rows.map(({ workspaceId: _, previousWriteKey, previousWriteKeyExpiresAt, ...s }) => ({
     ...s,
+    // Shown while it works: a grace period that has ended leaves nothing to show.
+    previousWriteKey:
+      previousWriteKey && previousWriteKeyExpiresAt && previousWriteKeyExpiresAt.getTime() > now
+        ? { prefix: previousWriteKey.slice(0, 6), expiresAt: previousWriteKeyExpiresAt.toISOString() }
+        : null,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
     health: health.get(s.id) ?? { ...NO_CALLS, state: s.enabled ? "idle" : "disabled" },
@@ -90,9 +98,23 @@ export async function deleteSource(opts: { workspaceId: string; id: string }): P
   await prisma().source.delete({ where: { id: opts.id } });
 }
 
-/** A new write key takes effect at once; the old one answers 401 from then on. */
-export async function rotateWriteKey(opts: { workspaceId: string; id: string }): Promise<SourceDto> {
+/**
+ * A new write key takes effect at once; the current one keeps working for the grace period
+ * (docs/tracking-api.md#write-key-rotation), then answers 401. One old key at a time: rotating
+ * again during a grace period ends the older key's at once. The expiry is on the database's clock,
+ * which the Tracking API compares it with.
+ */
+export async function rotateWriteKey(opts: { workspaceId: string; id: string; input: RotateKeyInput }): Promise<SourceDto> {
   await findSource(opts);
-  const row = await prisma().source.update({ where: { id: opts.id }, data: { writeKey: generateWriteKey() }, select });
-  return toDto(row);
+  const grace = opts.input.graceMinutes;
+  // In one statement: the key being replaced is the one in the row at that moment (`write_key` on
+  // the right of SET is the old value), so concurrent rotations cannot lose a key in between.
+  await prisma().$executeRaw`
+    UPDATE sources
+       SET previous_write_key = CASE WHEN ${grace}::int > 0 THEN write_key END,
+           previous_write_key_expires_at = CASE WHEN ${grace}::int > 0 THEN now() + make_interval(mins => ${grace}::int) END,
+           write_key = ${generateWriteKey()},
+           updated_at = now()
+     WHERE id = ${opts.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid`;
+  return getSource(opts);
 }

@@ -20,7 +20,8 @@ export type TrackingSource = { id: string; workspaceId: string; enabled: boolean
 
 /**
  * One indexed query per request, no cache: a rotated or disabled key stops working at once in
- * every process. Measured: ~0.2 ms of Postgres CPU per request, about 1–2% of what a 100-message
+ * every process. The key before the last rotation works until its grace period ends, by the
+ * database's clock (docs/tracking-api.md#write-key-rotation). Measured: ~0.2 ms of Postgres CPU per request, about 1–2% of what a 100-message
  * batch costs in all (bench/ingest.ts), so a cache would buy little and weaken revocation.
  */
 export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSource | null> {
@@ -30,10 +31,11 @@ export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSo
   const { rows } = await pool().query<{ id: string; workspace_id: string; enabled: boolean; destinations: ConnectedDestination[] | null }>({
     name: "tracking-source-by-write-key",
     text: `SELECT s.id, s.workspace_id, s.enabled,
-              (SELECT json_agg(json_build_object('id', d.id, 'enabled', d.enabled))
+              (SELECT json_agg(json_build_object('id', d.id, 'enabled', d.enabled, 'filter', d.filter))
                  FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
                 WHERE ds.source_id = s.id) AS destinations
-         FROM sources s WHERE s.write_key = $1`,
+         FROM sources s
+        WHERE s.write_key = $1 OR (s.previous_write_key = $1 AND s.previous_write_key_expires_at > now())`,
     values: [writeKey],
   });
   const row = rows[0];
