@@ -1,8 +1,10 @@
 /**
  * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate,
- * then the web app and one worker. Ctrl-C / SIGTERM stops everything cleanly.
+ * then the ingest server on the public port, the web app behind it on an internal port, and one
+ * worker (docs/architecture.md#processes). Ctrl-C / SIGTERM stops everything cleanly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
@@ -25,6 +27,18 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the web app did not become healthy on ${url} within ${timeoutMs / 1000}s`);
+}
+
+/** A free port on 127.0.0.1 for the web app, which only the ingest server in front talks to. */
+function freeLocalPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 async function main() {
@@ -81,9 +95,13 @@ async function main() {
 
   const env = withNodeOptions({ ...process.env, NODE_ENV: "production" });
   const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
-  const web = spawn(bin("next"), ["start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"], {
+  // The web app listens on loopback only; the ingest server on the public port passes it all but /v1
+  // and appends the client's address to X-Forwarded-For: one more trusted proxy for the web app.
+  const webPort = await freeLocalPort();
+  const trustedProxies = String(Number(process.env.EVENTRAIL_TRUSTED_PROXIES ?? 0) + 1);
+  const web = spawn(bin("next"), ["start", "-p", String(webPort), "-H", "127.0.0.1"], {
     cwd: root,
-    env: { ...env, EVENTRAIL_PROCESS: "web" },
+    env: { ...env, EVENTRAIL_PROCESS: "web", EVENTRAIL_TRUSTED_PROXIES: trustedProxies },
     stdio: ["ignore", "inherit", "inherit"],
   });
   children.push(web);
@@ -93,6 +111,23 @@ async function main() {
       void stopAll(1);
     }
   });
+
+  const startIngest = () => {
+    const ingest = spawn(process.execPath, [...TS_NODE_ARGS, "ingest/index.ts"], {
+      cwd: root,
+      env: { ...env, EVENTRAIL_PROCESS: "ingest", PORT: String(port), EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}` },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    children.push(ingest);
+    ingest.on("exit", (code) => {
+      children.splice(children.indexOf(ingest), 1);
+      if (!stopping) {
+        console.error(`[eventrail] ingest server exited (${code}); restarting in 2s`);
+        setTimeout(() => !stopping && startIngest(), 2_000);
+      }
+    });
+  };
+  startIngest();
 
   const startWorker = () => {
     const worker = spawn(process.execPath, [...TS_NODE_ARGS, "worker/index.ts"], {
