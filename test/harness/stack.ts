@@ -135,7 +135,6 @@ export async function startIngest(
     process.execPath,
     [...TS_NODE_ARGS, "ingest/index.ts"],
     baseEnv(databaseUrl, {
-      LOG_LEVEL: "info",
       PORT: String(port),
       HOST: "127.0.0.1",
       ...(opts.webUrl ? { EVENTRAIL_WEB_URL: opts.webUrl } : {}),
@@ -145,7 +144,8 @@ export async function startIngest(
   await waitFor(
     async () => {
       if (proc.child.exitCode !== null) throw new Error(`ingest exited: ${proc.output()}`);
-      return proc.output().includes('"ingest started"');
+      // Whatever its log level: a GET of a Tracking API path is answered 405 once it listens.
+      return (await fetch(`http://127.0.0.1:${port}/v1/track`)).status === 405;
     },
     { timeoutMs: 60_000, what: "the ingest server to start" },
   ).catch(async (err) => {
