@@ -8,8 +8,9 @@
  *
  * Env: BENCH_DURATION_S (20), BENCH_CONCURRENCY (32), BENCH_BATCH (100), BENCH_DESTINATIONS (1:
  * connected Webhooks destinations, so routing creates deliveries and jobs as in production),
- * BENCH_TARGET=next (the web app's /v1 routes instead, for comparison), BENCH_SAME_ROWS=1 (also
- * the product's rows by plain INSERT), BENCH_CPU_PROF=1 (a V8 CPU profile of the web app to bench/.prof/).
+ * BENCH_TARGET=next (the web app's /v1 routes instead, for comparison), BENCH_SETUP_SQL (run on the
+ * fresh database before measuring: try a lever before it becomes a migration), BENCH_SAME_ROWS=1 (also
+ * the product's rows by plain INSERT), BENCH_CPU_PROF=1 (a V8 CPU profile of the target to bench/.prof/).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -18,7 +19,7 @@ import pg from "pg";
 import { Pool } from "undici";
 import { buildIfNeeded, root } from "../scripts/lib/build";
 import { spawn } from "node:child_process";
-import { withNodeOptions } from "../scripts/lib/runtime";
+import { TS_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
 import { ADMIN_TOKEN, freePort, startApp, startIngest, waitFor } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
 import { measureCpu, type CpuUse } from "./cpu";
@@ -258,8 +259,38 @@ async function startRawCeiling(databaseUrl: string) {
   };
 }
 
+/** The ingest server under `node --cpu-prof`; SIGINT makes it exit, which writes the profile. */
+async function startProfiledIngest(databaseUrl: string) {
+  fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, ...TS_NODE_ARGS, "ingest/index.ts"], {
+    cwd: root,
+    env: withNodeOptions({
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+    }),
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/v1/track`)).status === 405, { timeoutMs: 60_000, what: "the profiled ingest server" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGINT");
+      await exited;
+    },
+  };
+}
+
 /** The product under test: the ingest server (default) or, BENCH_TARGET=next, the web app's /v1 routes. */
 async function startTarget(databaseUrl: string) {
+  if (process.env.BENCH_CPU_PROF === "1" && TARGET === "ingest") return startProfiledIngest(databaseUrl);
   if (process.env.BENCH_CPU_PROF === "1") return startProfiledApp(databaseUrl);
   if (TARGET === "next") return startApp(databaseUrl, { LOG_LEVEL: "warn" });
   return startIngest(databaseUrl, { env: { LOG_LEVEL: "warn" } });
@@ -294,6 +325,8 @@ async function main() {
   let raw: Awaited<ReturnType<typeof startRawCeiling>> | undefined;
   try {
     const ids = await setup(db);
+    // Measuring a lever before making it a migration (an index dropped, a BRIN instead of a btree…).
+    if (process.env.BENCH_SETUP_SQL) await db.query(process.env.BENCH_SETUP_SQL);
     console.log(
       `[bench] target ${TARGET}, ${CONCURRENCY} connections, ${BATCH} messages per batch (~${Math.round(Buffer.byteLength(JSON.stringify(message())))} bytes each), ${DESTINATIONS} destination(s), ${DURATION_S}s per phase, load ${loadavg()}`,
     );
@@ -363,7 +396,7 @@ async function main() {
     await db.end();
     await database.drop();
     if (process.env.BENCH_CPU_PROF === "1")
-      console.log(`[bench] CPU profile of the web app in ${path.relative(process.cwd(), PROFILE_DIR)}/`);
+      console.log(`[bench] CPU profile of the target in ${path.relative(process.cwd(), PROFILE_DIR)}/`);
   }
 }
 
