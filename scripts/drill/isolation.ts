@@ -7,6 +7,7 @@
  *      API reads (sources, destinations, stats, attempts, health) as fast as they are answered;
  *      prints the p99 ratio loaded / quiet (goal ≤ 2);
  *   3. web killed: SIGKILL the web process, send again; every event must be accepted and stored.
+ * Phases 1–2 run first with /v1 sent to the web app itself (before the ingest server), for comparison.
  * DRILL_ISOLATION_SECONDS (15 per phase), DRILL_ISOLATION_RATE (20 requests/s of 20 messages).
  */
 import crypto from "node:crypto";
@@ -32,6 +33,8 @@ export type IsolationResult = {
   dashboardRequests: number;
   afterKill: { sent: number; accepted: number; stored: number };
   ratioP99: number;
+  /** the same two phases with /v1 served by the web app itself */
+  before: { quiet: { n: number; p50: number; p99: number }; loaded: { n: number; p50: number; p99: number } };
 };
 
 export async function runIsolationDrill(): Promise<IsolationResult> {
@@ -57,8 +60,9 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
     };
     const basic = `Basic ${Buffer.from(`${source.writeKey}:`).toString("base64")}`;
     const tracking = new Pool(ingest.url, { connections: 16 });
+    const direct = new Pool(web.url, { connections: 16 });
     let sent = 0;
-    const post = async (): Promise<{ ms: number; ok: boolean }> => {
+    const post = async (to: Pool): Promise<{ ms: number; ok: boolean }> => {
       const batch = Array.from({ length: BATCH }, () => ({
         type: "track",
         userId: `u${sent % 100}`,
@@ -66,7 +70,7 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
         messageId: `iso-${sent++}-${crypto.randomUUID()}`,
       }));
       const t = performance.now();
-      const res = await tracking.request({
+      const res = await to.request({
         method: "POST",
         path: "/v1/batch",
         headers: { "content-type": "application/json", authorization: basic },
@@ -76,7 +80,7 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
       return { ms: performance.now() - t, ok: res.statusCode === 200 };
     };
     /** An open loop: RATE requests per second whatever the answers' latency, so a slow phase shows as latency. */
-    const steady = async (seconds: number) => {
+    const steady = async (to: Pool, seconds: number) => {
       const latencies: number[] = [];
       let failed = 0;
       const inFlight: Promise<void>[] = [];
@@ -85,16 +89,12 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
         const due = start + (i * 1000) / RATE;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        inFlight.push(post().then((r) => (r.ok ? void latencies.push(r.ms) : void failed++)));
+        inFlight.push(post(to).then((r) => (r.ok ? void latencies.push(r.ms) : void failed++)));
       }
       await Promise.all(inFlight);
       if (failed > 0) throw new Error(`${failed} Tracking API requests failed`);
       return latencies;
     };
-
-    const quiet = summary(await steady(SECONDS));
-
-    const dashboard = new Pool(ingest.url, { connections: FLOOD });
     const reads = [
       "/api/sources",
       "/api/destinations",
@@ -103,27 +103,40 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
       `/api/sources/${source.id}/events`,
       "/api/health",
     ];
-    let dashboardRequests = 0;
-    let flooding = true;
-    const flood = Array.from({ length: FLOOD }, async (_, i) => {
-      for (let k = i; flooding; k++) {
-        const res = await dashboard.request({
-          method: "GET",
-          path: reads[k % reads.length],
-          headers: { authorization: `Bearer ${token}` },
-        });
-        await res.body.text();
-        dashboardRequests++;
-      }
-    });
-    const loaded = summary(await steady(SECONDS));
-    flooding = false;
-    await Promise.all(flood);
-    await dashboard.close();
+    /** The Tracking API's latency on `to` while FLOOD connections read the dashboard API at `dashboardUrl`. */
+    const underFlood = async (to: Pool, dashboardUrl: string) => {
+      const dashboard = new Pool(dashboardUrl, { connections: FLOOD });
+      let answered = 0;
+      let flooding = true;
+      const flood = Array.from({ length: FLOOD }, async (_, i) => {
+        for (let k = i; flooding; k++) {
+          const res = await dashboard.request({
+            method: "GET",
+            path: reads[k % reads.length],
+            headers: { authorization: `Bearer ${token}` },
+          });
+          await res.body.text();
+          answered++;
+        }
+      });
+      const latencies = await steady(to, SECONDS);
+      flooding = false;
+      await Promise.all(flood);
+      await dashboard.close();
+      return { latencies: summary(latencies), answered };
+    };
+
+    // Before: the web app alone serves /v1 and the dashboard (one process, as before the ingest server).
+    const webQuiet = summary(await steady(direct, SECONDS));
+    const webLoaded = (await underFlood(direct, web.url)).latencies;
+    await direct.close();
+    // Now: /v1 on the ingest server, the dashboard behind it.
+    const quiet = summary(await steady(tracking, SECONDS));
+    const { latencies: loaded, answered: dashboardRequests } = await underFlood(tracking, ingest.url);
 
     await web.kill("SIGKILL");
     const before = sent;
-    const afterKillResults = await Promise.all(Array.from({ length: 20 }, () => post()));
+    const afterKillResults = await Promise.all(Array.from({ length: 20 }, () => post(tracking)));
     await tracking.close();
     const {
       rows: [{ n: stored }],
@@ -134,6 +147,7 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
       dashboardRequests,
       afterKill: { sent: sent - before, accepted: afterKillResults.filter((r) => r.ok).length * BATCH, stored: stored - before },
       ratioP99: loaded.p99 / quiet.p99,
+      before: { quiet: webQuiet, loaded: webLoaded },
     };
   } finally {
     await ingest.stop();
@@ -150,6 +164,7 @@ export function formatIsolation(r: IsolationResult): string {
     `  quiet:                          ${f(r.quiet)}`,
     `  dashboard flooded (${FLOOD} conns):  ${f(r.loaded)}; ${r.dashboardRequests} dashboard requests answered`,
     `  ratio loaded / quiet: p50 ×${(r.loaded.p50 / r.quiet.p50).toFixed(2)}, p99 ×${r.ratioP99.toFixed(2)} (goal p99 ≤ ×2)`,
+    `  before (web app serving /v1 itself): quiet ${f(r.before.quiet)}; flooded ${f(r.before.loaded)}; p99 ×${(r.before.loaded.p99 / r.before.quiet.p99).toFixed(2)}`,
     `  web process killed: ${r.afterKill.accepted} of ${r.afterKill.sent} events accepted, ${r.afterKill.stored} stored`,
   ].join("\n");
 }
