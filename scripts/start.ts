@@ -5,12 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { setupLinkIfPending } from "../lib/auth/setup-link";
 import { buildIfNeeded, root } from "./lib/build";
-import { TS_NODE_ARGS, withNodeOptions } from "./lib/runtime";
+import { TS_NODE_ARGS, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
 
 const say = (msg: string) => console.log(`[eventrail] ${msg}`);
 
@@ -105,6 +106,10 @@ async function main() {
     stdio: ["ignore", "inherit", "inherit"],
   });
   children.push(web);
+  // The dashboard yields the CPU to event intake on a shared machine (docs/architecture.md#processes).
+  try {
+    if (web.pid) os.setPriority(web.pid, WEB_NICENESS);
+  } catch {} // a platform that refuses it runs the web app at normal priority
   web.on("exit", (code) => {
     if (!stopping) {
       console.error(`[eventrail] web app exited (${code}); shutting down`);
