@@ -96,7 +96,13 @@ function batchObject(body: Record<string, unknown>, key: string): Record<string,
 function sentSizes(text: string, messages: unknown[]): number[] {
   const sizes = sentBatchMessageBytes(text);
   if (sizes.length === messages.length) return sizes;
-  return messages.map((m) => Buffer.byteLength(JSON.stringify(m) ?? "", "utf8"));
+  return messages.map((m) => {
+    try {
+      return Buffer.byteLength(JSON.stringify(m) ?? "", "utf8");
+    } catch {
+      return 0; // too deep to serialize: normalise.ts rejects it for its depth
+    }
+  });
 }
 
 /** Parses a body: one message for /v1/<type>, `{batch: [...]}` for /v1/batch and /v1/import. */

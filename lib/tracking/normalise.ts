@@ -93,15 +93,17 @@ export function describeValue(v: unknown): string {
 
 /**
  * Serializes the normalised message once and checks what Postgres refuses (one bad message must
- * not fail its whole batch). The 32 KB limit is checked on the message as sent, in build().
+ * not fail its whole batch), and the 32 KB limit on the message as sent (`sentBytes`).
  */
-function serialize(payload: Obj): string {
+function serialize(payload: Obj, sentBytes: number | null): string {
   let json: string;
   try {
     json = JSON.stringify(payload);
   } catch {
     return reject(`message is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
+  const sent = sentBytes ?? 0;
+  if (sent > MAX_MESSAGE_BYTES) reject(`message is ${sent.toLocaleString("en-US")} bytes (${kb(sent)}); the limit is 32 KB per message`);
   const scan = scanSerializedJson(json, MAX_JSON_DEPTH);
   if (scan.depth > MAX_JSON_DEPTH) reject(`message is nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH}`);
   if (scan.hasNul) reject("message contains a NUL character (\\u0000), which cannot be stored");
@@ -112,8 +114,6 @@ function serialize(payload: Obj): string {
 const merge = (batch: Obj | null, own: Obj | null): Obj | null => (batch ? { ...batch, ...own } : own);
 
 function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
-  const sent = input.sentBytes ?? 0;
-  if (sent > MAX_MESSAGE_BYTES) reject(`message is ${sent.toLocaleString("en-US")} bytes (${kb(sent)}); the limit is 32 KB per message`);
   const type = input.endpointType ?? msg.type;
   if (type === undefined || type === null) reject("type is missing");
   if (!isMessageType(type)) return reject(`unknown type ${JSON.stringify(type).slice(0, 40)}`);
@@ -174,7 +174,7 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   if (sentAtIso !== null) payload.sentAt = sentAtIso;
   payload.receivedAt = receivedAt;
 
-  const payloadJson = serialize(payload);
+  const payloadJson = serialize(payload, input.sentBytes);
   return {
     type,
     messageId,
