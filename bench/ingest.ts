@@ -1,11 +1,16 @@
 /**
- * `npm run bench:ingest`: Tracking API throughput against the production app (`next start`) on
- * a fresh database of the local Postgres, and — in the same run — the raw ceiling: the same rows
- * inserted straight into Postgres from Node by multi-row INSERT at the same concurrency.
+ * `npm run bench:ingest` (issue 14): Tracking API throughput of the ingest server (ingest/index.ts)
+ * on a fresh database of the local Postgres — exact dedupe, routing, deliveries and their jobs
+ * committed before each 200 — and, in the same run, the raw pipeline ceiling
+ * (raw-ceiling-server.ts: node:http, parse, one multi-row INSERT into a table with only a primary
+ * key) under the same load generator. Last line:
+ *   RESULT ingest events_per_s=<n> raw_ceiling=<n> ratio=<r>
  *
  * Env: BENCH_DURATION_S (20), BENCH_CONCURRENCY (32), BENCH_BATCH (100), BENCH_DESTINATIONS (1:
  * connected Webhooks destinations, so routing creates deliveries and jobs as in production),
- * BENCH_CPU_PROF=1 (writes a V8 CPU profile of the web app to bench/.prof/).
+ * BENCH_TARGET=next (the web app's /v1 routes instead, for comparison), BENCH_SETUP_SQL (run on the
+ * fresh database before measuring: try a lever before it becomes a migration), BENCH_SAME_ROWS=1 (also
+ * the product's rows by plain INSERT), BENCH_CPU_PROF=1 (a V8 CPU profile of the target to bench/.prof/).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -14,7 +19,8 @@ import pg from "pg";
 import { Pool } from "undici";
 import { buildIfNeeded, root } from "../scripts/lib/build";
 import { spawn } from "node:child_process";
-import { ADMIN_TOKEN, freePort, startApp, waitFor } from "../test/harness/stack";
+import { TS_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
+import { ADMIN_TOKEN, freePort, startApp, startIngest, waitFor } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
 import { measureCpu, type CpuUse } from "./cpu";
 
@@ -23,6 +29,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const DESTINATIONS = Number(process.env.BENCH_DESTINATIONS ?? 1);
 const WARMUP_S = Math.min(3, DURATION_S / 4);
+const TARGET = process.env.BENCH_TARGET === "next" ? "next" : "ingest";
+const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const PROFILE_DIR = path.join(root, "bench", ".prof");
 
 const runId = crypto.randomBytes(4).toString("hex");
@@ -229,86 +237,166 @@ async function startProfiledApp(databaseUrl: string) {
   };
 }
 
+/** The raw ceiling's server (raw-ceiling-server.ts), a process of its own like the ingest server. */
+async function startRawCeiling(databaseUrl: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/raw-ceiling-server.ts")], {
+    cwd: root,
+    env: withNodeOptions({ ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) }),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  await waitFor(async () => out.includes("ready"), { timeoutMs: 60_000, what: "the raw ceiling server" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The ingest server under `node --cpu-prof`; SIGINT makes it exit, which writes the profile. */
+async function startProfiledIngest(databaseUrl: string) {
+  fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, ...TS_NODE_ARGS, "ingest/index.ts"], {
+    cwd: root,
+    env: withNodeOptions({
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+    }),
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${url}/v1/track`)).status === 405, { timeoutMs: 60_000, what: "the profiled ingest server" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGINT");
+      await exited;
+    },
+  };
+}
+
+/** The product under test: the ingest server (default) or, BENCH_TARGET=next, the web app's /v1 routes. */
+async function startTarget(databaseUrl: string) {
+  if (process.env.BENCH_CPU_PROF === "1" && TARGET === "ingest") return startProfiledIngest(databaseUrl);
+  if (process.env.BENCH_CPU_PROF === "1") return startProfiledApp(databaseUrl);
+  if (TARGET === "next") return startApp(databaseUrl, { LOG_LEVEL: "warn" });
+  return startIngest(databaseUrl, { env: { LOG_LEVEL: "warn" } });
+}
+
+/** Load generator: CONCURRENCY keep-alive connections POSTing 100-message batches to `url`. */
+function poster(url: string, writeKey: string) {
+  const http = new Pool(url, { connections: CONCURRENCY, pipelining: 1 });
+  const auth = `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`;
+  const post = async () => {
+    const res = await http.request({
+      method: "POST",
+      path: "/v1/batch",
+      headers: { "content-type": "application/json", "accept-encoding": "gzip, deflate", authorization: auth },
+      body: batchBody(),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || text !== '{"success":true}')
+      throw new Error(`POST ${url}/v1/batch → ${res.statusCode} ${text.slice(0, 300)}`);
+    return BATCH;
+  };
+  return { post, close: () => http.close() };
+}
+
 async function main() {
-  buildIfNeeded((m) => console.log(`[bench] ${m}`));
+  if (TARGET === "next" || process.env.BENCH_CPU_PROF === "1") buildIfNeeded((m) => console.log(`[bench] ${m}`));
   const database = await createTestDatabase();
   const db = new pg.Pool({ connectionString: database.url, max: CONCURRENCY });
   // Dropping the database at the end terminates its connections.
   db.on("error", () => {});
-  const app =
-    process.env.BENCH_CPU_PROF === "1" ? await startProfiledApp(database.url) : await startApp(database.url, { LOG_LEVEL: "warn" });
+  const app = await startTarget(database.url);
+  let raw: Awaited<ReturnType<typeof startRawCeiling>> | undefined;
   try {
     const ids = await setup(db);
+    // Measuring a lever before making it a migration (an index dropped, a BRIN instead of a btree…).
+    if (process.env.BENCH_SETUP_SQL) await db.query(process.env.BENCH_SETUP_SQL);
     console.log(
-      `[bench] ${CONCURRENCY} connections, ${BATCH} messages per batch (~${Math.round(Buffer.byteLength(JSON.stringify(message())))} bytes each), ${DESTINATIONS} destination(s), ${DURATION_S}s per phase, load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+      `[bench] target ${TARGET}, ${CONCURRENCY} connections, ${BATCH} messages per batch (~${Math.round(Buffer.byteLength(JSON.stringify(message())))} bytes each), ${DESTINATIONS} destination(s), ${DURATION_S}s per phase, load ${loadavg()}`,
     );
 
-    const http = new Pool(app.url, { connections: CONCURRENCY, pipelining: 1 });
-    const auth = `Basic ${Buffer.from(`${ids.writeKey}:`).toString("base64")}`;
-    const post = async () => {
-      const res = await http.request({
-        method: "POST",
-        path: "/v1/batch",
-        headers: { "content-type": "application/json", "accept-encoding": "gzip, deflate", authorization: auth },
-        body: batchBody(),
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200 || text !== '{"success":true}')
-        throw new Error(`POST /v1/batch → ${res.statusCode} ${text.slice(0, 300)}`);
-      return BATCH;
-    };
-
+    const product = poster(app.url, ids.writeKey);
     const appPid = app.child.pid ?? null;
-    await runFor(WARMUP_S, post);
+    await runFor(WARMUP_S, product.post);
     await reset(db);
     let stopCpu = await measureCpu(db, appPid);
-    const api = await runFor(DURATION_S, post);
+    const api = await runFor(DURATION_S, product.post);
     const apiCpu: CpuUse = await stopCpu();
     const {
       rows: [stored],
     } = await db.query("SELECT (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM deliveries)::int AS deliveries");
-    await http.close();
+    await product.close();
+    await app.stop();
 
-    const ceilings: { label: string; run: Awaited<ReturnType<typeof runFor>>; cpu: CpuUse }[] = [];
-    for (const withDeliveries of DESTINATIONS > 0 ? [true, false] : [false]) {
-      const insert = ceilingInsert(db, ids, withDeliveries);
+    // The raw pipeline ceiling, same run, same load generator and concurrency (issue 14).
+    raw = await startRawCeiling(database.url);
+    const ceiling = poster(raw.url, ids.writeKey);
+    await runFor(WARMUP_S, ceiling.post);
+    await db.query("TRUNCATE raw_ceiling_events");
+    await db.query("CHECKPOINT");
+    stopCpu = await measureCpu(db, raw.child.pid ?? null);
+    const rawRun = await runFor(DURATION_S, ceiling.post);
+    const rawCpu = await stopCpu();
+    await ceiling.close();
+
+    // Optional: the same rows the product writes, by plain multi-row INSERTs (its indexes included).
+    const sameRows: { label: string; run: Awaited<ReturnType<typeof runFor>>; cpu: CpuUse }[] = [];
+    if (process.env.BENCH_SAME_ROWS === "1") {
+      const insert = ceilingInsert(db, ids, DESTINATIONS > 0);
       await reset(db);
       await runFor(WARMUP_S, insert);
       await reset(db);
       stopCpu = await measureCpu(db, null);
       const run = await runFor(DURATION_S, insert);
-      ceilings.push({
-        label: withDeliveries ? "ceiling: same rows (msgs+deliveries)" : "ceiling: messages only",
-        run,
-        cpu: await stopCpu(),
-      });
+      sameRows.push({ label: "same rows by INSERT (product indexes)", run, cpu: await stopCpu() });
     }
 
     console.log("");
-    const apiEps = report("POST /v1/batch (app)", api);
-    const ceilEps = ceilings.map((c) => report(c.label, c.run));
+    const apiEps = report(`POST /v1/batch (${TARGET})`, api);
+    const rawEps = report("raw pipeline ceiling", rawRun);
+    for (const c of sameRows) report(c.label, c.run);
     console.log(
-      `stored by the app: ${fmt(stored.messages)} messages, ${fmt(stored.deliveries)} deliveries (${fmt(api.events)} acknowledged)`,
+      `stored by the product: ${fmt(stored.messages)} messages, ${fmt(stored.deliveries)} deliveries (${fmt(api.events)} acknowledged)`,
     );
-    for (const [i, c] of ceilings.entries()) console.log(`ratio app / ${c.label}: ${(apiEps / ceilEps[i]).toFixed(2)}`);
-    console.log("(goals: ratio ≥ 0.5 to the same rows, ≥ 15,000 events/s)");
     console.log("");
-    const apiProjected = reportCpu("POST /v1/batch (app)", api.events, {
+    const apiProjected = reportCpu(`POST /v1/batch (${TARGET})`, api.events, {
       app: apiCpu.appMs,
       postgres: apiCpu.pgMs,
       "load generator": apiCpu.benchMs,
     });
-    for (const c of ceilings) {
-      const projected = reportCpu(c.label, c.run.events, { node: c.cpu.benchMs, postgres: c.cpu.pgMs });
-      console.log(`${"".padEnd(40)} ratio app / this by CPU cost (load-independent): ${(apiProjected / projected).toFixed(2)}`);
-    }
+    const rawProjected = reportCpu("raw pipeline ceiling", rawRun.events, {
+      server: rawCpu.appMs,
+      postgres: rawCpu.pgMs,
+      "load generator": rawCpu.benchMs,
+    });
+    console.log(`${"".padEnd(40)} ratio by CPU cost (load-independent): ${(apiProjected / rawProjected).toFixed(2)}`);
+    for (const c of sameRows) reportCpu(c.label, c.run.events, { node: c.cpu.benchMs, postgres: c.cpu.pgMs });
     if (stored.messages !== api.events) throw new Error(`acknowledged ${api.events} events but ${stored.messages} are stored`);
+    console.log(`load after: ${loadavg()} (goal: ratio ≥ 0.5)`);
+    console.log(`RESULT ingest events_per_s=${Math.round(apiEps)} raw_ceiling=${Math.round(rawEps)} ratio=${(apiEps / rawEps).toFixed(2)}`);
   } finally {
-    await app.stop();
+    await app.stop().catch(() => {});
+    await raw?.stop().catch(() => {});
     await db.end();
     await database.drop();
     if (process.env.BENCH_CPU_PROF === "1")
-      console.log(`[bench] CPU profile of the web app in ${path.relative(process.cwd(), PROFILE_DIR)}/`);
+      console.log(`[bench] CPU profile of the target in ${path.relative(process.cwd(), PROFILE_DIR)}/`);
   }
 }
 

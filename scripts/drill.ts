@@ -5,7 +5,8 @@
 // duplicates. Exits 1 when any drill loses an event.
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
-// DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only).
+// DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only). `npm run drill -- isolation` runs the
+// Tracking API isolation drill (scripts/drill/isolation.ts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { buildIfNeeded } from "./lib/build";
 import { startApp, startWorker, type Proc } from "../test/harness/stack";
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
+import { formatIsolation, runIsolationDrill } from "./drill/isolation";
 import { ABUSE_APP_ENV, ATTACKS, formatAbuse, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
@@ -27,6 +29,12 @@ const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
 const ABUSE = process.argv.slice(2).includes("abuse");
 
 async function main() {
+  // `npm run drill -- isolation`: its own processes and database (scripts/drill/isolation.ts).
+  if (process.argv.slice(2).includes("isolation")) {
+    const r = await runIsolationDrill();
+    console.log(formatIsolation(r));
+    process.exit(r.afterKill.stored === r.afterKill.sent && r.afterKill.accepted === r.afterKill.sent ? 0 : 1);
+  }
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-drill-"));
   let pgServer: EmbeddedDb | undefined;

@@ -1,16 +1,18 @@
 /**
  * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate, then the
- * supervised children (the web app and one worker), each restarted with backoff when it dies.
+ * supervised children — the ingest server on the public port, the web app behind it on an internal
+ * port, and one worker (docs/architecture.md#processes) — each restarted with backoff when it dies.
  * Ctrl-C / SIGTERM, or the exit of whatever started us, stops everything cleanly
  * (docs/operations.md#supervision).
  */
+import net from "node:net";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { setupLinkIfPending } from "../lib/auth/setup-link";
 import { buildIfNeeded, root } from "./lib/build";
 import { watchParent } from "./lib/parent";
-import { TS_NODE_ARGS, withNodeOptions } from "./lib/runtime";
+import { TS_NODE_ARGS, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
 import { type ChildSpec, supervise } from "./lib/supervisor";
 
 // Whoever reads our output may be gone (npm killed, its pipe closed): a failed write must not
@@ -37,6 +39,18 @@ async function waitForHealth(url: string, timeoutMs = 60_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the web app did not become healthy on ${url} within ${timeoutMs / 1000}s`);
+}
+
+/** A free port on 127.0.0.1 for the web app, which only the ingest server in front talks to. */
+function freeLocalPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 async function main() {
@@ -88,13 +102,24 @@ async function main() {
   if (stopping) return;
 
   const env = withNodeOptions({ ...process.env, NODE_ENV: "production" });
+  // The web app listens on loopback only; the ingest server on the public port passes it all but /v1
+  // and appends the client's address to X-Forwarded-For: one more trusted proxy for the web app.
+  const webPort = await freeLocalPort();
+  const trustedProxies = String(Number(process.env.EVENTRAIL_TRUSTED_PROXIES ?? 0) + 1);
   // Each child is a Node script; adding one is one more entry (scripts/lib/supervisor.ts).
   const specs: ChildSpec[] = [
     {
+      name: "ingest server",
+      args: [...TS_NODE_ARGS, "ingest/index.ts"],
+      env: { ...env, EVENTRAIL_PROCESS: "ingest", PORT: String(port), EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}` },
+    },
+    {
       name: "web app",
       // Not through node_modules/.bin: `next` runs under our node so the supervisor's preload applies.
-      args: [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", process.env.HOST ?? "0.0.0.0"],
-      env: { ...env, EVENTRAIL_PROCESS: "web" },
+      args: [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", "127.0.0.1"],
+      env: { ...env, EVENTRAIL_PROCESS: "web", EVENTRAIL_TRUSTED_PROXIES: trustedProxies },
+      // The dashboard yields the CPU to event intake on a shared machine (docs/architecture.md#processes).
+      niceness: WEB_NICENESS,
     },
     { name: "worker", args: [...TS_NODE_ARGS, "worker/index.ts"], env: { ...env, EVENTRAIL_PROCESS: "worker" } },
   ];

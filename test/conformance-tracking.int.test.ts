@@ -4,6 +4,8 @@
  * @segment/analytics-node 3 and analytics-node 6 report), and the source page, the debugger, the
  * metrics and the source's health show what /v1/batch rejected message by message.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { Analytics } from "@segment/analytics-node";
 import LegacyAnalytics from "analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -101,6 +103,122 @@ describe("(a) a single-message endpoint answers an invalid message with a 400 th
     expect(batch.status).toBe(200);
     expect(batch.body).toEqual({ success: true, rejected: [{ index: 1, messageId: null, reason: "track requires an event name" }] });
     expect(await storedCount(src.id)).toBe(2);
+  });
+});
+
+describe("(13.3) the 32 KB limit is measured on the message as the client sent it", () => {
+  /** The bytes of the one message in the batch that the client sends for `properties`, read by a receiver on 127.0.0.1. */
+  async function clientMessageBytes(properties: Record<string, unknown>): Promise<number> {
+    let body = "";
+    const server = http.createServer((req, res) => {
+      req.setEncoding("utf8");
+      req.on("data", (d) => (body += d));
+      req.on("end", () => res.end('{"success":true}'));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as AddressInfo;
+    const analytics = new Analytics({ writeKey: "measure", host: `http://127.0.0.1:${port}`, flushAt: 1, maxRetries: 0 });
+    await new Promise((resolve) => analytics.track({ userId: "u1", event: "Big", messageId: "big-1", properties }, resolve));
+    await analytics.closeAndFlush({ timeout: 10_000 });
+    await new Promise((r) => server.close(r));
+    return Buffer.byteLength(JSON.stringify(JSON.parse(body).batch[0]), "utf8");
+  }
+
+  it("a 32,748-byte message from @segment/analytics-node is accepted and stored", async () => {
+    const src = await createSource(api, "segment-node-size");
+    const probe = await clientMessageBytes({ blob: "" });
+    const properties = { blob: "x".repeat(32_748 - probe) };
+    expect(await clientMessageBytes(properties)).toBe(32_748);
+    const analytics = new Analytics({ writeKey: src.writeKey, host: stack.app.url, flushAt: 1, maxRetries: 0 });
+    const err = await new Promise((resolve) => analytics.track({ userId: "u1", event: "Big", messageId: "big-1", properties }, resolve));
+    await analytics.closeAndFlush({ timeout: 10_000 });
+    expect(err).toBeUndefined();
+    // Stored whole, with the fields the server adds on top of the client's 32,748 bytes.
+    const { rows } = await db.query(
+      "SELECT octet_length(payload::text) AS n, payload->'properties'->>'blob' AS blob FROM messages WHERE source_id = $1",
+      [src.id],
+    );
+    expect(rows).toEqual([{ n: expect.any(Number), blob: properties.blob }]);
+    expect(rows[0].n).toBeGreaterThan(32 * 1024);
+    const { events } = await api.get(`/api/sources/${src.id}/events`);
+    expect(events.filter((e: any) => !e.accepted)).toEqual([]);
+    // One byte over the limit as sent is still refused, with its size as sent.
+    const over = { type: "track", userId: "u1", event: "Big", messageId: "big-2", properties: { blob: "x".repeat(32_769 - 89) } };
+    expect(Buffer.byteLength(JSON.stringify(over))).toBe(32_769);
+    const res = await postTracking(stack.app.url, "/v1/batch", { batch: [over] }, { writeKey: src.writeKey });
+    expect(res.body.rejected).toEqual([
+      { index: 0, messageId: "big-2", reason: "message is 32,769 bytes (33 KB); the limit is 32 KB per message" },
+    ]);
+  });
+});
+
+describe("(13.4) a timestamp outside the years 0001–9999 rejects its message alone, never the batch", () => {
+  it("@segment/analytics-node's batch with one such message: a 200, the good message stored, the bad one in the debugger", async () => {
+    const src = await createSource(api, "segment-node-timestamps");
+    // maxRetries 0: before the fix the 500 made the client drop both messages (it retried 4 times).
+    const analytics = new Analytics({ writeKey: src.writeKey, host: stack.app.url, flushAt: 2, maxRetries: 0 });
+    const sent = (call: (cb: (err?: unknown) => void) => void) => new Promise<unknown>((resolve) => call(resolve));
+    const results = await Promise.all([
+      sent((cb) => analytics.track({ userId: "u1", event: "good", messageId: "good-1" }, cb)),
+      sent((cb) => analytics.track({ userId: "u1", event: "bad", messageId: "bad-1", timestamp: "0000-06-01T00:00:00Z" }, cb)),
+    ]);
+    await analytics.closeAndFlush({ timeout: 10_000 });
+    expect(results).toEqual([undefined, undefined]);
+    expect((await db.query("SELECT message_id FROM messages WHERE source_id = $1", [src.id])).rows).toEqual([{ message_id: "good-1" }]);
+    const { events } = await api.get(`/api/sources/${src.id}/events`);
+    expect(events.filter((e: any) => !e.accepted)).toEqual([
+      expect.objectContaining({
+        messageId: "bad-1",
+        reason: 'message 1: timestamp "0000-06-01T00:00:00Z" is outside the years 0001–9999 (UTC)',
+      }),
+    ]);
+  });
+
+  it("each bad timestamp and each ±10,000-year skew is rejected with its reason; the rest of the batch is stored", async () => {
+    const src = await createSource(api, "raw-timestamps");
+    const msg = (id: string, extra: Record<string, string> = {}) => ({ type: "track", userId: "u1", event: "E", messageId: id, ...extra });
+    const res = await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      {
+        batch: [
+          msg("good-a"),
+          msg("year-zero", { timestamp: "0000-06-01T00:00:00Z" }),
+          msg("before-year-one", { timestamp: "0001-01-01T00:00:00+01:00" }),
+          msg("after-9999", { timestamp: "9999-12-31T23:59:59-23:59" }),
+          msg("skew-back", { timestamp: "0001-06-01T00:00:00Z", sentAt: "9999-06-01T00:00:00Z" }),
+          msg("skew-forward", { timestamp: "9999-06-01T00:00:00Z", sentAt: "0001-06-01T00:00:00Z" }),
+          msg("edge", { timestamp: "0001-01-01T00:00:00Z" }),
+        ],
+      },
+      { writeKey: src.writeKey },
+    );
+    expect(res.status).toBe(200);
+    const skew = "timestamp corrected for the client's clock skew (sentAt − timestamp) falls outside the years 0001–9999 (UTC)";
+    expect(res.body.rejected).toEqual([
+      { index: 1, messageId: "year-zero", reason: 'timestamp "0000-06-01T00:00:00Z" is outside the years 0001–9999 (UTC)' },
+      { index: 2, messageId: "before-year-one", reason: 'timestamp "0001-01-01T00:00:00+01:00" is outside the years 0001–9999 (UTC)' },
+      { index: 3, messageId: "after-9999", reason: 'timestamp "9999-12-31T23:59:59-23:59" is outside the years 0001–9999 (UTC)' },
+      { index: 4, messageId: "skew-back", reason: skew },
+      { index: 5, messageId: "skew-forward", reason: skew },
+    ]);
+    const stored = await db.query("SELECT message_id, timestamp FROM messages WHERE source_id = $1 ORDER BY message_id", [src.id]);
+    expect(stored.rows.map((r) => r.message_id)).toEqual(["edge", "good-a"]);
+    const single = await postTracking(stack.app.url, "/v1/track", msg("single", { timestamp: "0000-06-01T00:00:00Z" }), {
+      writeKey: src.writeKey,
+    });
+    expect(single.status).toBe(400);
+    // The batch's own sentAt covers every message in it: out of range, the batch is refused with a 400.
+    const batchSentAt = await postTracking(
+      stack.app.url,
+      "/v1/batch",
+      { sentAt: "0000-01-01T00:00:00Z", batch: [msg("x")] },
+      {
+        writeKey: src.writeKey,
+      },
+    );
+    expect(batchSentAt.status).toBe(400);
+    expect(batchSentAt.body.error.message).toMatch(/outside the years 0001–9999/);
   });
 });
 

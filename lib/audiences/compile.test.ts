@@ -70,7 +70,7 @@ describe("compileAudienceQuery: events and groups", () => {
     const t = norm(q.text);
     expect(t).toContain("m.workspace_id = $1::uuid AND m.source_id = ANY($2::uuid[]) AND m.type = 'track' AND m.event = $3::text");
     expect(t).toContain("m.timestamp >= now() - make_interval(days => $4::int)");
-    expect(t).toContain("((m.payload -> 'properties') -> $5::text)");
+    expect(t).toContain("((m.payload -> 'properties')::jsonb -> $5::text)");
     expect(t).toContain("LEFT JOIN identity_links il ON m.user_id IS NULL");
     expect(t).toContain("GROUP BY 1 HAVING coalesce(m.user_id, il.user_id) IS NOT NULL AND count(*) >= $7::int");
   });

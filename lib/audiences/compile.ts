@@ -104,7 +104,7 @@ function eventSet(p: Params, e: EventCondition): string {
   const event = p.add(e.event, "text");
   const days = p.add(e.withinDays, "int");
   const filters = (e.where ?? []).map((f: PropertyFilter) =>
-    comparePredicate(p, "(m.payload -> 'properties')", { key: f.property, op: f.op, value: f.value }),
+    comparePredicate(p, "(m.payload -> 'properties')::jsonb", { key: f.property, op: f.op, value: f.value }),
   );
   return [
     "SELECT coalesce(m.user_id, il.user_id) AS user_id FROM messages m",

@@ -37,11 +37,11 @@ function pushSafely(s: PushState, role?: string): Promise<void> {
  * Starts this process's pushes, once: at start-up, by the web app (instrumentation.ts) and the worker
  * (worker/index.ts); later calls are no-ops. Counting never starts it (counts are only memory).
  */
-export function startMetricsPush(role: "web" | "worker"): void {
+export function startMetricsPush(role: "web" | "worker" | "ingest"): void {
   processWide("metrics push", () => start(role), PUSH_CLOSING);
 }
 
-function start(role: "web" | "worker"): PushState {
+function start(role: "web" | "worker" | "ingest"): PushState {
   const state: PushState = {
     id: crypto.randomUUID(),
     role,

@@ -6,6 +6,13 @@ const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z.string().url().optional(),
   PORT: z.coerce.number().int().positive().default(3000),
+  /** Interface the public port listens on (the ingest server under `npm start`). */
+  HOST: z.string().min(1).default("0.0.0.0"),
+  /**
+   * The web app's internal origin, to which the ingest server passes everything but /v1
+   * (docs/architecture.md#processes); unset, the ingest server serves /v1 only.
+   */
+  EVENTRAIL_WEB_URL: z.string().url().optional(),
   /** Operator token for automation; acts on the oldest workspace or X-Eventrail-Workspace. */
   EVENTRAIL_ADMIN_TOKEN: z.string().min(16).optional(),
   /** Allow webhook targets on loopback/private networks (self-hosting, tests). */

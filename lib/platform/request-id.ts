@@ -8,7 +8,10 @@ import crypto from "node:crypto";
  */
 const SANE = /^[A-Za-z0-9._:-]{8,128}$/;
 
-export function requestIdOf(req: Request): string {
+/** Anything with request headers: a Web Request (Next) or the ingest server's view of a node:http request. */
+export type HeaderLookup = { get(name: string): string | null };
+
+export function requestIdOf(req: { headers: HeaderLookup }): string {
   const given = req.headers.get("x-request-id");
   return given && SANE.test(given) ? given : crypto.randomUUID();
 }

@@ -41,7 +41,14 @@ describe("parseCallBody", () => {
         sentAt: Date.parse("2026-11-21T15:05:50Z"),
         sentAtIso: "2026-11-21T15:05:50.000Z",
       },
+      sentBytes: null,
     });
+  });
+  it("measures each message as sent when the body is over 32 KB (issue 13.3): before the server adds fields", () => {
+    const big = { type: "track", userId: "u", event: "E", properties: { blob: "é".repeat(17_000) } };
+    const text = `{"batch":[ ${JSON.stringify(big)} , {"type":"track"} ]}`;
+    expect(parseCallBody(Buffer.from(text), null).sentBytes).toEqual([Buffer.byteLength(JSON.stringify(big)), 16]);
+    expect(parseCallBody(Buffer.from(JSON.stringify(big)), "track").sentBytes).toEqual([Buffer.byteLength(JSON.stringify(big))]);
   });
   it("treats batch null (analytics-go) and [] as empty", () => {
     expect(parseCallBody(buf({ batch: null }), null).messages).toEqual([]);

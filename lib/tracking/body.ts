@@ -1,9 +1,17 @@
 import "server-only";
 import zlib from "node:zlib";
 import { AppError } from "../platform/errors";
-import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, kb, type MessageType } from "./limits";
+import type { HeaderLookup } from "../platform/request-id";
+
+/**
+ * A Tracking API request as ingest reads it: a Web Request (Next's route handlers) or the ingest
+ * server's view of a node:http request (lib/ingest/server.ts) — headers and a body stream.
+ */
+export type IncomingCall = { headers: HeaderLookup; body: ReadableStream<Uint8Array> | null };
+import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, MAX_MESSAGE_BYTES, kb, type MessageType } from "./limits";
+import { sentBatchMessageBytes } from "./sent-sizes";
 import { describeValue, isPlainObject, type BatchDefaults } from "./normalise";
-import { parseIsoTimestamp, toIso } from "./timestamps";
+import { inStorableRange, parseIsoTimestamp, toIso } from "./timestamps";
 
 const tooLarge = (bytes?: number) =>
   new AppError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
@@ -24,7 +32,7 @@ export function checkContentType(header: string | null): void {
  * Reads the body, refusing it past 500 KB by Content-Length or by the bytes actually read
  * (reading stops there). A gzip body is limited before and after inflating.
  */
-export async function readLimitedBody(req: Request): Promise<Buffer> {
+export async function readLimitedBody(req: IncomingCall): Promise<Buffer> {
   const encoding = (req.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (encoding !== "" && encoding !== "identity" && encoding !== "gzip" && encoding !== "x-gzip") {
     throw new AppError("unsupported_encoding", `Content-Encoding ${JSON.stringify(encoding)} is not supported; send identity or gzip`);
@@ -59,14 +67,21 @@ export async function readLimitedBody(req: Request): Promise<Buffer> {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** What a request carries: its messages (still raw), the batch-wide defaults and the body's write key. */
-export type ParsedCall = { writeKey: string | null; messages: unknown[]; defaults: BatchDefaults };
+/**
+ * What a request carries: its messages (still raw), the batch-wide defaults and the body's write
+ * key. `sentBytes[i]` is message i's size as sent (sent-sizes.ts), known only when the body is over
+ * 32 KB; null when no message in it can be over the limit.
+ */
+export type ParsedCall = { writeKey: string | null; messages: unknown[]; defaults: BatchDefaults; sentBytes: number[] | null };
 
 function batchTimestamp(body: Record<string, unknown>, key: string): number | null {
   const v = body[key];
   if (v === undefined || v === null || v === "") return null;
   const ms = typeof v === "string" ? parseIsoTimestamp(v) : null;
   if (ms === null) throw new AppError("invalid_body", `${key} ${JSON.stringify(v).slice(0, 40)} is not a valid ISO 8601 date-time`);
+  // The batch's own sentAt applies to every message in it, so it refuses the batch (a 400, not a 500).
+  if (!inStorableRange(ms))
+    throw new AppError("invalid_body", `${key} ${JSON.stringify(v).slice(0, 40)} is outside the years 0001–9999 (UTC)`);
   return ms;
 }
 
@@ -75,6 +90,19 @@ function batchObject(body: Record<string, unknown>, key: string): Record<string,
   if (v === undefined || v === null) return null;
   if (!isPlainObject(v)) throw new AppError("invalid_body", `${key} must be a JSON object, got ${describeValue(v)}`);
   return v;
+}
+
+/** Each message's bytes as sent; JSON.stringify's measure if the scan disagrees with JSON.parse (a duplicated `batch` key). */
+function sentSizes(text: string, messages: unknown[]): number[] {
+  const sizes = sentBatchMessageBytes(text);
+  if (sizes.length === messages.length) return sizes;
+  return messages.map((m) => {
+    try {
+      return Buffer.byteLength(JSON.stringify(m) ?? "", "utf8");
+    } catch {
+      return 0; // too deep to serialize: normalise.ts rejects it for its depth
+    }
+  });
 }
 
 /** Parses a body: one message for /v1/<type>, `{batch: [...]}` for /v1/batch and /v1/import. */
@@ -97,7 +125,12 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
 
   if (endpointType !== null) {
     const { writeKey: _key, ...message } = body;
-    return { writeKey, messages: [message], defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null } };
+    return {
+      writeKey,
+      messages: [message],
+      defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null },
+      sentBytes: bytes.length > MAX_MESSAGE_BYTES ? [bytes.length] : null,
+    };
   }
   const batch = body.batch;
   // analytics-go sends `"batch": null` for an empty flush.
@@ -115,6 +148,7 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
   return {
     writeKey,
     messages,
+    sentBytes: bytes.length > MAX_MESSAGE_BYTES ? sentSizes(text, messages) : null,
     defaults: {
       context: batchObject(body, "context"),
       integrations: batchObject(body, "integrations"),

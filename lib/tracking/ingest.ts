@@ -1,7 +1,7 @@
 import "server-only";
 import crypto from "node:crypto";
 import { countTrackedMessages } from "../metrics/tracking";
-import { checkContentType, parseCallBody, readLimitedBody } from "./body";
+import { checkContentType, parseCallBody, readLimitedBody, type IncomingCall } from "./body";
 import { AppError } from "../platform/errors";
 import type { MessageType } from "./limits";
 import { normaliseMessage, type NormalisedMessage, type Rejection } from "./normalise";
@@ -28,7 +28,7 @@ async function authenticate(writeKey: string | null): Promise<TrackingSource> {
  * limits, validate and normalise each message, then store what is valid in one transaction.
  * Throws AppError for a request refused as a whole.
  */
-export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoint }): Promise<IngestResult> {
+export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEndpoint }): Promise<IngestResult> {
   const { req } = opts;
   const receivedAtMs = Date.now();
   const receivedAt = toIso(receivedAtMs);
@@ -58,6 +58,7 @@ export async function ingestCall(opts: { req: Request; endpoint: TrackingEndpoin
       index,
       endpointType,
       defaults: parsed.defaults,
+      sentBytes: parsed.sentBytes?.[index] ?? null,
       receivedAt: { ms: receivedAtMs, iso: receivedAt },
       newMessageId: crypto.randomUUID,
     });

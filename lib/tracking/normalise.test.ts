@@ -2,6 +2,15 @@ import { describe, expect, it } from "vitest";
 import { normaliseMessage, type BatchDefaults } from "./normalise";
 import type { MessageType } from "./limits";
 
+/** What body.ts measures for a client that sends JSON.stringify's output; null (unmeasured) if it cannot. */
+const sentBytes = (raw: unknown): number | null => {
+  try {
+    return Buffer.byteLength(JSON.stringify(raw) ?? "", "utf8");
+  } catch {
+    return null;
+  }
+};
+
 const RECEIVED = Date.parse("2026-11-21T15:00:00.000Z");
 const none: BatchDefaults = { context: null, integrations: null, sentAt: null, sentAtIso: null };
 const batchSentAt = (iso: string): BatchDefaults => ({ ...none, sentAt: Date.parse(iso), sentAtIso: new Date(iso).toISOString() });
@@ -13,6 +22,7 @@ function run(raw: unknown, opts: { endpointType?: MessageType | null; defaults?:
     endpointType: opts.endpointType ?? null,
     defaults: opts.defaults ?? none,
     receivedAt: { ms: RECEIVED, iso: new Date(RECEIVED).toISOString() },
+    sentBytes: sentBytes(raw),
     newMessageId: () => "generated-id",
   });
 }
@@ -134,6 +144,36 @@ describe("normaliseMessage", () => {
     [[1, 2], /message must be a JSON object, got an array/],
   ])("rejects %j", (raw, expected) => {
     expect(reason(raw)).toMatch(expected);
+  });
+
+  it.each([
+    ["0000-06-01T00:00:00Z", /timestamp "0000-06-01T00:00:00Z" is outside the years 0001–9999/],
+    ["0001-01-01T00:00:00+01:00", /outside the years 0001–9999/],
+    ["9999-12-31T23:59:59-23:59", /outside the years 0001–9999/],
+  ])("rejects the timestamp %s (issue 13.4: Postgres would refuse the whole batch)", (timestamp, expected) => {
+    expect(reason({ type: "track", userId: "u", event: "E", timestamp })).toMatch(expected);
+  });
+
+  it("rejects a clock skew that pushes the corrected time out of the years 0001–9999, and keeps the edges", () => {
+    const skew = /corrected for the client's clock skew .* outside the years 0001–9999/;
+    expect(reason({ type: "track", userId: "u", event: "E", timestamp: "0001-06-01T00:00:00Z", sentAt: "9999-06-01T00:00:00Z" })).toMatch(
+      skew,
+    );
+    expect(reason({ type: "track", userId: "u", event: "E", timestamp: "9999-06-01T00:00:00Z", sentAt: "0001-06-01T00:00:00Z" })).toMatch(
+      skew,
+    );
+    expect(ok({ type: "track", userId: "u", event: "E", timestamp: "0001-01-01T00:00:00Z" }).timestamp).toBe("0001-01-01T00:00:00.000Z");
+    expect(ok({ type: "track", userId: "u", event: "E", timestamp: "9999-12-31T23:59:59.999Z" }).timestamp).toBe(
+      "9999-12-31T23:59:59.999Z",
+    );
+  });
+
+  it("applies the 32 KB limit to the message as sent, not after the server adds fields (issue 13.3)", () => {
+    // 32,700 bytes as sent; messageId, timestamp, receivedAt, context and integrations take it past 32 KB.
+    const raw = { type: "track", userId: "u", event: "E", properties: { blob: "x".repeat(32_700 - 66) } };
+    expect(Buffer.byteLength(JSON.stringify(raw))).toBe(32_700);
+    const m = ok(raw);
+    expect(Buffer.byteLength(m.payloadJson)).toBeGreaterThan(32 * 1024);
   });
 
   it("rejects nesting deeper than 64 levels, however deep", () => {

@@ -1,7 +1,7 @@
 import "server-only";
 import { scanSerializedJson } from "./json-scan";
 import { MAX_ID_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_MESSAGE_ID_CHARS, isMessageType, kb, type MessageType } from "./limits";
-import { correctedTimestamp, parseIsoTimestamp, toIso } from "./timestamps";
+import { correctedTimestamp, inStorableRange, parseIsoTimestamp, toIso } from "./timestamps";
 
 type Obj = Record<string, unknown>;
 
@@ -36,6 +36,8 @@ export type NormaliseInput = {
   /** Single-call endpoints (/v1/track …) decide the type; /v1/batch reads it from the message. */
   endpointType: MessageType | null;
   defaults: BatchDefaults;
+  /** The message's bytes as the client sent it (body.ts); null when the body is within 32 KB. */
+  sentBytes: number | null;
   receivedAt: Arrival;
   newMessageId: () => string;
 };
@@ -79,6 +81,7 @@ function timestampField(msg: Obj, key: string): number | null {
   if (typeof v !== "string") return reject(`${key} must be an ISO 8601 string, got ${describeValue(v)}`);
   const ms = parseIsoTimestamp(v);
   if (ms === null) reject(`${key} ${JSON.stringify(v.slice(0, 40))} is not a valid ISO 8601 date-time`);
+  if (!inStorableRange(ms!)) reject(`${key} ${JSON.stringify(v.slice(0, 40))} is outside the years 0001–9999 (UTC)`);
   return ms;
 }
 
@@ -89,19 +92,18 @@ export function describeValue(v: unknown): string {
 }
 
 /**
- * Serializes the normalised message once and checks what will be stored: the 32 KB limit, and
- * what Postgres' jsonb refuses (one bad message must not fail its whole batch).
+ * Serializes the normalised message once and checks what Postgres refuses (one bad message must
+ * not fail its whole batch), and the 32 KB limit on the message as sent (`sentBytes`).
  */
-function serialize(payload: Obj): string {
+function serialize(payload: Obj, sentBytes: number | null): string {
   let json: string;
   try {
     json = JSON.stringify(payload);
   } catch {
     return reject(`message is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
-  // UTF-16 length ≤ UTF-8 bytes ≤ 3 × length: count bytes only when it can matter.
-  const bytes = json.length * 3 > MAX_MESSAGE_BYTES ? utf8Bytes(json) : json.length;
-  if (bytes > MAX_MESSAGE_BYTES) reject(`message is ${bytes.toLocaleString("en-US")} bytes (${kb(bytes)}); the limit is 32 KB per message`);
+  const sent = sentBytes ?? 0;
+  if (sent > MAX_MESSAGE_BYTES) reject(`message is ${sent.toLocaleString("en-US")} bytes (${kb(sent)}); the limit is 32 KB per message`);
   const scan = scanSerializedJson(json, MAX_JSON_DEPTH);
   if (scan.depth > MAX_JSON_DEPTH) reject(`message is nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH}`);
   if (scan.hasNul) reject("message contains a NUL character (\\u0000), which cannot be stored");
@@ -144,10 +146,12 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   const original = timestampField(msg, "timestamp") ?? timestampField(msg, "originalTimestamp");
   const ownSentAt = timestampField(msg, "sentAt");
   const sentAt = ownSentAt ?? input.defaults.sentAt;
-  const timestamp =
-    sentAt === null && original === null
-      ? input.receivedAt.iso
-      : toIso(correctedTimestamp({ receivedAt: input.receivedAt.ms, sentAt, original }));
+  const correctedMs =
+    sentAt === null && original === null ? null : correctedTimestamp({ receivedAt: input.receivedAt.ms, sentAt, original });
+  // Each is in range alone, but a skew of thousands of years (sentAt − timestamp) can push the sum out.
+  if (correctedMs !== null && !inStorableRange(correctedMs))
+    reject("timestamp corrected for the client's clock skew (sentAt − timestamp) falls outside the years 0001–9999 (UTC)");
+  const timestamp = correctedMs === null ? input.receivedAt.iso : toIso(correctedMs);
   const receivedAt = input.receivedAt.iso;
   const originalTimestamp = original === null ? null : toIso(original);
   const sentAtIso = sentAt === null ? null : ownSentAt !== null ? toIso(ownSentAt) : input.defaults.sentAtIso;
@@ -170,7 +174,7 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   if (sentAtIso !== null) payload.sentAt = sentAtIso;
   payload.receivedAt = receivedAt;
 
-  const payloadJson = serialize(payload);
+  const payloadJson = serialize(payload, input.sentBytes);
   return {
     type,
     messageId,

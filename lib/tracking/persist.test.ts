@@ -10,6 +10,7 @@ function normalised(raw: object): NormalisedMessage {
     endpointType: null,
     defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null },
     receivedAt: { ms: now, iso: new Date(now).toISOString() },
+    sentBytes: null,
     newMessageId: () => "gen",
   });
   if (!r.ok) throw new Error(r.rejection.reason);

@@ -13,14 +13,15 @@ export type StoreResult = { inserted: number; duplicates: number; deliveries: nu
 
 /**
  * All accepted messages in one statement: a JSON recordset (one parameter, parsed by Postgres)
- * rather than 13 params × N rows. Exact dedupe: rows whose (source, messageId) exists are skipped
+ * rather than 13 params × N rows. `p` is json: Postgres copies the payload's text as written, so
+ * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
  * and not returned, so they are neither routed nor delivered again.
  */
 const INSERT_MESSAGES = `
   INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
                         "timestamp", original_timestamp, sent_at, received_at, payload)
   SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
-    FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p jsonb)
+    FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p json)
   ON CONFLICT (source_id, message_id) DO NOTHING
   RETURNING id`;
 

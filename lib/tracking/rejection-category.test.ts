@@ -2,6 +2,15 @@ import { describe, expect, it } from "vitest";
 import { normaliseMessage } from "./normalise";
 import { REJECTION_CATEGORIES, rejectionCategory } from "./rejection-category";
 
+/** What body.ts measures for a client that sends JSON.stringify's output; null (unmeasured) if it cannot. */
+const sentBytes = (raw: unknown): number | null => {
+  try {
+    return Buffer.byteLength(JSON.stringify(raw) ?? "", "utf8");
+  } catch {
+    return null;
+  }
+};
+
 /** The reason normalise.ts gives a message, through the real code: a reworded reason fails here. */
 function reasonOf(raw: unknown): string {
   const r = normaliseMessage({
@@ -10,6 +19,7 @@ function reasonOf(raw: unknown): string {
     endpointType: null,
     defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null },
     receivedAt: { ms: Date.parse("2026-11-21T15:00:00.000Z"), iso: "2026-11-21T15:00:00.000Z" },
+    sentBytes: sentBytes(raw),
     newMessageId: () => "generated",
   });
   if (r.ok) throw new Error(`accepted: ${JSON.stringify(raw)}`);

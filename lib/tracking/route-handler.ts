@@ -3,37 +3,47 @@ import { requestIdOf } from "../platform/request-id";
 import { logger } from "../platform/logger";
 import { countTrackingRequest } from "../metrics/tracking";
 import { AppError, RETRY_AFTER_SECONDS, STATUS_BY_CODE, isDatabaseUnavailable } from "../platform/errors";
+import type { IncomingCall } from "./body";
 import { ingestCall, type TrackingEndpoint } from "./ingest";
 import { singleCallRefusal } from "./single-call";
 
-// no-transform keeps Next from gzipping these tiny bodies (real clients send Accept-Encoding):
-// a gzip stream per response costs more CPU than the bytes it saves.
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store, no-transform", ...headers },
-  });
+/** A Tracking API answer, for either server to write: Next's route handler or the ingest server. */
+export type TrackingAnswer = { status: number; body: string; headers: Record<string, string> };
+
+// no-transform keeps a proxy or Next from gzipping these tiny bodies (real clients send
+// Accept-Encoding): a gzip stream per response costs more CPU than the bytes it saves.
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): TrackingAnswer => ({
+  status,
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json", "cache-control": "no-store, no-transform", ...headers },
+});
 
 /**
- * The route handler of a Tracking API endpoint. Segment's response shapes: 200 `{"success": true}`
- * (+ `rejected` on /v1/batch and /v1/import), otherwise `{"success": false, "error": {code, message}}`
- * — a single-message endpoint's rejected message included (single-call.ts). A 200 is only ever
- * sent after the transaction committed.
+ * One Tracking API call, answered. Segment's response shapes: 200 `{"success": true}` (+ `rejected`
+ * on /v1/batch and /v1/import), otherwise `{"success": false, "error": {code, message}}` — a
+ * single-message endpoint's rejected message included (single-call.ts). A 200 is only ever sent
+ * after the transaction committed. Logs one line per request; never the body or the Authorization
+ * header (the write key).
  */
+export async function answerTrackingCall(req: IncomingCall, endpoint: TrackingEndpoint): Promise<TrackingAnswer> {
+  const requestId = requestIdOf(req);
+  const started = performance.now();
+  const res = await answer(req, endpoint, requestId);
+  res.headers["x-request-id"] = requestId;
+  countTrackingRequest(endpoint, res.status);
+  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
+  return res;
+}
+
+/** The route handler of a Tracking API endpoint in the web app (app/v1/*); the ingest server serves the same. */
 export function trackingRoute(endpoint: TrackingEndpoint) {
   return async (req: Request): Promise<Response> => {
-    const requestId = requestIdOf(req);
-    const started = performance.now();
-    const res = await answer(req, endpoint, requestId);
-    res.headers.set("x-request-id", requestId);
-    countTrackingRequest(endpoint, res.status);
-    // One line per request; never the body or the Authorization header (the write key).
-    logger().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
-    return res;
+    const { status, body, headers } = await answerTrackingCall(req, endpoint);
+    return new Response(body, { status, headers });
   };
 }
 
-async function answer(req: Request, endpoint: TrackingEndpoint, requestId: string): Promise<Response> {
+async function answer(req: IncomingCall, endpoint: TrackingEndpoint, requestId: string): Promise<TrackingAnswer> {
   try {
     const result = await ingestCall({ req, endpoint });
     const refusal = singleCallRefusal(endpoint, result.rejected);

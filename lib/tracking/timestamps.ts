@@ -33,6 +33,15 @@ export function parseIsoTimestamp(input: string): number | null {
   return d.getTime() - offsetMinutes * 60_000;
 }
 
+/**
+ * The instants Eventrail stores: years 0001–9999 in UTC. It is what `toIso` writes as a 4-digit
+ * year (outside it, `+010000-…` or `-000001-…`, which Postgres' timestamptz input refuses) and what
+ * every receiver's ISO 8601 parser reads. A message outside it is rejected alone (normalise.ts).
+ */
+export const MIN_TIMESTAMP_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z (Date.UTC maps year 1 to 1901)
+export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const inStorableRange = (ms: number): boolean => ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS;
+
 /** UTC with milliseconds, the one form Eventrail stores and sends. */
 export const toIso = (ms: number): string => new Date(ms).toISOString();
 

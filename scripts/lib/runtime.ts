@@ -20,3 +20,9 @@ export function withNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     ? { ...env, NODE_OPTIONS: current }
     : { ...env, NODE_OPTIONS: `${current} ${PROCESS_NODE_OPTIONS}`.trim() };
 }
+
+/**
+ * Niceness of the web process under `npm start`: on a shared machine, when the dashboard is busy,
+ * the ingest server and workers get the CPU first (`npm run drill -- isolation` measures it).
+ */
+export const WEB_NICENESS = 10;

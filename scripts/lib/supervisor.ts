@@ -4,6 +4,7 @@
  * it exits on its own, with a log line that says how it ended.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 
 export type ChildSpec = {
@@ -12,6 +13,8 @@ export type ChildSpec = {
   /** arguments to `node` (flags, the script, its arguments) */
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** a CPU niceness to run it at (the web app yields to ingest: docs/architecture.md#processes) */
+  niceness?: number;
 };
 
 export type SupervisorOptions = {
@@ -52,6 +55,11 @@ export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
       env: { ...spec.env, EVENTRAIL_SUPERVISOR_PID: String(process.pid) },
       stdio: ["ignore", "inherit", "inherit"],
     });
+    if (spec.niceness !== undefined && child.pid) {
+      try {
+        os.setPriority(child.pid, spec.niceness);
+      } catch {} // a platform that refuses it runs the child at normal priority
+    }
     const since = Date.now();
     running.set(spec.name, child);
     opts.say(`${spec.name} started (pid ${child.pid})`);

@@ -122,6 +122,39 @@ export async function startWorker(databaseUrl: string, extraEnv: Record<string, 
   return proc;
 }
 
+/**
+ * Starts an ingest process (ingest/index.ts, docs/architecture.md#processes) on a free port, in
+ * front of the web app at `webUrl` when given, and resolves once it reports ready.
+ */
+export async function startIngest(
+  databaseUrl: string,
+  opts: { webUrl?: string; env?: Record<string, string> } = {},
+): Promise<Proc & { url: string }> {
+  const port = await freePort();
+  const proc = launch(
+    process.execPath,
+    [...TS_NODE_ARGS, "ingest/index.ts"],
+    baseEnv(databaseUrl, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ...(opts.webUrl ? { EVENTRAIL_WEB_URL: opts.webUrl } : {}),
+      ...opts.env,
+    }),
+  );
+  await waitFor(
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`ingest exited: ${proc.output()}`);
+      // Whatever its log level: a GET of a Tracking API path is answered 405 once it listens.
+      return (await fetch(`http://127.0.0.1:${port}/v1/track`)).status === 405;
+    },
+    { timeoutMs: 60_000, what: "the ingest server to start" },
+  ).catch(async (err) => {
+    await proc.kill();
+    throw err;
+  });
+  return { ...proc, url: `http://127.0.0.1:${port}` };
+}
+
 export type Stack = {
   databaseUrl: string;
   app: Proc & { url: string };
