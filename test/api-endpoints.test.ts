@@ -10,6 +10,7 @@ import { authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
 import { destinationEndpoints } from "../lib/destinations/contract";
+import { openApiEndpoints } from "../lib/openapi/contract";
 import { requestLogEndpoints } from "../lib/request-log/contract";
 import { sourceEndpoints } from "../lib/sources/contract";
 import { discoverApiRoutes } from "./harness/api-routes";
@@ -22,6 +23,7 @@ const GROUPS: Record<string, Record<string, Endpoint>> = {
   captureEndpoints,
   deletionEndpoints,
   destinationEndpoints,
+  openApiEndpoints,
   requestLogEndpoints,
   sourceEndpoints,
 };
