@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { Endpoint } from "../lib/api/endpoint";
 import { ENDPOINTS } from "../lib/api/endpoints";
+import { alertEndpoints } from "../lib/alerts/contract";
 import { audienceEndpoints } from "../lib/audiences/contract";
 import { authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
@@ -18,6 +19,7 @@ import { discoverApiRoutes } from "./harness/api-routes";
 const served = discoverApiRoutes();
 /** The contracts' endpoint groups by the names route files import them under. */
 const GROUPS: Record<string, Record<string, Endpoint>> = {
+  alertEndpoints,
   audienceEndpoints,
   authEndpoints,
   captureEndpoints,

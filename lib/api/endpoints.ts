@@ -1,3 +1,4 @@
+import { alertEndpoints } from "../alerts/contract";
 import { audienceEndpoints } from "../audiences/contract";
 import { authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
@@ -17,6 +18,7 @@ export const ENDPOINTS_BY_FEATURE = {
   auth: authEndpoints,
   sources: sourceEndpoints,
   destinations: destinationEndpoints,
+  alerts: alertEndpoints,
   "request log": requestLogEndpoints,
   capture: captureEndpoints,
   audiences: audienceEndpoints,
