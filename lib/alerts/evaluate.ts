@@ -63,7 +63,7 @@ SELECT d.id AS destination_id, d.workspace_id, d.name, u.url,
      WHERE ea.destination_id = d.id AND ea.url = u.url AND ea.resolved_at IS NULL
      ORDER BY ea.opened_at DESC LIMIT 1
   ) oa ON true
- WHERE d.enabled AND ($2::uuid IS NULL OR d.workspace_id = $2)`;
+ WHERE d.enabled AND ($2::uuid IS NULL OR d.workspace_id = $2) AND ($3::uuid[] IS NULL OR d.id = ANY($3))`;
 
 type Row = {
   destination_id: string;
@@ -160,10 +160,10 @@ const LOCK_KEY = 0x6576_616c; // "eval"
 
 /**
  * Judges every URL at `now` (injectable: tests stand minutes or days after real failures), records
- * what changed, then sends the notices. `workspaceId` limits it to one workspace (tests).
+ * what changed, then sends the notices. `workspaceId` and `destinationIds` limit it (tests).
  */
 export async function evaluateEndpointAlerts(
-  opts: { now?: Date; workspaceId?: string; smtpUrl?: string | null } = {},
+  opts: { now?: Date; workspaceId?: string; destinationIds?: string[]; smtpUrl?: string | null } = {},
 ): Promise<{ evaluated: number; events: AlertEvent[] }> {
   const now = opts.now ?? new Date();
   const c = await pool().connect();
@@ -173,7 +173,7 @@ export async function evaluateEndpointAlerts(
     await c.query("BEGIN");
     await c.query("SELECT pg_advisory_xact_lock($1)", [LOCK_KEY]);
     await c.query(RESOLVE_ORPHANS, [now, opts.workspaceId ?? null]);
-    const { rows } = await c.query<Row>(URL_STATS, [now, opts.workspaceId ?? null]);
+    const { rows } = await c.query<Row>(URL_STATS, [now, opts.workspaceId ?? null, opts.destinationIds ?? null]);
     evaluated = rows.length;
     const changed: (AlertEvent | null)[] = [];
     for (const r of rows) {
