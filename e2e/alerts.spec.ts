@@ -48,9 +48,11 @@ test("a failing endpoint raises the banner, is disabled after days, and is re-en
   await page.goto(`/destinations/${dest.id}`);
   const banner = page.getByRole("region", { name: "Endpoint alerts" });
   await expect(banner).toContainText("disabled after failing for days");
+  await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("Disabled")).toBeVisible();
   await shot(page, "alert-banner-disabled");
   await banner.getByRole("button", { name: `Re-enable ${bin.url}` }).click();
   await expect(banner).toHaveCount(0);
+  await expect(page.getByRole("list", { name: "Endpoint health" }).getByRole("button", { name: /Re-enable/ })).toHaveCount(0);
   const alerts = await api(page, "GET", "/api/alerts");
   expect(alerts.open.filter((a: { destinationId: string }) => a.destinationId === dest.id)).toEqual([]);
   expect(alerts.recent[0]).toMatchObject({ destinationId: dest.id, resolution: "reenabled" });

@@ -146,6 +146,12 @@ describe("endpoint alerts", () => {
     const { open } = await ctx.api.get("/api/alerts");
     expect(open).toEqual([expect.objectContaining({ destinationId: dest.id, url: `${bad.url}/in`, disabledAt: expect.any(String) })]);
 
+    const health = await ctx.api.get(`/api/destinations/${dest.id}/health`);
+    expect(health.urls.map((u: { url: string; disabled: boolean }) => [u.url, u.disabled])).toEqual([
+      [`${bad.url}/in`, true],
+      [`${good.url}/in`, false],
+    ]);
+
     // The first message waited only on the disabled URL: it ends, and is not re-sent to the good one.
     const settled = await ctx.settled(first);
     expect(settled.deliveries[0]).toMatchObject({ state: "failed" });
