@@ -26,13 +26,16 @@ describe("OpenAPI document", () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
   });
 
-  it("gives every endpoint with a body a request example that its own schema accepts the shape of, and a curl sample", () => {
-    const withBody = ENDPOINTS.filter((e) => e.body);
-    const missing = withBody.filter((e) => {
+  it("gives every endpoint with a body a request example that its own validation accepts, and every endpoint a curl sample", () => {
+    const refused = ENDPOINTS.filter((e) => e.body).flatMap((e) => {
       const op = operations.find((o) => o.key === `${e.method} ${e.path}`)?.op;
-      return op?.requestBody?.content["application/json"].example === undefined;
+      const example = op?.requestBody?.content["application/json"].example;
+      const parsed = e.body!.safeParse(example);
+      return parsed.success
+        ? []
+        : [`${e.method} ${e.path}: ${parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`];
     });
-    expect(missing.map((e) => `${e.method} ${e.path}`)).toEqual([]);
+    expect(refused).toEqual([]);
     for (const { op, key } of operations) expect(op["x-codeSamples"][0].source, key).toContain("curl -X");
   });
 

@@ -1,6 +1,6 @@
 import type { Endpoint } from "@/lib/api/endpoint";
 import { ENDPOINTS_BY_FEATURE } from "@/lib/api/endpoints";
-import { curlExample, exampleOf, jsonSchema } from "@/lib/openapi/examples";
+import { curlExample, requestExample } from "@/lib/openapi/examples";
 import { Card, PageHeader } from "../ui/card";
 import { ScrollBox } from "../ui/scroll-box";
 import { CopyButton } from "../ui/copy-button";
@@ -25,8 +25,6 @@ const ACCESS_LABEL: Record<Endpoint["access"], string> = {
   owner: "the owner",
   operator: "the operator's token",
 };
-
-const requestExample = (ep: Endpoint) => (ep.body ? exampleOf(jsonSchema(ep.body, "input")) : undefined);
 
 function Operation({ id, ep }: { id: string; ep: Endpoint }) {
   const curl = curlExample(ep);

@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { Endpoint } from "../api/endpoint";
 import { ENDPOINTS_BY_FEATURE } from "../api/endpoints";
-import { curlExample, exampleOf, jsonSchema, type JsonSchema } from "./examples";
+import { curlExample, jsonSchema, requestExample, type JsonSchema } from "./examples";
 
 /**
  * The Management API as an OpenAPI 3.1 document (docs/management-api.md#openapi), generated from the
@@ -64,7 +64,7 @@ function operation(feature: string, key: string, ep: Endpoint) {
     "x-access": ep.access,
     ...(ep.access === "public" ? { security: [] } : {}),
     parameters: [...pathParams(ep.path), ...queryParams(ep.query)],
-    ...(body ? { requestBody: { required: true, content: { "application/json": { schema: body, example: exampleOf(body) } } } } : {}),
+    ...(body ? { requestBody: { required: true, content: { "application/json": { schema: body, example: requestExample(ep) } } } } : {}),
     responses: {
       [status]: ep.response
         ? { description: "Success", content: { "application/json": { schema: jsonSchema(ep.response, "output") } } }

@@ -6,8 +6,26 @@ import type { Endpoint } from "../api/endpoint";
 /** A JSON Schema as zod's z.toJSONSchema writes it (draft 2020-12). */
 export type JsonSchema = Record<string, unknown>;
 
+const SAMPLE_ID = "3f0c9a4e-8d1b-4c2a-9e57-1b2c3d4e5f60";
+const SAMPLE_CONDITION = { event: "Order Completed", atLeast: 3, withinDays: 30 };
+
+/**
+ * Hand-written request examples where a schema's rules say more than its JSON Schema can (a URL
+ * checked by a refinement, "ids or filter", a condition tree). test/openapi.test.ts proves every
+ * example, generated or written here, passes its endpoint's own validation.
+ */
+const WRITTEN: Record<string, unknown> = {
+  "POST /api/destinations": { name: "Orders service", urls: ["https://example.com/hooks/eventrail"], sourceIds: [SAMPLE_ID] },
+  "POST /api/destinations/{id}/reveal": { secret: "sharedSecret" },
+  "POST /api/destinations/{id}/enable-url": { url: "https://example.com/hooks/eventrail" },
+  "PUT /api/alerts/settings": { failingMinutes: 15, successRatePercent: 50, notifyUrl: "https://hooks.slack.com/services/T000/B000/XXXX" },
+  "POST /api/messages/replay": { ids: [SAMPLE_ID] },
+  "POST /api/audiences": { name: "Repeat buyers", sourceIds: [SAMPLE_ID], condition: SAMPLE_CONDITION },
+  "POST /api/audiences/preview": { sourceIds: [SAMPLE_ID], condition: SAMPLE_CONDITION },
+};
+
 const STRING_BY_FORMAT: Record<string, string> = {
-  uuid: "3f0c9a4e-8d1b-4c2a-9e57-1b2c3d4e5f60",
+  uuid: SAMPLE_ID,
   uri: "https://example.com/hooks/eventrail",
   url: "https://example.com/hooks/eventrail",
   email: "ada@example.com",
@@ -77,7 +95,13 @@ export function curlExample(ep: Endpoint): string {
   if (ep.access !== "public") lines.push(`  -H 'Authorization: Bearer <API token>'`);
   if (ep.body) {
     lines.push(`  -H 'Content-Type: application/json'`);
-    lines.push(`  -d '${JSON.stringify(exampleOf(jsonSchema(ep.body, "input"))).replace(/'/g, "'\\''")}'`);
+    lines.push(`  -d '${JSON.stringify(requestExample(ep)).replace(/'/g, "'\\''")}'`);
   }
   return lines.join(" \\\n");
+}
+
+/** The request body example of an endpoint: written above, or made from its schema; undefined without a body. */
+export function requestExample(ep: Endpoint): unknown {
+  if (!ep.body) return undefined;
+  return WRITTEN[`${ep.method} ${ep.path}`] ?? exampleOf(jsonSchema(ep.body, "input"));
 }
