@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { expectAccessible } from "./checks";
 import { shot } from "./shot";
 
 const MINUTE = 60_000;
@@ -49,6 +50,8 @@ test("a failing endpoint raises the banner, is disabled after days, and is re-en
   const banner = page.getByRole("region", { name: "Endpoint alerts" });
   await expect(banner).toContainText("disabled after failing for days");
   await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("Disabled")).toBeVisible();
+  // The page walk rarely meets the banner (no alert is open then): axe checks it here, in its loudest state.
+  await expectAccessible(page, "destination page with the disabled-URL banner");
   await shot(page, "alert-banner-disabled");
   await banner.getByRole("button", { name: `Re-enable ${bin.url}` }).click();
   await expect(banner).toHaveCount(0);
