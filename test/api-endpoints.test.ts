@@ -5,11 +5,13 @@
 import { describe, expect, it } from "vitest";
 import type { Endpoint } from "../lib/api/endpoint";
 import { ENDPOINTS } from "../lib/api/endpoints";
+import { alertEndpoints } from "../lib/alerts/contract";
 import { audienceEndpoints } from "../lib/audiences/contract";
 import { authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
 import { destinationEndpoints } from "../lib/destinations/contract";
+import { openApiEndpoints } from "../lib/openapi/contract";
 import { requestLogEndpoints } from "../lib/request-log/contract";
 import { sourceEndpoints } from "../lib/sources/contract";
 import { discoverApiRoutes } from "./harness/api-routes";
@@ -17,11 +19,13 @@ import { discoverApiRoutes } from "./harness/api-routes";
 const served = discoverApiRoutes();
 /** The contracts' endpoint groups by the names route files import them under. */
 const GROUPS: Record<string, Record<string, Endpoint>> = {
+  alertEndpoints,
   audienceEndpoints,
   authEndpoints,
   captureEndpoints,
   deletionEndpoints,
   destinationEndpoints,
+  openApiEndpoints,
   requestLogEndpoints,
   sourceEndpoints,
 };

@@ -2,10 +2,18 @@ import type { Handler } from "./handler";
 import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deletionHandler } from "./handlers/deletion";
 import { deliverHandler } from "./handlers/deliver";
+import { endpointAlertsHandler } from "./handlers/endpoint-alerts";
 import { maintenanceHandler } from "./handlers/maintenance";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
  * Add a handler here when you add a queue to lib/platform/queue.ts.
  */
-export const handlers: Handler[] = [deliverHandler, audienceSyncHandler, audienceScheduleHandler, deletionHandler, maintenanceHandler];
+export const handlers: Handler[] = [
+  deliverHandler,
+  audienceSyncHandler,
+  audienceScheduleHandler,
+  deletionHandler,
+  maintenanceHandler,
+  endpointAlertsHandler,
+];

@@ -1,6 +1,8 @@
 "use client";
 
 import type { EndpointState } from "@/lib/destinations/contract";
+import { useEnableUrlMutation } from "@/components/alerts/hooks";
+import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote, Spinner } from "@/components/ui/card";
 import { useDestinationHealth } from "./hooks";
 
@@ -29,6 +31,24 @@ export function EndpointHealthBadge({ state }: { state: EndpointState }) {
   return <Badge tone={TONE[state]}>{LABEL[state]}</Badge>;
 }
 
+/** A URL the endpoint alerts disabled (docs/alerts.md#disabling), with its one-click re-enable. */
+function DisabledUrl({ destinationId, url }: { destinationId: string; url: string }) {
+  const enable = useEnableUrlMutation();
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      <Badge tone="red">Disabled</Badge>
+      <Button
+        variant="secondary"
+        disabled={enable.isPending}
+        onClick={() => enable.mutate({ destinationId, url })}
+        aria-label={`Re-enable ${url}`}
+      >
+        Re-enable
+      </Button>
+    </span>
+  );
+}
+
 export function EndpointHealth({ destinationId, compact = false }: { destinationId: string; compact?: boolean }) {
   const q = useDestinationHealth(destinationId);
   if (q.isPending) return <Spinner label="Checking endpoints…" />;
@@ -51,7 +71,7 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
               <p className="mt-0.5 truncate text-xs text-red-700">Last error: {u.lastError}</p>
             ) : null}
           </div>
-          <EndpointHealthBadge state={u.state} />
+          {u.disabled ? <DisabledUrl destinationId={destinationId} url={u.url} /> : <EndpointHealthBadge state={u.state} />}
         </li>
       ))}
     </ul>

@@ -14,6 +14,7 @@ const LINKS = [
   { href: "/audiences", label: "Audiences" },
   { href: "/deletions", label: "Deletions" },
   { href: "/settings", label: "Settings" },
+  { href: "/api-reference", label: "API reference" },
 ];
 
 function Logo() {

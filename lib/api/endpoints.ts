@@ -1,8 +1,10 @@
+import { alertEndpoints } from "../alerts/contract";
 import { audienceEndpoints } from "../audiences/contract";
 import { authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
 import { deletionEndpoints } from "../deletions/contract";
 import { destinationEndpoints } from "../destinations/contract";
+import { openApiEndpoints } from "../openapi/contract";
 import { requestLogEndpoints } from "../request-log/contract";
 import { sourceEndpoints } from "../sources/contract";
 import type { Endpoint } from "./endpoint";
@@ -16,10 +18,12 @@ export const ENDPOINTS_BY_FEATURE = {
   auth: authEndpoints,
   sources: sourceEndpoints,
   destinations: destinationEndpoints,
+  alerts: alertEndpoints,
   "request log": requestLogEndpoints,
   capture: captureEndpoints,
   audiences: audienceEndpoints,
   deletions: deletionEndpoints,
+  "API reference": openApiEndpoints,
 } satisfies Record<string, Record<string, Endpoint>>;
 
 export const ENDPOINTS: Endpoint[] = Object.values(ENDPOINTS_BY_FEATURE).flatMap((group) => Object.values(group));

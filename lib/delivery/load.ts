@@ -18,7 +18,14 @@ export type LoadedDelivery = {
   someUrlFailed: boolean;
   message: StoredMessage;
   erased: boolean;
-  destination: SigningSettings & { urls: string[]; enabled: boolean; mode: "any" | "every"; retryWindowMinutes: number };
+  /** `urls`: the destination's URLs less `disabledUrls`, those the endpoint alerts disabled. */
+  destination: SigningSettings & {
+    urls: string[];
+    disabledUrls: string[];
+    enabled: boolean;
+    mode: "any" | "every";
+    retryWindowMinutes: number;
+  };
 };
 
 type Row = {
@@ -41,6 +48,7 @@ type Row = {
   sent_at: string | null;
   payload: Record<string, unknown> | null;
   urls: string[];
+  disabled_urls: string[];
   headers: { name: string; value: string }[] | null;
   shared_secret: string | null;
   standard_webhooks: boolean;
@@ -66,7 +74,9 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        )) AS some_url_failed,
        m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
        ${iso("m.sent_at")} AS sent_at, m.payload,
-       t.urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode, t.retry_window_minutes
+       -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
+       ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
+       coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode, t.retry_window_minutes
 FROM deliveries d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -105,6 +115,7 @@ function toLoaded(r: Row): LoadedDelivery {
     },
     destination: {
       urls: r.urls,
+      disabledUrls: r.disabled_urls,
       headers: Array.isArray(r.headers) ? r.headers : [],
       sharedSecret: r.shared_secret,
       standardWebhooks: r.standard_webhooks,

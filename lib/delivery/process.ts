@@ -158,8 +158,17 @@ type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
 
 async function runRound(d: LoadedDelivery): Promise<Round> {
   const now = new Date();
-  if (!d.destination.enabled || d.erased) {
-    const why = d.erased ? "message was erased by a deletion request" : "destination is disabled";
+  // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
+  // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
+  const pending = d.pendingUrls ?? [];
+  const onlyDisabledLeft =
+    d.destination.urls.length === 0 || (pending.length > 0 && pending.every((u) => d.destination.disabledUrls.includes(u)));
+  if (!d.destination.enabled || d.erased || onlyDisabledLeft) {
+    const why = d.erased
+      ? "message was erased by a deletion request"
+      : d.destination.enabled
+        ? "the URLs it was for are disabled after failing for days"
+        : "destination is disabled";
     return { attempts: [], update: finalUpdate(d, "failed", why) };
   }
   const urls = roundUrls(d.destination.urls, d.pendingUrls);

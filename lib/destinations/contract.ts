@@ -337,7 +337,11 @@ export const endpointHealthSchema = z.object({
   lastFailureAt: z.string().nullable(),
   lastError: z.string().nullable(),
 });
-export const destinationHealthDtoSchema = z.object({ destinationId: z.string(), urls: z.array(endpointHealthSchema) });
+/** `disabled`: the endpoint alerts disabled the URL after days of failure (docs/alerts.md#disabling). */
+export const destinationHealthDtoSchema = z.object({
+  destinationId: z.string(),
+  urls: z.array(endpointHealthSchema.extend({ disabled: z.boolean() })),
+});
 export type EndpointState = z.infer<typeof endpointStateSchema>;
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;
 export type DestinationHealthDto = z.infer<typeof destinationHealthDtoSchema>;

@@ -10,7 +10,7 @@ import { SAMPLE_PER_URL, WINDOW_HOURS, computeEndpointHealth, type RecentAttempt
  * volume. `destinationIds` null: every enabled destination (metrics).
  */
 const RECENT = `
-SELECT d.id AS destination_id, d.workspace_id, d.urls, a.url, a.outcome, a.error_kind, a.error_text, a.response_status,
+SELECT d.id AS destination_id, d.workspace_id, d.urls, coalesce(d.disabled_urls, '{}') AS disabled_urls, a.url, a.outcome, a.error_kind, a.error_text, a.response_status,
        to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at
   FROM destinations d
   LEFT JOIN LATERAL (
@@ -27,6 +27,7 @@ type Row = {
   destination_id: string;
   workspace_id: string;
   urls: string[];
+  disabled_urls: string[];
   url: string | null;
   outcome: string | null;
   error_kind: string | null;
@@ -35,15 +36,18 @@ type Row = {
   started_at: string | null;
 };
 
-export type DestinationHealth = { destinationId: string; workspaceId: string; urls: EndpointHealth[] };
+export type DestinationHealth = { destinationId: string; workspaceId: string; urls: EndpointHealth[]; disabledUrls: string[] };
 
 async function healthOf(workspaceId: string | null, destinationIds: string[] | null): Promise<DestinationHealth[]> {
   const { rows } = await pool().query<Row>(RECENT, [workspaceId, destinationIds]);
-  const byDestination = new Map<string, { workspaceId: string; urls: string[]; attempts: Map<string, RecentAttempt[]> }>();
+  const byDestination = new Map<
+    string,
+    { workspaceId: string; urls: string[]; disabledUrls: string[]; attempts: Map<string, RecentAttempt[]> }
+  >();
   for (const r of rows) {
     let d = byDestination.get(r.destination_id);
     if (!d) {
-      d = { workspaceId: r.workspace_id, urls: r.urls, attempts: new Map() };
+      d = { workspaceId: r.workspace_id, urls: r.urls, disabledUrls: r.disabled_urls, attempts: new Map() };
       byDestination.set(r.destination_id, d);
     }
     if (r.url === null) continue;
@@ -62,6 +66,7 @@ async function healthOf(workspaceId: string | null, destinationIds: string[] | n
     destinationId,
     workspaceId: d.workspaceId,
     urls: d.urls.map((url) => computeEndpointHealth(url, d.attempts.get(url) ?? [])),
+    disabledUrls: d.disabledUrls,
   }));
 }
 
@@ -70,7 +75,7 @@ export async function getDestinationHealth(opts: { workspaceId: string; id: stri
   assertUuid(opts.id, "Destination");
   const [found] = await healthOf(opts.workspaceId, [opts.id]);
   if (!found) throw notFound("Destination");
-  return { destinationId: found.destinationId, urls: found.urls };
+  return { destinationId: found.destinationId, urls: found.urls.map((u) => ({ ...u, disabled: found.disabledUrls.includes(u.url) })) };
 }
 
 /** Every enabled destination's endpoint health (for /metrics). */

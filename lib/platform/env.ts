@@ -43,6 +43,10 @@ const schema = z.object({
     .int()
     .positive()
     .default(30 * 60_000),
+  /** SMTP server for endpoint alert emails (docs/alerts.md#email), e.g. smtp://user:pass@mail.example.com:587; unset: no email. */
+  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
+  /** The From of alert emails. */
+  SMTP_FROM: z.string().default("Eventrail <eventrail@localhost>"),
   RETENTION_MESSAGES_DAYS: z.coerce.number().positive().default(30),
   RETENTION_ATTEMPTS_DAYS: z.coerce.number().positive().default(30),
   RETENTION_CAPTURES_DAYS: z.coerce.number().positive().default(7),

@@ -48,6 +48,13 @@ export const QUEUES = {
     schema: z.object({ deletionRequestId: z.string().uuid() }),
     options: { notify: true, retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 1800 },
   },
+  /** The endpoint alerts' tick (pg-boss cron, every minute): judge each destination URL (docs/alerts.md#when). */
+  endpointAlerts: {
+    name: "endpoint-alerts",
+    // pg-boss cron jobs carry no data (null).
+    schema: z.object({}).passthrough().nullable(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+  },
   /** Periodic housekeeping: retention, sweeping stuck deliveries. */
   maintenance: {
     name: "maintenance",

@@ -51,6 +51,7 @@ const SPECS: Record<string, Spec> = {
   "POST /api/destinations/[id]/test": { kind: "item", id: "destination", body: { type: "track" } },
   "GET /api/destinations/[id]/health": { kind: "item", id: "destination" },
   "POST /api/destinations/[id]/reveal": { kind: "item", id: "destination", body: { secret: "sharedSecret" } },
+  "POST /api/destinations/[id]/enable-url": { kind: "item", id: "destination", body: { url: "http://127.0.0.1:9/x" } },
   "GET /api/messages/[id]": { kind: "item", id: "message" },
   "GET /api/attempts/[id]": { kind: "item", id: "attempt" },
   "DELETE /api/tokens/[id]": { kind: "item", id: "token" },
@@ -212,6 +213,34 @@ const SPECS: Record<string, Spec> = {
       const message = await a.get(`/api/messages/${x.message}`);
       expect(JSON.stringify(message)).toContain('"userId":"u1"');
       expect(message.message.payload).not.toBeNull();
+    },
+  },
+  "GET /api/openapi.json": {
+    kind: "collection",
+    async crossWorkspace({ a, b }) {
+      // One document for every workspace, generated from the contracts: nothing of any workspace in it.
+      expect(await b.get("/api/openapi.json")).toEqual(await a.get("/api/openapi.json"));
+    },
+  },
+  "GET /api/alerts": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect(JSON.stringify(await b.get("/api/alerts"))).not.toContain(a.destination);
+    },
+  },
+  "GET /api/alerts/settings": {
+    kind: "collection",
+    async crossWorkspace({ a, b }) {
+      await a.request("PUT", "/api/alerts/settings", { notifyUrl: "https://hooks.example.com/services/A" });
+      expect(await b.get("/api/alerts/settings")).toMatchObject({ notifyUrlSet: false });
+    },
+  },
+  "PUT /api/alerts/settings": {
+    kind: "collection",
+    body: { failingMinutes: 20 },
+    async crossWorkspace({ a, b }) {
+      await b.request("PUT", "/api/alerts/settings", { failingMinutes: 99 });
+      expect((await a.get("/api/alerts/settings")).failingMinutes).not.toBe(99);
     },
   },
   "POST /api/workspaces": {

@@ -1,0 +1,52 @@
+import "server-only";
+
+/** What happened to a destination URL, as the banner, the email and the Slack message tell it (docs/alerts.md#notices). */
+export type AlertEvent = {
+  kind: "opened" | "recovered" | "disabled";
+  workspaceId: string;
+  destinationId: string;
+  destinationName: string;
+  url: string;
+  reason: "failing" | "success_rate";
+  failingSince: Date | null;
+  successRate: number | null;
+  lastError: string | null;
+  now: Date;
+};
+
+const minutesBetween = (from: Date, to: Date) => Math.max(0, Math.round((to.getTime() - from.getTime()) / 60_000));
+
+export function describeDuration(minutes: number): string {
+  if (minutes < 120) return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  if (minutes < 48 * 60) return `${Math.round(minutes / 60)} hours`;
+  return `${Math.round(minutes / (24 * 60))} days`;
+}
+
+function problem(e: AlertEvent): string {
+  const detail = e.lastError ? ` (last error: ${e.lastError})` : "";
+  if (e.reason === "success_rate" && e.successRate !== null) {
+    return `succeeded for only ${Math.round(e.successRate * 100)}% of attempts over the last hour${detail}`;
+  }
+  const since = e.failingSince ? ` for ${describeDuration(minutesBetween(e.failingSince, e.now))}` : "";
+  return `has been failing with no success${since}${detail}`;
+}
+
+/** Subject and plain text of a notice; `link` is the destination's page in the dashboard when the public URL is known. */
+export function alertNotice(e: AlertEvent, link: string | null): { subject: string; text: string } {
+  const where = `destination "${e.destinationName}" at ${e.url}`;
+  const more = link ? `\n${link}` : "";
+  switch (e.kind) {
+    case "opened":
+      return { subject: `Endpoint failing: ${e.destinationName}`, text: `Eventrail: ${where} ${problem(e)}.${more}` };
+    case "recovered":
+      return {
+        subject: `Endpoint recovered: ${e.destinationName}`,
+        text: `Eventrail: ${where} has recovered: deliveries succeed again.${more}`,
+      };
+    case "disabled":
+      return {
+        subject: `Endpoint disabled: ${e.destinationName}`,
+        text: `Eventrail: ${where} ${problem(e)}, so it was disabled: it gets no deliveries until it is re-enabled in the dashboard.${more}`,
+      };
+  }
+}

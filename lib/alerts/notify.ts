@@ -1,0 +1,81 @@
+import "server-only";
+import nodemailer from "nodemailer";
+import { pool } from "../platform/db";
+import { logger } from "../platform/logger";
+import { postWebhook } from "../webhooks/post";
+import { alertNotice, type AlertEvent } from "./messages";
+
+/**
+ * Tells a workspace what happened to its endpoints (docs/alerts.md#notices): a Slack-compatible POST
+ * `{"text": …}` to its notification URL, through the same SSRF-guarded connection pools as webhooks,
+ * and an email to its owners and admins when SMTP is configured and the workspace wants email. A
+ * notice that cannot be sent is logged (without the URL's path, which holds the Slack token) and not
+ * retried: the banner in the dashboard shows the alert whatever happens here.
+ */
+
+type Recipients = { notifyUrl: string | null; emails: string[] };
+
+const RECIPIENTS = `
+SELECT s.notify_url, coalesce(s.email_admins, true) AS email_admins,
+       coalesce(array_agg(u.email ORDER BY u.email) FILTER (WHERE u.email IS NOT NULL), '{}') AS emails
+  FROM workspaces w
+  LEFT JOIN alert_settings s ON s.workspace_id = w.id
+  LEFT JOIN memberships m ON m.workspace_id = w.id AND m.role IN ('owner', 'admin')
+  LEFT JOIN users u ON u.id = m.user_id
+ WHERE w.id = $1
+ GROUP BY s.notify_url, s.email_admins`;
+
+async function recipientsOf(workspaceId: string, email: boolean): Promise<Recipients> {
+  const { rows } = await pool().query<{ notify_url: string | null; email_admins: boolean; emails: string[] }>(RECIPIENTS, [workspaceId]);
+  const r = rows[0];
+  return { notifyUrl: r?.notify_url ?? null, emails: email && r?.email_admins ? r.emails : [] };
+}
+
+async function postNotice(url: string, text: string, workspaceId: string): Promise<void> {
+  const sent = await postWebhook(url, {
+    headers: { "content-type": "application/json", "user-agent": "Eventrail-Alerts/1" },
+    body: JSON.stringify({ text }),
+  });
+  const r = sent.result;
+  if (r.kind === "response" && r.status >= 200 && r.status < 300) return;
+  logger().warn(
+    {
+      workspaceId,
+      notifyHost: new URL(url).host,
+      ...(r.kind === "response" ? { status: r.status } : { errorKind: r.errorKind, err: r.message }),
+    },
+    "alert notification POST failed",
+  );
+}
+
+export async function sendNotices(events: AlertEvent[], opts: { smtpUrl?: string; from: string; dashboardOrigin: string | null }) {
+  if (events.length === 0) return;
+  const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
+  try {
+    const byWorkspace = new Map<string, Recipients>();
+    for (const e of events) {
+      if (!byWorkspace.has(e.workspaceId)) byWorkspace.set(e.workspaceId, await recipientsOf(e.workspaceId, transport !== null));
+    }
+    await Promise.all(
+      events.map(async (e) => {
+        const to = byWorkspace.get(e.workspaceId)!;
+        const link = opts.dashboardOrigin ? `${opts.dashboardOrigin}/destinations/${e.destinationId}` : null;
+        const notice = alertNotice(e, link);
+        const tasks: Promise<unknown>[] = [];
+        if (to.notifyUrl) tasks.push(postNotice(to.notifyUrl, notice.text, e.workspaceId));
+        if (transport && to.emails.length > 0) {
+          tasks.push(
+            transport
+              .sendMail({ from: opts.from, to: to.emails, subject: `[Eventrail] ${notice.subject}`, text: notice.text })
+              .catch((err: Error) => {
+                logger().warn({ workspaceId: e.workspaceId, err: err.message }, "alert email failed");
+              }),
+          );
+        }
+        await Promise.all(tasks);
+      }),
+    );
+  } finally {
+    transport?.close();
+  }
+}

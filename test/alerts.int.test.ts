@@ -1,0 +1,174 @@
+// Endpoint alerts end to end (docs/alerts.md): real deliveries to a failing receiver on 127.0.0.1 fill
+// the attempt log; the evaluation, run with an injected clock (16 minutes, 5 days later), opens,
+// resolves and disables; notices go over real HTTP (Slack-compatible JSON) and real SMTP.
+import crypto from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateEndpointAlerts } from "../lib/alerts/evaluate";
+import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
+import { withClient } from "./harness/delivery/direct";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { startSmtpServer, type SmtpHarness } from "./harness/smtp";
+import { waitFor } from "./harness/stack";
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+let ctx: DeliveryContext;
+let smtp: SmtpHarness;
+let hooks: Receiver;
+const receivers: Receiver[] = [];
+const adminEmail = `admin-${crypto.randomUUID().slice(0, 8)}@example.com`;
+const viewerEmail = `viewer-${crypto.randomUUID().slice(0, 8)}@example.com`;
+
+async function receiver(status: () => number): Promise<Receiver> {
+  const r = await startReceiver(() => ({ status: status(), body: "x" }));
+  receivers.push(r);
+  return r;
+}
+
+beforeAll(async () => {
+  // The notification URL is a receiver on 127.0.0.1, which the SSRF guard allows only here (as for webhooks in tests).
+  process.env.EVENTRAIL_ALLOW_PRIVATE_NETWORKS = "1";
+  ctx = await startDeliveryContext({ EVENTRAIL_RETRY_MAX_MS: "2000" });
+  smtp = await startSmtpServer();
+  hooks = await receiver(() => 200);
+  await withClient(ctx.stack.databaseUrl, async (c) => {
+    for (const [email, role] of [
+      [adminEmail, "admin"],
+      [viewerEmail, "viewer"],
+    ]) {
+      const user = await c.query(`INSERT INTO users (id, email, password_hash) VALUES (gen_random_uuid(), $1, 'x') RETURNING id`, [email]);
+      await c.query(`INSERT INTO memberships (user_id, workspace_id, role) VALUES ($1, $2, $3)`, [
+        user.rows[0].id,
+        ctx.api.workspaceId,
+        role,
+      ]);
+    }
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await smtp?.close();
+  await ctx?.close();
+});
+
+const evaluate = (at: number) => evaluateEndpointAlerts({ now: new Date(at), workspaceId: ctx.api.workspaceId, smtpUrl: smtp.url });
+const notices = () => hooks.requests.map((r) => JSON.parse(r.body).text as string);
+const attemptsTo = async (destinationId: string, outcome?: string) =>
+  (await ctx.api.get(`/api/attempts?destinationId=${destinationId}${outcome ? `&outcome=${outcome}` : ""}`)).attempts as { url: string }[];
+
+describe("endpoint alerts", () => {
+  it("refuses bad settings with field errors and stores nothing; keeps the notification URL write-only", async () => {
+    const before = await ctx.api.get("/api/alerts/settings");
+    expect(before).toMatchObject({
+      failingMinutes: 15,
+      successRatePercent: 50,
+      disableAfterDays: 5,
+      emailAdmins: true,
+      notifyUrlSet: false,
+    });
+    const bad = await ctx.api.request("PUT", "/api/alerts/settings", {
+      failingMinutes: 0,
+      notifyUrl: "ftp://example.com/x",
+      disableAfterDays: 3,
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.error.fields).sort()).toEqual(["failingMinutes", "notifyUrl"]);
+    expect(await ctx.api.get("/api/alerts/settings")).toEqual(before);
+
+    const saved = await ctx.api.request("PUT", "/api/alerts/settings", {
+      notifyUrl: `${hooks.url}/services/T0/B0/secret-token`,
+      // The rate alert is proven in lib/alerts/judge.test.ts; here it would fire on the fast retries at the real time too.
+      successRatePercent: 0,
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ notifyUrlSet: true, notifyUrlHost: new URL(hooks.url).host, successRatePercent: 0 });
+    expect(JSON.stringify(saved.body)).not.toContain("secret-token");
+  });
+
+  it("tells admins (email and Slack-compatible POST) once a URL has failed for N minutes, not before, not twice, and again when it recovers", async () => {
+    let status = 500;
+    const flaky = await receiver(() => status);
+    const dest = await ctx.destination({ urls: [`${flaky.url}/hook`], retryWindowMinutes: 5 });
+    await ctx.send(dest.id, [{ type: "track", userId: "u1", event: "Order Completed" }]);
+    await waitFor(async () => (await attemptsTo(dest.id)).length >= 2, { what: "failed attempts" });
+    const t0 = Date.now();
+
+    expect((await evaluate(t0 + MINUTE)).events).toEqual([]);
+    expect((await ctx.api.get("/api/alerts")).open).toEqual([]);
+
+    const opened = await evaluate(t0 + 16 * MINUTE);
+    expect(opened.events.map((e) => [e.kind, e.url])).toEqual([["opened", `${flaky.url}/hook`]]);
+    const { open } = await ctx.api.get("/api/alerts");
+    expect(open).toEqual([
+      expect.objectContaining({
+        destinationId: dest.id,
+        url: `${flaky.url}/hook`,
+        reason: "failing",
+        disabledAt: null,
+        lastError: "HTTP 500",
+      }),
+    ]);
+    expect(notices()).toEqual([
+      expect.stringMatching(/Hooks.*\/hook has been failing with no success for 1[67] minutes \(last error: HTTP 500\)/),
+    ]);
+    expect(hooks.requests[0].path).toBe("/services/T0/B0/secret-token");
+    expect(smtp.messages.map((m) => [m.to, m.subject])).toEqual([[[adminEmail], "[Eventrail] Endpoint failing: Hooks"]]);
+
+    expect((await evaluate(t0 + 17 * MINUTE)).events).toEqual([]);
+    expect(hooks.requests).toHaveLength(1);
+
+    status = 200;
+    await ctx.send(dest.id, [{ type: "track", userId: "u1", event: "Order Completed" }]);
+    await waitFor(async () => (await attemptsTo(dest.id, "success")).length >= 1, { what: "a successful attempt" });
+    const recovered = await evaluate(t0 + 18 * MINUTE);
+    expect(recovered.events.map((e) => e.kind)).toEqual(["recovered"]);
+    const after = await ctx.api.get("/api/alerts");
+    expect(after.open).toEqual([]);
+    expect(after.recent[0]).toMatchObject({ destinationId: dest.id, resolution: "recovered" });
+    expect(notices()[1]).toMatch(/has recovered/);
+    expect(smtp.messages.map((m) => m.subject)).toEqual(["[Eventrail] Endpoint failing: Hooks", "[Eventrail] Endpoint recovered: Hooks"]);
+  });
+
+  it("disables a URL failing for D days: it gets nothing more, the other URL still does, until a person re-enables it", async () => {
+    const bad = await receiver(() => 503);
+    const good = await receiver(() => 200);
+    const dest = await ctx.destination({ name: "Pair", urls: [`${bad.url}/in`, `${good.url}/in`], mode: "every", retryWindowMinutes: 5 });
+    const [first] = await ctx.send(dest.id, [{ type: "track", userId: "u2", event: "Signed Up" }]);
+    await waitFor(async () => bad.requests.length >= 1 && good.requests.length >= 1, { what: "both URLs tried" });
+
+    const t0 = Date.now();
+    const disabled = await evaluate(t0 + 5 * DAY + MINUTE);
+    expect(disabled.events.map((e) => [e.kind, e.url])).toEqual([["disabled", `${bad.url}/in`]]);
+    expect(notices().at(-1)).toMatch(/Pair.*\/in has been failing with no success for 5 days.*disabled/);
+    expect(smtp.messages.at(-1)?.subject).toBe("[Eventrail] Endpoint disabled: Pair");
+    const { open } = await ctx.api.get("/api/alerts");
+    expect(open).toEqual([expect.objectContaining({ destinationId: dest.id, url: `${bad.url}/in`, disabledAt: expect.any(String) })]);
+
+    const health = await ctx.api.get(`/api/destinations/${dest.id}/health`);
+    expect(health.urls.map((u: { url: string; disabled: boolean }) => [u.url, u.disabled])).toEqual([
+      [`${bad.url}/in`, true],
+      [`${good.url}/in`, false],
+    ]);
+
+    // The first message waited only on the disabled URL: it ends, and is not re-sent to the good one.
+    const settled = await ctx.settled(first);
+    expect(settled.deliveries[0]).toMatchObject({ state: "failed" });
+    const badSeen = bad.requests.length;
+    const goodSeen = good.requests.length;
+    const [second] = await ctx.send(dest.id, [{ type: "track", userId: "u2", event: "Upgraded" }]);
+    expect((await ctx.settled(second)).deliveries[0]).toMatchObject({ state: "delivered" });
+    expect(bad.requests.length).toBe(badSeen);
+    expect(good.requests.length).toBe(goodSeen + 1);
+
+    const enabled = await ctx.api.post(`/api/destinations/${dest.id}/enable-url`, { url: `${bad.url}/in` });
+    expect(enabled).toEqual({ destinationId: dest.id, url: `${bad.url}/in`, disabledUrls: [] });
+    expect((await ctx.api.request("POST", `/api/destinations/${dest.id}/enable-url`, { url: `${bad.url}/in` })).status).toBe(409);
+    const afterEnable = await ctx.api.get("/api/alerts");
+    expect(afterEnable.open).toEqual([]);
+    expect(afterEnable.recent[0]).toMatchObject({ destinationId: dest.id, resolution: "reenabled" });
+    // Judged afresh from the re-enable: the failures before it do not disable it again.
+    expect((await evaluate(t0 + 5 * DAY + 2 * MINUTE)).events).toEqual([]);
+  });
+});
