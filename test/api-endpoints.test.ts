@@ -6,10 +6,12 @@ import { describe, expect, it } from "vitest";
 import type { Endpoint } from "../lib/api/endpoint";
 import { ENDPOINTS } from "../lib/api/endpoints";
 import { audienceEndpoints } from "../lib/audiences/contract";
+import { auditEndpoints } from "../lib/audit/contract";
 import { authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
 import { destinationEndpoints } from "../lib/destinations/contract";
+import { memberEndpoints } from "../lib/members/contract";
 import { requestLogEndpoints } from "../lib/request-log/contract";
 import { sourceEndpoints } from "../lib/sources/contract";
 import { discoverApiRoutes } from "./harness/api-routes";
@@ -18,10 +20,12 @@ const served = discoverApiRoutes();
 /** The contracts' endpoint groups by the names route files import them under. */
 const GROUPS: Record<string, Record<string, Endpoint>> = {
   audienceEndpoints,
+  auditEndpoints,
   authEndpoints,
   captureEndpoints,
   deletionEndpoints,
   destinationEndpoints,
+  memberEndpoints,
   requestLogEndpoints,
   sourceEndpoints,
 };

@@ -1,5 +1,6 @@
 import { requirePageSession } from "@/lib/auth/current";
 import { Nav } from "@/components/layout/nav";
+import { RoleProvider } from "@/components/layout/role";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +13,9 @@ export default async function DashboardLayout({ children }: { children: React.Re
       {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the page. */}
       {/* relative: visually hidden (absolute) text inside wide tables stays clipped here instead of widening the page. */}
       <main id="main" tabIndex={-1} className="relative min-h-0 min-w-0 flex-1 overflow-y-auto focus:outline-none">
-        <div className="mx-auto max-w-6xl px-4 py-6 sm:px-6 md:px-8 md:py-8">{children}</div>
+        <div className="mx-auto max-w-6xl px-4 py-6 sm:px-6 md:px-8 md:py-8">
+          <RoleProvider role={session.role}>{children}</RoleProvider>
+        </div>
       </main>
     </div>
   );

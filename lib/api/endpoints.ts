@@ -1,8 +1,10 @@
 import { audienceEndpoints } from "../audiences/contract";
+import { auditEndpoints } from "../audit/contract";
 import { authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
 import { deletionEndpoints } from "../deletions/contract";
 import { destinationEndpoints } from "../destinations/contract";
+import { memberEndpoints } from "../members/contract";
 import { requestLogEndpoints } from "../request-log/contract";
 import { sourceEndpoints } from "../sources/contract";
 import type { Endpoint } from "./endpoint";
@@ -20,6 +22,8 @@ export const ENDPOINTS_BY_FEATURE = {
   capture: captureEndpoints,
   audiences: audienceEndpoints,
   deletions: deletionEndpoints,
+  members: memberEndpoints,
+  audit: auditEndpoints,
 } satisfies Record<string, Record<string, Endpoint>>;
 
 export const ENDPOINTS: Endpoint[] = Object.values(ENDPOINTS_BY_FEATURE).flatMap((group) => Object.values(group));

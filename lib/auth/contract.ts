@@ -23,8 +23,13 @@ export const setupSchema = z.object({
   code: z.string().max(200).default(""),
 });
 
+/** read: acts as a viewer (every change answers 403); full: acts as an admin (docs/management-api.md#api-tokens). */
+export const tokenScopeSchema = z.enum(["read", "full"]);
+export type TokenScope = z.infer<typeof tokenScopeSchema>;
+
 export const createTokenSchema = z.object({
   name: z.string().trim().min(1, "Name the token").max(100),
+  scope: tokenScopeSchema.default("full"),
 });
 
 export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(100) });
@@ -42,6 +47,7 @@ export const apiTokenDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
+  scope: tokenScopeSchema,
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),

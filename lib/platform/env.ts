@@ -39,6 +39,12 @@ const schema = z.object({
   RETENTION_MESSAGES_DAYS: z.coerce.number().positive().default(30),
   RETENTION_ATTEMPTS_DAYS: z.coerce.number().positive().default(30),
   RETENTION_CAPTURES_DAYS: z.coerce.number().positive().default(7),
+  /** The audit log's retention in days; unset, the attempt log's (docs/operations.md#retention). */
+  RETENTION_AUDIT_DAYS: z.coerce.number().positive().optional(),
+  /** smtp(s)://user:pass@host:port: invitations are emailed through it too (docs/management-api.md#invitations). */
+  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
+  /** The From address of those emails. */
+  SMTP_FROM: z.string().default("Eventrail <eventrail@localhost>"),
 });
 
 export type Env = z.infer<typeof schema>;

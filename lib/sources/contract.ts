@@ -25,7 +25,8 @@ export const sourceHealthSchema = z.object({
 export const sourceDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
-  writeKey: z.string(),
+  /** null for viewers and read-only tokens: they see sources, not their write keys (docs/management-api.md#roles). */
+  writeKey: z.string().nullable(),
   enabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -4,6 +4,6 @@ import { rotateWriteKey } from "@/lib/sources/sources";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute(sourceEndpoints.rotateKey, async ({ principal, params }) =>
-  rotateWriteKey({ workspaceId: principal.workspaceId, id: params.id }),
+export const POST = apiRoute(sourceEndpoints.rotateKey, async ({ principal, actor, params }) =>
+  rotateWriteKey({ workspaceId: principal.workspaceId, actor, id: params.id }),
 );
