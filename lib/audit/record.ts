@@ -65,3 +65,6 @@ export async function recordAudit(db: AuditDb, e: AuditEntry): Promise<void> {
     },
   });
 }
+
+/** Changes made by the system itself or a script (benchmarks, tests calling lib directly), not by a person or a token. */
+export const systemActor = (label: string): Actor => ({ type: "operator", id: null, label, address: null });
