@@ -7,7 +7,7 @@ import type { Endpoint } from "../lib/api/endpoint";
 import { ENDPOINTS } from "../lib/api/endpoints";
 import { audienceEndpoints } from "../lib/audiences/contract";
 import { auditEndpoints } from "../lib/audit/contract";
-import { authEndpoints } from "../lib/auth/contract";
+import { accountEndpoints, authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
 import { destinationEndpoints } from "../lib/destinations/contract";
@@ -19,6 +19,7 @@ import { discoverApiRoutes } from "./harness/api-routes";
 const served = discoverApiRoutes();
 /** The contracts' endpoint groups by the names route files import them under. */
 const GROUPS: Record<string, Record<string, Endpoint>> = {
+  accountEndpoints,
   audienceEndpoints,
   auditEndpoints,
   authEndpoints,

@@ -18,8 +18,3 @@ export const useRole = (): Role => useContext(RoleContext);
 export function useCan(needed: "admin" | "owner"): boolean {
   return roleAllows(useRole(), needed);
 }
-
-/** Renders its children only for members whose role may do it. */
-export function IfCan({ needed, children }: { needed: "admin" | "owner"; children: React.ReactNode }) {
-  return useCan(needed) ? <>{children}</> : null;
-}

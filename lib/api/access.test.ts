@@ -22,5 +22,8 @@ describe("accessRefusal", () => {
     expect(accessRefusal({ role: "owner", via: "session" }, { access: "operator" })).toMatch(/operator/);
     expect(accessRefusal({ role: "owner", via: "operator" }, { access: "owner" })).toBeNull();
     expect(accessRefusal({ role: "admin", via: "full-token" }, { access: "admin" })).toBeNull();
+    expect(accessRefusal({ role: "viewer", via: "session" }, { access: "account" })).toBeNull();
+    expect(accessRefusal({ role: "admin", via: "full-token" }, { access: "account" })).toMatch(/your own account/);
+    expect(accessRefusal({ role: "owner", via: "operator" }, { access: "account" })).toMatch(/your own account/);
   });
 });

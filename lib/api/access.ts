@@ -12,7 +12,7 @@ const RANK: Record<Role, number> = { viewer: 0, admin: 1, owner: 2 };
 
 /** Whether a caller with `role` may call an endpoint of `access` (public: anyone; operator: never by role). */
 export function roleAllows(role: Role, access: Access): boolean {
-  if (access === "public") return true;
+  if (access === "public" || access === "account") return true;
   if (access === "operator") return false;
   return RANK[role] >= RANK[access];
 }
@@ -25,6 +25,9 @@ export function accessRefusal(caller: Caller, ep: Pick<Endpoint, "access">): str
   if (ep.access === "public") return null;
   if (ep.access === "operator") {
     return caller.via === "operator" ? null : "Only the operator's admin token (EVENTRAIL_ADMIN_TOKEN) may do this";
+  }
+  if (ep.access === "account") {
+    return caller.via === "session" ? null : "This is about your own account: log in to the dashboard (API tokens have none)";
   }
   if (caller.via === "operator" || roleAllows(caller.role, ep.access)) return null;
   if (caller.via === "read-token") return "This API token is read-only: use a full token to change anything";

@@ -1,6 +1,6 @@
 import { audienceEndpoints } from "../audiences/contract";
 import { auditEndpoints } from "../audit/contract";
-import { authEndpoints } from "../auth/contract";
+import { accountEndpoints, authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
 import { deletionEndpoints } from "../deletions/contract";
 import { destinationEndpoints } from "../destinations/contract";
@@ -16,6 +16,7 @@ import type { Endpoint } from "./endpoint";
  */
 export const ENDPOINTS_BY_FEATURE = {
   auth: authEndpoints,
+  account: accountEndpoints,
   sources: sourceEndpoints,
   destinations: destinationEndpoints,
   "request log": requestLogEndpoints,

@@ -28,10 +28,11 @@ type ItemSpec = { kind: "item"; id: keyof Ids; body?: unknown };
 type CollectionSpec = { kind: "collection"; body?: unknown; crossWorkspace(ctx: Ctx): Promise<void> };
 /** No authentication by design (and why). */
 type PublicSpec = { kind: "public"; why: string };
-/** Owner-only: a workspace's token acts as an admin and gets 403 before any lookup; isolated as test/security/roles.int.test.ts proves. */
+/** Not for a workspace's token (owner-only, or your own account): 403 before any lookup; isolated as test/security/roles.int.test.ts proves. */
 type OwnerSpec = { kind: "owner"; why: string };
 type Spec = ItemSpec | CollectionSpec | PublicSpec | OwnerSpec;
 const OWNER_ONLY: OwnerSpec = { kind: "owner", why: "members and invitations: owners only, across workspaces in roles.int.test.ts" };
+const ACCOUNT: OwnerSpec = { kind: "owner", why: "your own account: sessions only, scoped to the session's user (account.int.test.ts)" };
 
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
 /** Users who performed "E" at least once in the last 30 days. */
@@ -44,6 +45,13 @@ const SPECS: Record<string, Spec> = {
   "POST /api/auth/setup": { kind: "public", why: "first run only; refuses cross-site origins (tested below)" },
   "POST /api/invitations/accept": { kind: "public", why: "the invitee may have no account yet; the link's secret is the credential" },
   "PATCH /api/members/[id]": OWNER_ONLY,
+  "PATCH /api/workspace": OWNER_ONLY,
+  "GET /api/me": ACCOUNT,
+  "POST /api/me/workspaces": ACCOUNT,
+  "PUT /api/me/workspace": ACCOUNT,
+  "POST /api/me/password": ACCOUNT,
+  "GET /api/me/sessions": ACCOUNT,
+  "DELETE /api/me/sessions": ACCOUNT,
   "DELETE /api/members/[id]": OWNER_ONLY,
   "GET /api/invitations": OWNER_ONLY,
   "POST /api/invitations": OWNER_ONLY,
