@@ -171,7 +171,8 @@ function Invitations() {
           {pending.map((i) => (
             <li key={i.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
               <span>
-                {i.role} {i.email ? <bdi>· {i.email}</bdi> : null} · expires <TimeAgo iso={i.expiresAt} />
+                {i.role} {i.email ? <bdi>· {i.email}</bdi> : null} · until{" "}
+                <time dateTime={i.expiresAt}>{new Date(i.expiresAt).toLocaleString()}</time>
               </span>
               <Button
                 variant="ghost"
