@@ -6,11 +6,13 @@ import { shot } from "./shot";
 const PASSWORD = "a team member's passphrase";
 
 /** The owner makes an invite link in Settings for `role`; its URL as the page shows it, once. */
-async function inviteLink(page: Page, role: "admin" | "viewer"): Promise<string> {
+async function inviteLink(page: Page, role: "admin" | "viewer", previous?: string): Promise<string> {
   await page.getByLabel("Role", { exact: true }).selectOption(role);
   await page.getByRole("button", { name: "Create invite link" }).click();
   const link = page.getByTestId("invite-link");
   await expect(link).toContainText("/invite/");
+  // The box shows the newest link: wait until it is not the one made before.
+  if (previous) await expect(link).not.toContainText(previous);
   const url = (await link.textContent()) ?? "";
   return new URL(url).pathname;
 }
@@ -45,7 +47,7 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
   // The owner invites from Settings: a link to copy, one per role.
   await page.goto("/settings");
   const adminLink = await inviteLink(page, "admin");
-  const viewerLink = await inviteLink(page, "viewer");
+  const viewerLink = await inviteLink(page, "viewer", adminLink);
   await expect(page.getByRole("list", { name: "Open invitations" }).getByRole("listitem")).toHaveCount(2);
   await shot(page, "settings-members");
 
