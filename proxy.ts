@@ -2,8 +2,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { isHttpsRequest, newNonce, pageSecurityHeaders } from "@/lib/api/security-headers";
 import { env } from "@/lib/platform/env";
 
-/** Pages anyone may open: logging in and the first-run setup. */
-const PUBLIC_PAGES = /^\/(login|setup)(\/|$)/;
+/** Pages anyone may open: logging in, the first-run setup, and invite links (docs/management-api.md#invitations). */
+const PUBLIC_PAGES = /^\/(login|setup|invite)(\/|$)/;
 
 /**
  * Runs before every page (not the APIs, the capture receiver or static assets): sends the pages'

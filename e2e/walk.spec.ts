@@ -74,11 +74,14 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   const summary = page.getByRole("list", { name: "Recent calls" }).locator("span", { has: page.locator("bdi", { hasText: RLO }) });
   await expect(summary.locator("bdi").nth(1)).toHaveText(`walker-${tag}`);
 
-  // The auth pages, logged out (setup is photographed by the fresh-install story, before an owner exists).
+  // The auth pages, logged out (setup is photographed by the fresh-install story, before an owner exists);
+  // the invite page with a link of its own.
+  const invite = await api(page, "POST", "/api/invitations", { role: "viewer" });
   const anonymous = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   const visitor = await anonymous.newPage();
   for (const route of discoverRoutes("(auth)").filter((r) => r !== "/setup")) {
-    await walkPage(visitor, route, routeName(route), { dark: true });
+    const url = route === "/invite/[token]" ? new URL(invite.url).pathname : route;
+    await walkPage(visitor, url, routeName(route), { dark: true });
   }
   await anonymous.close();
 });

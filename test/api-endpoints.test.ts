@@ -7,11 +7,13 @@ import type { Endpoint } from "../lib/api/endpoint";
 import { ENDPOINTS } from "../lib/api/endpoints";
 import { alertEndpoints } from "../lib/alerts/contract";
 import { audienceEndpoints } from "../lib/audiences/contract";
-import { authEndpoints } from "../lib/auth/contract";
+import { auditEndpoints } from "../lib/audit/contract";
+import { accountEndpoints, authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
 import { destinationEndpoints } from "../lib/destinations/contract";
 import { openApiEndpoints } from "../lib/openapi/contract";
+import { memberEndpoints } from "../lib/members/contract";
 import { requestLogEndpoints } from "../lib/request-log/contract";
 import { sourceEndpoints } from "../lib/sources/contract";
 import { discoverApiRoutes } from "./harness/api-routes";
@@ -20,12 +22,15 @@ const served = discoverApiRoutes();
 /** The contracts' endpoint groups by the names route files import them under. */
 const GROUPS: Record<string, Record<string, Endpoint>> = {
   alertEndpoints,
+  accountEndpoints,
   audienceEndpoints,
+  auditEndpoints,
   authEndpoints,
   captureEndpoints,
   deletionEndpoints,
   destinationEndpoints,
   openApiEndpoints,
+  memberEndpoints,
   requestLogEndpoints,
   sourceEndpoints,
 };

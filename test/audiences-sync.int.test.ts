@@ -12,6 +12,9 @@ import { runAudienceSync, tryLockAudienceSync, unlockAudienceSync } from "../lib
 import { listAudienceSyncs, queueDueAudienceSyncs } from "../lib/audiences/syncs";
 import { createAudienceSchema } from "../lib/audiences/contract";
 
+/** These changes are made by the test itself, calling lib directly: the audit log records them as the operator's. */
+const TEST_ACTOR = { type: "operator", id: null, label: "test", address: null } as const;
+
 let db: Awaited<ReturnType<typeof useTestDatabase>>;
 beforeAll(async () => {
   db = await useTestDatabase();
@@ -47,6 +50,7 @@ async function setup() {
   ]);
   const audience = await createAudience({
     workspaceId,
+    actor: TEST_ACTOR,
     input: createAudienceSchema.parse({
       name: "Pro Buyers",
       sourceIds: [sourceId],
@@ -174,7 +178,7 @@ describe("audience syncs", () => {
     await runAudienceSync({ audienceId: audience.id, syncId: queued.id });
     const added = await insertDestination(workspaceId);
     const disabled = await insertDestination(workspaceId, { enabled: false });
-    await updateAudience({ workspaceId, id: audience.id, input: { destinationIds: [destinationId, added, disabled] } });
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, added, disabled] } });
     await storeCalls(workspaceId, sourceId, [identify("u4", { plan: "pro" })]);
 
     const r = await runAudienceSync({ audienceId: audience.id });
@@ -188,7 +192,7 @@ describe("audience syncs", () => {
   it("a renamed audience sends its full membership again under the new property", async () => {
     const { workspaceId, audience, queued } = await setup();
     await runAudienceSync({ audienceId: audience.id, syncId: queued.id });
-    const renamed = await updateAudience({ workspaceId, id: audience.id, input: { name: "Power Users" } });
+    const renamed = await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { name: "Power Users" } });
     expect(renamed.propertyName).toBe("power_users");
     const r = await runAudienceSync({ audienceId: audience.id });
     expect(pairs(await sentBy(r.syncId!, "power_users"))).toEqual(["u1=true", "u2=true", "u3=true"]);
@@ -239,7 +243,7 @@ describe("audience syncs", () => {
   it("the schedule's tick queues due audiences once, and not those synced within their interval", async () => {
     const { workspaceId, audience, queued } = await setup();
     await runAudienceSync({ audienceId: audience.id, syncId: queued.id });
-    await updateAudience({ workspaceId, id: audience.id, input: { scheduleMinutes: 5 } });
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { scheduleMinutes: 5 } });
     expect(await queueDueAudienceSyncs()).not.toContain(audience.id); // synced a moment ago
 
     await pool().query(`UPDATE audience_syncs SET started_at = now() - interval '6 minutes' WHERE audience_id = $1`, [audience.id]);

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./harness/pg";
 import { count, seed } from "./harness/deletions/seed";
 
+/** These changes are made by the test itself, calling lib directly: the audit log records them as the operator's. */
+const TEST_ACTOR = { type: "operator", id: null, label: "test", address: null } as const;
+
 type Db = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Db;
 let client: pg.Pool;
@@ -38,7 +41,7 @@ afterAll(async () => {
 });
 
 async function requestAndRun(workspaceId: string, userIds: string[]) {
-  const req = await lib.requests.createDeletionRequest({ workspaceId, input: { userIds } });
+  const req = await lib.requests.createDeletionRequest({ actor: TEST_ACTOR, workspaceId, input: { userIds } });
   await lib.run.runDeletionRequest({ deletionRequestId: req.id, lastAttempt: false });
   return lib.requests.getDeletionRequest({ workspaceId, id: req.id });
 }
@@ -222,7 +225,11 @@ describe("deletion job", () => {
       BEGIN IF OLD.user_id = 'poison' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN OLD; END $$`);
     await client.query("CREATE TRIGGER poison BEFORE DELETE ON profiles FOR EACH ROW EXECUTE FUNCTION poison()");
 
-    const req = await lib.requests.createDeletionRequest({ workspaceId: ws, input: { userIds: ["u1", "poison", "u3"] } });
+    const req = await lib.requests.createDeletionRequest({
+      actor: TEST_ACTOR,
+      workspaceId: ws,
+      input: { userIds: ["u1", "poison", "u3"] },
+    });
     await expect(lib.run.runDeletionRequest({ deletionRequestId: req.id, lastAttempt: false })).rejects.toThrow("disk on fire");
     let d = await lib.requests.getDeletionRequest({ workspaceId: ws, id: req.id });
     expect(d.status).toBe("running");
@@ -257,7 +264,7 @@ describe("deletion job", () => {
   it("scopes requests to their workspace", async () => {
     const a = await s.workspace();
     const b = await s.workspace();
-    const req = await lib.requests.createDeletionRequest({ workspaceId: a, input: { userIds: ["x"] } });
+    const req = await lib.requests.createDeletionRequest({ actor: TEST_ACTOR, workspaceId: a, input: { userIds: ["x"] } });
     await expect(lib.requests.getDeletionRequest({ workspaceId: b, id: req.id })).rejects.toMatchObject({ code: "not_found" });
     await expect(lib.requests.getDeletionRequest({ workspaceId: a, id: "not-a-uuid" })).rejects.toMatchObject({ code: "not_found" });
     expect((await lib.requests.listDeletionRequests({ workspaceId: b, limit: 50 })).deletions).toEqual([]);
@@ -269,7 +276,7 @@ describe("deletion job", () => {
     const ws = await s.workspace();
     const ids = [];
     for (let i = 0; i < 5; i++) {
-      const { id } = await lib.requests.createDeletionRequest({ workspaceId: ws, input: { userIds: [`u${i}`] } });
+      const { id } = await lib.requests.createDeletionRequest({ actor: TEST_ACTOR, workspaceId: ws, input: { userIds: [`u${i}`] } });
       // Distinct creation times: requests made within one millisecond are ordered by id instead.
       await client.query("UPDATE deletion_requests SET created_at = now() - make_interval(mins => $2) WHERE id = $1", [id, 5 - i]);
       ids.push(id);

@@ -122,9 +122,16 @@ describe("retention", () => {
         `INSERT INTO rejection_counts (source_id, hour, category, count) VALUES ($1, date_trunc('hour', $2::timestamptz), 'missing_id', 1)`,
         [src[0].id, daysAgo(age)],
       );
+    // The audit log is kept as long as the attempt log unless told otherwise.
+    for (const age of [40, 31, 29, 1])
+      await pool().query(
+        `INSERT INTO audit_events (workspace_id, at, actor_type, actor_label, action, resource_type) VALUES ($1, $2, 'user', 'x', 'source.create', 'source')`,
+        [workspaceId, daysAgo(age)],
+      );
     // A batch of 2 makes every table take several batches.
     const r = await pruneExpiredData({ days: { messages: 30, attempts: 30, captures: 7 }, batchSize: 2 });
-    expect(r).toMatchObject({ attempts: 5, messages: 2, captures: 2, sessions: 2, rejectionCounts: 2, complete: true });
+    expect(r).toMatchObject({ attempts: 5, messages: 2, captures: 2, sessions: 2, rejectionCounts: 2, auditEvents: 2, complete: true });
+    expect((await pool().query(`SELECT count(*)::int AS n FROM audit_events WHERE workspace_id = $1`, [workspaceId])).rows[0].n).toBe(2);
     expect(r.batches).toBeGreaterThanOrEqual(3 + 2 + 2 + 2 + 2);
     expect((await pool().query(`SELECT count(*)::int AS n FROM rejection_counts WHERE source_id = $1`, [src[0].id])).rows[0].n).toBe(2);
     expect(await survivors(workspaceId, binId)).toEqual({

@@ -21,8 +21,9 @@ const METHOD_STYLE: Record<Endpoint["method"], string> = {
 const ACCESS_LABEL: Record<Endpoint["access"], string> = {
   public: "no authentication",
   viewer: "any member",
-  admin: "admins and the owner",
-  owner: "the owner",
+  admin: "admins and owners, full tokens",
+  owner: "owners",
+  account: "your own session",
   operator: "the operator's token",
 };
 

@@ -12,6 +12,7 @@ import { describeCondition, syncDelta } from "./describe";
 import { isActive, useAudience, useAudienceSyncs, useDeleteAudienceMutation, useSyncAudienceMutation } from "./hooks";
 import { MembersPanel } from "./members-panel";
 import { SyncStatusBadge, SyncProgress, formatDuration, formatWhen } from "./sync-status";
+import { useCan } from "@/components/layout/role";
 
 const DELTA_TONE = { up: "text-emerald-700", down: "text-red-700", none: "text-slate-500" } as const;
 
@@ -86,6 +87,7 @@ export function AudienceDetail({ id }: { id: string }) {
   const router = useRouter();
   const audience = useAudience(id, { live: true });
   const syncNow = useSyncAudienceMutation();
+  const canEdit = useCan("admin");
   const remove = useDeleteAudienceMutation();
 
   if (audience.isPending) return <Spinner />;
@@ -104,26 +106,28 @@ export function AudienceDetail({ id }: { id: string }) {
           </>
         }
         actions={
-          <>
-            <Button onClick={() => syncNow.mutate(id)} disabled={syncNow.isPending || active}>
-              {active ? "Syncing…" : "Sync now"}
-            </Button>
-            <Link
-              href={`/audiences/${id}/edit`}
-              className="inline-flex items-center rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
-            >
-              Edit
-            </Link>
-            <DeleteButton
-              title={`Delete audience "${a.name}"?`}
-              confirmLabel="Delete audience"
-              busy={remove.isPending}
-              error={remove.error}
-              onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/audiences") })}
-            >
-              Destinations keep the trait values already sent.
-            </DeleteButton>
-          </>
+          canEdit ? (
+            <>
+              <Button onClick={() => syncNow.mutate(id)} disabled={syncNow.isPending || active}>
+                {active ? "Syncing…" : "Sync now"}
+              </Button>
+              <Link
+                href={`/audiences/${id}/edit`}
+                className="inline-flex items-center rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
+              >
+                Edit
+              </Link>
+              <DeleteButton
+                title={`Delete audience "${a.name}"?`}
+                confirmLabel="Delete audience"
+                busy={remove.isPending}
+                error={remove.error}
+                onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/audiences") })}
+              >
+                Destinations keep the trait values already sent.
+              </DeleteButton>
+            </>
+          ) : null
         }
       />
       <ErrorNote error={syncNow.error} />

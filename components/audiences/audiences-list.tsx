@@ -5,6 +5,7 @@ import { Badge, EmptyState, PageHeader } from "@/components/ui/card";
 import { ListTable } from "@/components/ui/list-table";
 import { useAudiences } from "./hooks";
 import { SyncStatusBadge, formatWhen } from "./sync-status";
+import { useCan } from "@/components/layout/role";
 
 const newButton = (
   <Link
@@ -17,12 +18,13 @@ const newButton = (
 
 export function AudiencesList() {
   const audiences = useAudiences();
+  const canEdit = useCan("admin");
   return (
     <>
       <PageHeader
         title="Audiences"
         description="Users who match a condition, kept in sync with your webhooks: each member gets an identify call with a true trait, and false when they leave."
-        actions={newButton}
+        actions={canEdit ? newButton : null}
       />
       <ListTable
         query={audiences}

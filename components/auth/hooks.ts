@@ -1,5 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { authEndpoints } from "@/lib/auth/contract";
+import { memberEndpoints, type AcceptInvitationInput } from "@/lib/members/contract";
 import { call } from "@/components/data/api-client";
 
 /** Logging in, first-run setup (creates the owner and the workspace) and logging out (/api/auth/*). */
@@ -20,4 +21,9 @@ export function useAuthMutation(mode: "login" | "setup") {
 
 export function useLogoutMutation() {
   return useMutation({ mutationFn: () => call(authEndpoints.logout) });
+}
+
+/** Accepting an invitation (/api/invitations/accept): the answer sets the session in its workspace. */
+export function useAcceptInvitationMutation() {
+  return useMutation({ mutationFn: (body: AcceptInvitationInput) => call(memberEndpoints.acceptInvitation, { body }) });
 }

@@ -15,6 +15,7 @@ import { TestSendPanel } from "@/components/destinations/test-send";
 import { CaptureSettings } from "./capture-settings";
 import { useCaptureBin, useDeleteCaptureBinMutation } from "./hooks";
 import { RequestsPane } from "./requests-pane";
+import { useCan } from "@/components/layout/role";
 
 /** The destination whose secrets the page checks signatures against; its id (never a secret) is remembered in this browser. */
 function useCheckedDestination(binId: string): [string | null, (id: string | null) => void] {
@@ -34,6 +35,7 @@ function useCheckedDestination(binId: string): [string | null, (id: string | nul
 }
 
 export function CaptureDetail({ id }: { id: string }) {
+  const canEdit = useCan("admin");
   const router = useRouter();
   const bin = useCaptureBin(id);
   const [destinationId, setDestinationId] = useCheckedDestination(id);
@@ -63,15 +65,17 @@ export function CaptureDetail({ id }: { id: string }) {
               Responds {b.responseStatus}
               {b.responseDelayMs ? ` after ${b.responseDelayMs} ms` : ""}
             </Badge>
-            <DeleteButton
-              title="Delete this capture URL?"
-              confirmLabel="Delete capture URL"
-              busy={remove.isPending}
-              error={remove.error}
-              onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/capture") })}
-            >
-              Its captured requests ({b.requestCount.toLocaleString("en-US")}) are deleted and the URL answers 404 from then on.
-            </DeleteButton>
+            {canEdit ? (
+              <DeleteButton
+                title="Delete this capture URL?"
+                confirmLabel="Delete capture URL"
+                busy={remove.isPending}
+                error={remove.error}
+                onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/capture") })}
+              >
+                Its captured requests ({b.requestCount.toLocaleString("en-US")}) are deleted and the URL answers 404 from then on.
+              </DeleteButton>
+            ) : null}
           </>
         }
       />
@@ -109,7 +113,7 @@ export function CaptureDetail({ id }: { id: string }) {
         <aside className="min-w-0 space-y-6">
           <Card className="p-5">
             <h2 className="mb-3 text-sm font-semibold text-slate-900">Response</h2>
-            <CaptureSettings bin={b} />
+            {canEdit ? <CaptureSettings bin={b} /> : <p className="text-sm text-slate-600">Responds {b.responseStatus}.</p>}
           </Card>
           <Card className="p-5">
             <h2 className="text-sm font-semibold text-slate-900">Verify signatures</h2>

@@ -9,11 +9,13 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { TimeAgo, statusTone } from "@/components/ui/format";
 import { ListTable } from "@/components/ui/list-table";
 import { useCaptureBins, useCreateCaptureBinMutation } from "./hooks";
+import { useCan } from "@/components/layout/role";
 
 export function CaptureList() {
   const router = useRouter();
   const bins = useCaptureBins({ live: true });
   const create = useCreateCaptureBinMutation();
+  const canEdit = useCan("admin");
   const newButton = (label: string) => (
     <Button onClick={() => create.mutate(undefined, { onSuccess: (bin) => router.push(`/capture/${bin.id}`) })} disabled={create.isPending}>
       {create.isPending ? "Creating…" : label}
@@ -30,14 +32,14 @@ export function CaptureList() {
             Eventrail sends. Each keeps its newest {CAPTURE_LIMITS.requestsPerBin} requests.
           </>
         }
-        actions={bins.data?.length ? newButton("New capture URL") : null}
+        actions={canEdit && bins.data?.length ? newButton("New capture URL") : null}
       />
       <ErrorNote error={create.error} />
       <ListTable
         query={bins}
         rowKey={(b) => b.id}
         empty={
-          <EmptyState title="No capture URLs yet" action={newButton("Create a capture URL")}>
+          <EmptyState title="No capture URLs yet" action={canEdit ? newButton("Create a capture URL") : null}>
             Create one in a click, then send a test event to it from a destination, or curl it yourself.
           </EmptyState>
         }

@@ -9,6 +9,7 @@ import { useClearCapturedRequestsMutation, useLiveRequests } from "./hooks";
 import { RequestView } from "./request-view";
 import { SignedMark } from "./signatures";
 import { summary } from "./summary";
+import { useCan } from "@/components/layout/role";
 
 /**
  * webhook.site-style: the live list on the left (previews only), the selected request on the right
@@ -20,6 +21,7 @@ export function RequestsPane({ binId, url, destinationId }: { binId: string; url
   const [pinned, setPinned] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const clear = useClearCapturedRequestsMutation();
+  const canClear = useCan("admin");
 
   if (requests.isPending) return <Spinner label="Loading requests…" />;
   if (requests.isError) return <ErrorNote error={requests.error} />;
@@ -35,7 +37,7 @@ export function RequestsPane({ binId, url, destinationId }: { binId: string; url
             <span className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
           </span>
         </h2>
-        {list.length ? (
+        {canClear && list.length ? (
           <Button variant="ghost" onClick={() => setConfirming(true)}>
             Clear
           </Button>

@@ -8,8 +8,10 @@ import { LinkList } from "@/components/ui/list-table";
 import { useDeletions } from "./hooks";
 import { NewDeletionForm } from "./new-deletion-form";
 import { StatusBadge } from "./status-badge";
+import { useCan } from "@/components/layout/role";
 
 export function DeletionsList() {
+  const canEdit = useCan("admin");
   const [creating, setCreating] = useState(false);
   const deletions = useDeletions();
 
@@ -18,7 +20,7 @@ export function DeletionsList() {
       <PageHeader
         title="Deletions"
         description="Erase users: their stored events, profile and audience memberships. Each source that held data for a user sends a delete notification to its enabled Webhooks destinations."
-        actions={!creating ? <Button onClick={() => setCreating(true)}>New deletion request</Button> : null}
+        actions={canEdit && !creating ? <Button onClick={() => setCreating(true)}>New deletion request</Button> : null}
       />
       {creating ? <NewDeletionForm onDone={() => setCreating(false)} /> : null}
       <LinkList
@@ -28,7 +30,7 @@ export function DeletionsList() {
         empty={
           <EmptyState
             title="No deletion requests yet"
-            action={!creating ? <Button onClick={() => setCreating(true)}>Create a deletion request</Button> : null}
+            action={canEdit && !creating ? <Button onClick={() => setCreating(true)}>Create a deletion request</Button> : null}
           >
             Paste the userIds a person asked you to forget; Eventrail erases them and notifies your webhooks.
           </EmptyState>

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { DeleteButton } from "@/components/ui/delete-button";
+import { useCan } from "@/components/layout/role";
 import { formatRate } from "@/components/ui/format";
 import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
@@ -31,6 +32,8 @@ export function DestinationDetail({ id }: { id: string }) {
   const stats = usePerDestinationStats24h();
   const toggle = useUpdateDestinationMutation();
   const remove = useDeleteDestinationMutation();
+  // Viewers see the configuration, not its secrets, and no control that changes it (docs/management-api.md#roles).
+  const canEdit = useCan("admin");
 
   if (destination.isPending) return <Spinner />;
   if (destination.isError) return <ErrorNote error={destination.error} />;
@@ -58,24 +61,34 @@ export function DestinationDetail({ id }: { id: string }) {
         actions={
           <>
             <Badge tone={d.enabled ? "green" : "slate"}>{d.enabled ? "Enabled" : "Disabled"}</Badge>
-            <Button variant="secondary" onClick={() => toggle.mutate({ id, patch: { enabled: !d.enabled } })} disabled={toggle.isPending}>
-              {d.enabled ? "Disable" : "Enable"}
-            </Button>
-            <Link
-              href={`/destinations/${d.id}/edit`}
-              className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
-            >
-              Edit
-            </Link>
-            <DeleteButton
-              title={`Delete "${d.name}"?`}
-              confirmLabel="Delete destination"
-              busy={remove.isPending}
-              error={remove.error}
-              onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/destinations") })}
-            >
-              Nothing more is sent to its URLs, pending retries stop, and its attempts leave the request log.
-            </DeleteButton>
+            {canEdit ? (
+              <>
+                <Button
+                  variant="secondary"
+                  onClick={() => toggle.mutate({ id, patch: { enabled: !d.enabled } })}
+                  disabled={toggle.isPending}
+                >
+                  {d.enabled ? "Disable" : "Enable"}
+                </Button>
+                <Link
+                  href={`/destinations/${d.id}/edit`}
+                  className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
+                >
+                  Edit
+                </Link>
+                <DeleteButton
+                  title={`Delete "${d.name}"?`}
+                  confirmLabel="Delete destination"
+                  busy={remove.isPending}
+                  error={remove.error}
+                  onConfirm={() => remove.mutate(id, { onSuccess: () => router.push("/destinations") })}
+                >
+                  Nothing more is sent to its URLs, pending retries stop, and its attempts leave the request log.
+                </DeleteButton>
+              </>
+            ) : (
+              <Badge>Read-only</Badge>
+            )}
           </>
         }
       />
@@ -83,7 +96,7 @@ export function DestinationDetail({ id }: { id: string }) {
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-6">
-          <TestSendPanel destinationId={d.id} />
+          {canEdit ? <TestSendPanel destinationId={d.id} /> : null}
           <RecentAttempts destinationId={d.id} />
         </div>
         <div className="min-w-0 space-y-6">
@@ -113,7 +126,7 @@ export function DestinationDetail({ id }: { id: string }) {
                           id={`detail-header-${h.name}`}
                           label={`${h.name} value`}
                           state={{ stored: h.value }}
-                          reveal={() => revealDestinationValue(d.id, { header: h.name })}
+                          reveal={canEdit ? () => revealDestinationValue(d.id, { header: h.name }) : undefined}
                         />
                       </div>
                     ))}
@@ -131,7 +144,7 @@ export function DestinationDetail({ id }: { id: string }) {
                         id="detail-shared-secret"
                         label="Shared secret"
                         state={{ stored: d.sharedSecret }}
-                        reveal={() => revealDestinationValue(d.id, { secret: "sharedSecret" })}
+                        reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "sharedSecret" }) : undefined}
                       />
                     </div>
                   ) : null}
@@ -143,13 +156,13 @@ export function DestinationDetail({ id }: { id: string }) {
                           id="detail-standard-secret"
                           label="Signing secret"
                           state={{ stored: d.standardSecret }}
-                          reveal={() => revealDestinationValue(d.id, { secret: "standardSecret" })}
+                          reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "standardSecret" }) : undefined}
                         />
                       ) : null}
                     </div>
                   ) : null}
                   {!d.sharedSecret.set && !d.standardWebhooks ? <span className="text-slate-500">unsigned</span> : null}
-                  <p className="text-xs text-slate-500">
+                  <p className={canEdit ? "text-xs text-slate-500" : "hidden"}>
                     Secrets and header values are write-only: replace or remove them by{" "}
                     <Link href={`/destinations/${d.id}/edit`} className="underline">
                       editing the destination

@@ -7,6 +7,7 @@ import { ListTable } from "@/components/ui/list-table";
 import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
 import { useDestinations } from "./hooks";
+import { useCan } from "@/components/layout/role";
 
 const newLink = (label: string) => (
   <Link
@@ -24,6 +25,7 @@ function rateTone(rate: number | null | undefined): "green" | "amber" | "red" | 
 
 export function DestinationsList() {
   const destinations = useDestinations();
+  const canEdit = useCan("admin");
   const sources = useSources();
   const stats = usePerDestinationStats24h();
   const sourceName = new Map(sources.data?.map((s) => [s.id, s.name]));
@@ -33,13 +35,13 @@ export function DestinationsList() {
       <PageHeader
         title="Destinations"
         description="Webhooks destinations receive every call of their connected sources as a signed HTTP POST, retried until it succeeds."
-        actions={destinations.data?.length ? newLink("New destination") : null}
+        actions={canEdit && destinations.data?.length ? newLink("New destination") : null}
       />
       <ListTable
         query={destinations}
         rowKey={(d) => d.id}
         empty={
-          <EmptyState title="No destinations yet" action={newLink("Create your first destination")}>
+          <EmptyState title="No destinations yet" action={canEdit ? newLink("Create your first destination") : null}>
             Add your endpoint&apos;s URL, connect a source, and every track, identify or page call is forwarded to it. No endpoint yet?
             Create a{" "}
             <Link href="/capture" className="text-indigo-700 underline">

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { useLogoutMutation } from "@/components/auth/hooks";
+import { roleAllows, type Role } from "@/lib/api/access";
 
 const LINKS = [
   { href: "/overview", label: "Overview" },
@@ -13,6 +14,7 @@ const LINKS = [
   { href: "/capture", label: "Capture URLs" },
   { href: "/audiences", label: "Audiences" },
   { href: "/deletions", label: "Deletions" },
+  { href: "/audit", label: "Audit log", needs: "admin" as const },
   { href: "/settings", label: "Settings" },
   { href: "/api-reference", label: "API reference" },
 ];
@@ -32,11 +34,12 @@ function Logo() {
  * The sidebar from md up; below that a top bar whose "Menu" button discloses the same links
  * (aria-expanded; Escape closes and gives focus back to the button; following a link closes it).
  */
-export function Nav({ email }: { email: string }) {
+export function Nav({ email, role, workspaces }: { email: string; role: Role; workspaces: React.ReactNode }) {
   const pathname = usePathname();
   const router = useRouter();
   const logout = useLogoutMutation();
   const [open, setOpen] = useState(false);
+  const canAudit = roleAllows(role, "admin");
   const menuButton = useRef<HTMLButtonElement>(null);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new page closes the menu
@@ -83,7 +86,7 @@ export function Nav({ email }: { email: string }) {
           <Logo />
         </div>
         <ul className="flex-1 space-y-0.5 px-2 py-2 md:py-0">
-          {LINKS.map((l) => {
+          {LINKS.filter((l) => !("needs" in l) || canAudit).map((l) => {
             const active = pathname === l.href || pathname.startsWith(`${l.href}/`);
             return (
               <li key={l.href}>
@@ -99,8 +102,9 @@ export function Nav({ email }: { email: string }) {
           })}
         </ul>
         <div className="border-t border-slate-200 px-4 py-3 text-xs text-slate-500">
+          {workspaces}
           <div className="truncate" title={email}>
-            {email}
+            {email} · {role}
           </div>
           <button
             type="button"

@@ -9,6 +9,7 @@ import { formatMs, plural } from "@/components/ui/format";
 import { StatusBadge } from "./attempt-bits";
 import { type AttemptGroup, groupAttemptChain } from "./chain";
 import { useMessage, useReplayMessageMutation } from "./hooks";
+import { useCan } from "@/components/layout/role";
 import { replayTargets } from "./replay-targets";
 
 const STATE_TONE = { pending: "amber", delivered: "green", failed: "red" } as const;
@@ -32,6 +33,7 @@ export function AttemptChain({
   const [replayed, setReplayed] = useState<number | null>(null);
   const message = useMessage(messageRowId);
   const replay = useReplayMessageMutation();
+  const canReplay = useCan("admin");
 
   if (message.isPending) return <p className="text-xs text-slate-500">Loading the message&apos;s attempts…</p>;
   if (message.isError) return <ErrorNote error={message.error} />;
@@ -51,14 +53,16 @@ export function AttemptChain({
         <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">
           This message · {plural(attempts.length, "attempt")}
         </h3>
-        <Button
-          variant="secondary"
-          onClick={() => setConfirming(true)}
-          disabled={replayable === 0}
-          title={replayable === 0 ? "Still being delivered" : undefined}
-        >
-          Replay message
-        </Button>
+        {canReplay ? (
+          <Button
+            variant="secondary"
+            onClick={() => setConfirming(true)}
+            disabled={replayable === 0}
+            title={replayable === 0 ? "Still being delivered" : undefined}
+          >
+            Replay message
+          </Button>
+        ) : null}
       </div>
       {replayed !== null ? (
         <p role="status" className="text-xs text-emerald-700">

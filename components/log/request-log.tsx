@@ -9,10 +9,12 @@ import { AttemptsTable } from "./attempts-table";
 import { FilterBar } from "./filter-bar";
 import { useAttemptLog } from "./hooks";
 import { ReplayMatching } from "./replay-matching";
+import { useCan } from "@/components/layout/role";
 import { useLogFilter } from "./use-log-filter";
 
 export function RequestLog() {
   const { filter, selected, setFilter, clearFilter, select } = useLogFilter();
+  const canReplay = useCan("admin");
   const pages = useAttemptLog(filter);
   const attempts = pages.data?.pages.flatMap((p) => p.attempts) ?? [];
   const filtered = Object.keys(filter).length > 0;
@@ -22,7 +24,7 @@ export function RequestLog() {
       <PageHeader
         title="Request log"
         description="Every HTTP attempt to your destinations, newest first. Select one to see exactly what was sent and received."
-        actions={<ReplayMatching filter={filter} />}
+        actions={canReplay ? <ReplayMatching filter={filter} /> : null}
       />
       <FilterBar filter={filter} onChange={setFilter} onClear={clearFilter} />
       <div>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { authEndpoints } from "@/lib/auth/contract";
+import { accountEndpoints, authEndpoints, type ChangePasswordInput, type TokenScope } from "@/lib/auth/contract";
 import { call } from "@/components/data/api-client";
 
 /** The workspace's API tokens (/api/tokens). */
@@ -18,7 +18,7 @@ export function useTokens() {
 export function useCreateTokenMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(authEndpoints.createToken, { body: { name } }),
+    mutationFn: (v: { name: string; scope: TokenScope }) => call(authEndpoints.createToken, { body: v }),
     onSuccess: () => qc.invalidateQueries({ queryKey: tokenKeys.list() }),
   });
 }
@@ -29,4 +29,55 @@ export function useRevokeTokenMutation() {
     mutationFn: (id: string) => call(authEndpoints.revokeToken, { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: tokenKeys.list() }),
   });
+}
+
+/** You, your sessions and your workspaces (/api/me…), and the workspace's name (/api/workspace). */
+export const accountKeys = {
+  all: ["account"] as const,
+  me: () => [...accountKeys.all, "me"] as const,
+  sessions: () => [...accountKeys.all, "sessions"] as const,
+};
+
+export function useMe() {
+  return useQuery({ queryKey: accountKeys.me(), queryFn: ({ signal }) => call(accountEndpoints.me, { signal }) });
+}
+
+export function useSessions() {
+  return useQuery({
+    queryKey: accountKeys.sessions(),
+    queryFn: ({ signal }) => call(accountEndpoints.sessions, { signal }).then((r) => r.sessions),
+  });
+}
+
+export function useSignOutOthersMutation() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(accountEndpoints.signOutOthers),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.sessions() }),
+  });
+}
+
+export function useChangePasswordMutation() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ChangePasswordInput) => call(accountEndpoints.changePassword, { body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.sessions() }),
+  });
+}
+
+export function useRenameWorkspaceMutation() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(accountEndpoints.renameWorkspace, { body: { name } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.me() }),
+  });
+}
+
+/** Switching or creating a workspace changes everything shown: the page reloads in the new one. */
+export function useSwitchWorkspaceMutation() {
+  return useMutation({ mutationFn: (workspaceId: string) => call(accountEndpoints.switchWorkspace, { body: { workspaceId } }) });
+}
+
+export function useCreateWorkspaceMutation() {
+  return useMutation({ mutationFn: (name: string) => call(accountEndpoints.createOwnWorkspace, { body: { name } }) });
 }

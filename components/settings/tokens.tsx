@@ -3,17 +3,20 @@
 import { useState } from "react";
 import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
-import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
+import { Badge, Card, EmptyState, ErrorNote, Spinner } from "@/components/ui/card";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input } from "@/components/ui/field";
-import { TimeAgo } from "@/components/ui/format";
+import { TimeAgo, selectClass } from "@/components/ui/format";
+import type { TokenScope } from "@/lib/auth/contract";
 import { ScrollBox } from "@/components/ui/scroll-box";
 import { useCreateTokenMutation, useRevokeTokenMutation, useTokens } from "./hooks";
 
+/** API tokens (admins and owners): read-only ones act as a viewer, full ones as an admin (docs/management-api.md#api-tokens). */
 export function TokensSettings() {
   const tokens = useTokens();
   const [name, setName] = useState("");
+  const [scope, setScope] = useState<TokenScope>("read");
   const [created, setCreated] = useState<string | null>(null);
   const create = useCreateTokenMutation();
   const revoke = useRevokeTokenMutation();
@@ -21,21 +24,25 @@ export function TokensSettings() {
 
   return (
     <>
-      <PageHeader
-        title="Settings"
-        description="API tokens give automation access to this workspace's Management API (Authorization: Bearer <token>)."
-      />
+      <h2 className="mb-1 text-sm font-semibold text-slate-900">API tokens</h2>
+      <p className="mb-3 text-sm text-slate-500">
+        API tokens give automation access to this workspace's Management API (Authorization: Bearer &lt;token&gt;). A read-only token acts
+        as a viewer; a full one as an admin.
+      </p>
       <Card className="mb-6 p-5">
         <form
-          className="flex items-end gap-3"
+          className="flex flex-wrap items-end gap-3"
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate(name, {
-              onSuccess: (t) => {
-                setCreated(t.token);
-                setName("");
+            create.mutate(
+              { name, scope },
+              {
+                onSuccess: (t) => {
+                  setCreated(t.token);
+                  setName("");
+                },
               },
-            });
+            );
           }}
         >
           <div className="flex-1">
@@ -43,6 +50,12 @@ export function TokensSettings() {
               <Input id="token-name" placeholder="e.g. CI pipeline" value={name} onChange={(e) => setName(e.target.value)} />
             </Field>
           </div>
+          <Field label="Access" htmlFor="token-scope">
+            <select id="token-scope" className={selectClass} value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
+              <option value="read">read-only</option>
+              <option value="full">full</option>
+            </select>
+          </Field>
           <Button type="submit" disabled={create.isPending}>
             Create token
           </Button>
@@ -73,6 +86,7 @@ export function TokensSettings() {
                 <tr>
                   <th className="px-4 py-2">Name</th>
                   <th className="px-4 py-2">Token</th>
+                  <th className="px-4 py-2">Access</th>
                   <th className="px-4 py-2">Created</th>
                   <th className="px-4 py-2">Last used</th>
                   <th>
@@ -87,6 +101,7 @@ export function TokensSettings() {
                       <bdi>{t.name}</bdi>
                     </td>
                     <td className="px-4 py-2 font-mono text-xs">{t.prefix}…</td>
+                    <td className="px-4 py-2">{t.scope === "read" ? "read-only" : "full"}</td>
                     <td className="whitespace-nowrap px-4 py-2 text-slate-500">
                       <TimeAgo iso={t.createdAt} />
                     </td>

@@ -8,12 +8,14 @@ import { Field, Input } from "@/components/ui/field";
 import { LinkList } from "@/components/ui/list-table";
 import { useCreateSourceMutation, useSources } from "./hooks";
 import { SourceHealthBadge } from "./source-health";
+import { useCan } from "@/components/layout/role";
 
 export function SourcesList() {
   const sources = useSources();
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState("");
   const create = useCreateSourceMutation();
+  const canEdit = useCan("admin");
   const nameError = create.error instanceof ApiError ? create.error.fields?.name?.[0] : undefined;
 
   return (
@@ -21,7 +23,7 @@ export function SourcesList() {
       <PageHeader
         title="Sources"
         description="A source is where your calls come from. Point any Segment-compatible client at this server with the source's write key."
-        actions={!creating ? <Button onClick={() => setCreating(true)}>New source</Button> : null}
+        actions={canEdit && !creating ? <Button onClick={() => setCreating(true)}>New source</Button> : null}
       />
       {creating ? (
         <Card className="mb-6 p-4">
@@ -61,7 +63,10 @@ export function SourcesList() {
         itemKey={(s) => s.id}
         href={(s) => `/sources/${s.id}`}
         empty={
-          <EmptyState title="No sources yet" action={<Button onClick={() => setCreating(true)}>Create your first source</Button>}>
+          <EmptyState
+            title="No sources yet"
+            action={canEdit ? <Button onClick={() => setCreating(true)}>Create your first source</Button> : null}
+          >
             Create a source to get a write key, then send calls to <code>/v1/track</code> or <code>/v1/batch</code>.
           </EmptyState>
         }
@@ -72,7 +77,9 @@ export function SourcesList() {
               <div className="font-medium text-slate-900 [overflow-wrap:anywhere]">
                 <bdi>{s.name}</bdi>
               </div>
-              <div className="font-mono text-xs text-slate-500">{s.writeKey.slice(0, 6)}••••••••</div>
+              <div className="font-mono text-xs text-slate-500">
+                {s.writeKey ? `${s.writeKey.slice(0, 6)}••••••••` : "write key hidden"}
+              </div>
             </div>
             <div className="flex items-center gap-2">
               {s.enabled ? <SourceHealthBadge health={s.health} /> : null}

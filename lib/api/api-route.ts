@@ -7,7 +7,9 @@ import { findUnstorableInput } from "./input-guards";
 import { logger } from "../platform/logger";
 import { requestIdOf } from "../platform/request-id";
 import type { BodyOf, Endpoint, QueryOf } from "./endpoint";
-import { authenticate, hasWorkspace, type Principal } from "./principal";
+import { actorOf, assertAccess, authenticate, hasWorkspace, type Principal } from "./principal";
+import { clientAddress } from "./client-address";
+import type { Actor } from "../audit/record";
 
 type RouteContext = { params: Promise<Record<string, string>> };
 
@@ -15,13 +17,15 @@ type RouteContext = { params: Promise<Record<string, string>> };
 export type ApiContext<E extends Endpoint> = {
   req: Request;
   principal: Principal;
+  /** The principal and its address, as the audit log records who made a change. */
+  actor: Actor;
   params: Record<string, string>;
   query: QueryOf<E>;
   body: BodyOf<E>;
   requestId: string;
 };
 
-export type PublicContext<E extends Endpoint> = Omit<ApiContext<E>, "principal">;
+export type PublicContext<E extends Endpoint> = Omit<ApiContext<E>, "principal" | "actor">;
 
 /** A handler answers with the endpoint's success body (or nothing for 204), or a Response of its own. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler of an endpoint without a response body returns nothing (204)
@@ -101,16 +105,16 @@ export function apiRoute<E extends Endpoint>(ep: E, handler: (ctx: ApiContext<E>
     let res: Response;
     try {
       principal = await authenticate(req);
-      if (ep.access === "operator" && principal.kind !== "admin") {
-        throw new AppError("forbidden", "Only the operator's admin token (EVENTRAIL_ADMIN_TOKEN) may do this");
-      }
+      // The role rule, from the endpoint's declaration, for every route (docs/management-api.md#roles).
+      assertAccess(principal, ep);
       // The operator's token before any workspace exists: reads are empty, writes have nowhere to go.
       if (!hasWorkspace(principal) && ep.method !== "GET" && ep.access !== "operator") {
         throw new AppError("conflict", "No workspace exists yet: create a workspace first (POST /api/workspaces, or the first-run setup)");
       }
       const params = (await ctx?.params) ?? {};
       const { query, body } = await parseInputs(req, ep);
-      res = toResponse(await handler({ req, principal, params, query, body, requestId }), requestId, ep.status);
+      const actor = actorOf(principal, clientAddress(req));
+      res = toResponse(await handler({ req, principal, actor, params, query, body, requestId }), requestId, ep.status);
     } catch (err) {
       res = errorResponse(err, requestId);
     }

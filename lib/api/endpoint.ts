@@ -8,10 +8,12 @@ import type { z } from "zod";
  */
 
 /**
- * Who may call it: anyone (`public`: login, setup, health), a member of the workspace with at least
- * this role (`viewer` < `admin` < `owner`), or only the operator's admin token (`operator`).
+ * Who may call it (docs/management-api.md#roles): anyone (`public`: login, setup, health), a member
+ * of the workspace with at least this role (`viewer` < `admin` < `owner`; a read-only API token acts
+ * as a viewer, a full one as an admin), any logged-in member about their own account (`account`:
+ * a dashboard session, never a token), or only the operator's admin token (`operator`).
  */
-export type Access = "public" | "viewer" | "admin" | "owner" | "operator";
+export type Access = "public" | "viewer" | "admin" | "owner" | "account" | "operator";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -1,10 +1,12 @@
 import { alertEndpoints } from "../alerts/contract";
 import { audienceEndpoints } from "../audiences/contract";
-import { authEndpoints } from "../auth/contract";
+import { auditEndpoints } from "../audit/contract";
+import { accountEndpoints, authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
 import { deletionEndpoints } from "../deletions/contract";
 import { destinationEndpoints } from "../destinations/contract";
 import { openApiEndpoints } from "../openapi/contract";
+import { memberEndpoints } from "../members/contract";
 import { requestLogEndpoints } from "../request-log/contract";
 import { sourceEndpoints } from "../sources/contract";
 import type { Endpoint } from "./endpoint";
@@ -16,6 +18,7 @@ import type { Endpoint } from "./endpoint";
  */
 export const ENDPOINTS_BY_FEATURE = {
   auth: authEndpoints,
+  account: accountEndpoints,
   sources: sourceEndpoints,
   destinations: destinationEndpoints,
   alerts: alertEndpoints,
@@ -24,6 +27,8 @@ export const ENDPOINTS_BY_FEATURE = {
   audiences: audienceEndpoints,
   deletions: deletionEndpoints,
   "API reference": openApiEndpoints,
+  members: memberEndpoints,
+  audit: auditEndpoints,
 } satisfies Record<string, Record<string, Endpoint>>;
 
 export const ENDPOINTS: Endpoint[] = Object.values(ENDPOINTS_BY_FEATURE).flatMap((group) => Object.values(group));

@@ -5,12 +5,40 @@ import { AppError, isUuid } from "../platform/errors";
 import { safeEqual } from "../auth/crypto";
 import { CSRF_HEADER, SESSION_COOKIE, findSession } from "../auth/sessions";
 import { findApiToken } from "../auth/tokens";
+import type { TokenScope } from "../auth/contract";
+import type { Actor } from "../audit/record";
+import { accessRefusal, type Caller, type Role } from "./access";
+import type { Endpoint } from "./endpoint";
 
-/** Who is calling, and in which workspace every query of the request is scoped. */
+/**
+ * Who is calling, in which workspace every query of the request is scoped, and with which role
+ * (docs/management-api.md#roles): a member's own; viewer for a read-only token, admin for a full
+ * one; owner for the operator's admin token.
+ */
 export type Principal =
-  | { kind: "session"; workspaceId: string; userId: string; email: string }
-  | { kind: "token"; workspaceId: string; tokenId: string }
-  | { kind: "admin"; workspaceId: string };
+  | { kind: "session"; workspaceId: string; role: Role; userId: string; email: string; sessionId: string }
+  | { kind: "token"; workspaceId: string; role: Role; tokenId: string; tokenName: string; scope: TokenScope }
+  | { kind: "admin"; workspaceId: string; role: "owner" };
+
+/** The caller as the role rule sees it (lib/api/access.ts). */
+export function callerOf(p: Principal): Caller {
+  if (p.kind === "admin") return { role: "owner", via: "operator" };
+  if (p.kind === "token") return { role: p.role, via: p.scope === "read" ? "read-token" : "full-token" };
+  return { role: p.role, via: "session" };
+}
+
+/** 403 unless the principal's role may call the endpoint: the one place the role rule is enforced. */
+export function assertAccess(p: Principal, ep: Pick<Endpoint, "access">): void {
+  const refusal = accessRefusal(callerOf(p), ep);
+  if (refusal) throw new AppError("forbidden", refusal);
+}
+
+/** Who did it, for the audit log, and from which address. */
+export function actorOf(p: Principal, address: string | null): Actor {
+  if (p.kind === "session") return { type: "user", id: p.userId, label: p.email, address };
+  if (p.kind === "token") return { type: "token", id: p.tokenId, label: p.tokenName, address };
+  return { type: "operator", id: null, label: "operator token", address };
+}
 
 const NO_WORKSPACE = "00000000-0000-0000-0000-000000000000";
 
@@ -60,10 +88,17 @@ export async function authenticate(req: Request): Promise<Principal> {
     const m = /^Bearer\s+(\S+)$/i.exec(authz);
     if (!m) throw new AppError("unauthorized", "Use Authorization: Bearer <token>");
     const admin = env().EVENTRAIL_ADMIN_TOKEN;
-    if (admin && safeEqual(m[1], admin)) return { kind: "admin", workspaceId: await adminWorkspace(req) };
+    if (admin && safeEqual(m[1], admin)) return { kind: "admin", workspaceId: await adminWorkspace(req), role: "owner" };
     const token = await findApiToken(m[1]);
     if (!token) throw new AppError("unauthorized", "Invalid or revoked API token");
-    return { kind: "token", workspaceId: token.workspaceId, tokenId: token.id };
+    return {
+      kind: "token",
+      workspaceId: token.workspaceId,
+      role: token.scope === "read" ? "viewer" : "admin",
+      tokenId: token.id,
+      tokenName: token.name,
+      scope: token.scope,
+    };
   }
   const session = await findSession(readCookie(req, SESSION_COOKIE));
   if (!session) throw new AppError("unauthorized", "Log in or pass an API token");
@@ -71,7 +106,14 @@ export async function authenticate(req: Request): Promise<Principal> {
     const sent = req.headers.get(CSRF_HEADER);
     if (!sent || !safeEqual(sent, session.csrfToken)) throw new AppError("forbidden", "Missing or invalid CSRF token");
   }
-  return { kind: "session", workspaceId: session.workspaceId, userId: session.userId, email: session.email };
+  return {
+    kind: "session",
+    workspaceId: session.workspaceId,
+    role: session.role,
+    userId: session.userId,
+    email: session.email,
+    sessionId: session.id,
+  };
 }
 
 /** For unauthenticated form posts (login, setup): refuse cross-site origins. */

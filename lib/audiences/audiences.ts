@@ -1,4 +1,6 @@
 import "server-only";
+import { recordAudit, type Actor } from "../audit/record";
+import { diffFields } from "../audit/diff";
 import type pg from "pg";
 import { pool, withTransaction } from "../platform/db";
 import { AppError, notFound } from "../platform/errors";
@@ -122,7 +124,7 @@ export async function getAudience(opts: { workspaceId: string; id: string }): Pr
  * Creates the audience and queues its first sync in the same transaction: rule 2 of the seed
  * ("when an audience is first created, an identify call is sent for every user in it").
  */
-export async function createAudience(opts: { workspaceId: string; input: CreateAudienceInput }): Promise<AudienceDto> {
+export async function createAudience(opts: { workspaceId: string; actor: Actor; input: CreateAudienceInput }): Promise<AudienceDto> {
   const { input, workspaceId } = opts;
   const propertyName = audiencePropertyName(input.name);
   const id = await withTransaction(async (client) => {
@@ -143,6 +145,14 @@ export async function createAudience(opts: { workspaceId: string; input: CreateA
       [audienceId, input.destinationIds],
     );
     await requestAudienceSync(client, { audienceId, workspaceId, trigger: "created" });
+    await recordAudit(client, {
+      workspaceId,
+      actor: opts.actor,
+      action: "audience.create",
+      resourceType: "audience",
+      resourceId: audienceId,
+      changes: { name: { before: null, after: input.name }, condition: { before: null, after: input.condition } },
+    });
     return audienceId;
   }).catch(mapUniqueViolation(propertyName));
   return getAudience({ workspaceId, id });
@@ -153,13 +163,18 @@ export async function createAudience(opts: { workspaceId: string; input: CreateA
  * the full membership again under it. A newly connected destination gets the full membership at
  * the next sync; the others keep receiving only changes.
  */
-export async function updateAudience(opts: { workspaceId: string; id: string; input: UpdateAudienceInput }): Promise<AudienceDto> {
+export async function updateAudience(opts: {
+  workspaceId: string;
+  actor: Actor;
+  id: string;
+  input: UpdateAudienceInput;
+}): Promise<AudienceDto> {
   const { input, workspaceId, id } = opts;
   assertAudienceId(id);
   const propertyName = input.name !== undefined ? audiencePropertyName(input.name) : null;
   await withTransaction(async (client) => {
-    const { rows } = await client.query<{ property_name: string }>(
-      `SELECT property_name FROM audiences WHERE id = $1 AND workspace_id = $2 FOR UPDATE`,
+    const { rows } = await client.query<{ property_name: string; name: string; condition: unknown; schedule_minutes: number | null }>(
+      `SELECT property_name, name, condition, schedule_minutes FROM audiences WHERE id = $1 AND workspace_id = $2 FOR UPDATE`,
       [id, workspaceId],
     );
     if (!rows[0]) throw notFound("Audience");
@@ -197,13 +212,45 @@ export async function updateAudience(opts: { workspaceId: string; id: string; in
       );
     }
     if (renamed) await client.query(`UPDATE audience_destinations SET synced_at = NULL WHERE audience_id = $1`, [id]);
+    const before = rows[0];
+    const changes = diffFields(
+      { name: before.name, condition: before.condition, scheduleMinutes: before.schedule_minutes },
+      {
+        name: input.name ?? before.name,
+        condition: input.condition ?? before.condition,
+        scheduleMinutes: input.scheduleMinutes !== undefined ? input.scheduleMinutes : before.schedule_minutes,
+      },
+    );
+    if (input.sourceIds) changes.sourceIds = { before: "changed", after: input.sourceIds };
+    if (input.destinationIds) changes.destinationIds = { before: "changed", after: input.destinationIds };
+    await recordAudit(client, {
+      workspaceId,
+      actor: opts.actor,
+      action: "audience.update",
+      resourceType: "audience",
+      resourceId: id,
+      changes,
+    });
   }).catch(mapUniqueViolation(propertyName ?? ""));
   return getAudience({ workspaceId, id });
 }
 
 /** Deletes the audience, its membership and sync history. Identifies already sent stay delivered. */
-export async function deleteAudience(opts: { workspaceId: string; id: string }): Promise<void> {
+export async function deleteAudience(opts: { workspaceId: string; actor: Actor; id: string }): Promise<void> {
   assertAudienceId(opts.id);
-  const { rowCount } = await pool().query(`DELETE FROM audiences WHERE id = $1 AND workspace_id = $2`, [opts.id, opts.workspaceId]);
-  if (!rowCount) throw notFound("Audience");
+  await withTransaction(async (client) => {
+    const { rows } = await client.query<{ name: string }>(`DELETE FROM audiences WHERE id = $1 AND workspace_id = $2 RETURNING name`, [
+      opts.id,
+      opts.workspaceId,
+    ]);
+    if (!rows[0]) throw notFound("Audience");
+    await recordAudit(client, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "audience.delete",
+      resourceType: "audience",
+      resourceId: opts.id,
+      changes: { name: { before: rows[0].name, after: null } },
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { recordAudit, type Actor } from "../audit/record";
 import type pg from "pg";
 import { pool, withTransaction } from "../platform/db";
 import { sendJob } from "../platform/queue";
@@ -91,10 +92,24 @@ export async function queueDueAudienceSyncs(): Promise<string[]> {
 }
 
 /** "Sync now" (POST /api/audiences/{id}/sync): the sync that will run, queued by this request or already waiting. */
-export async function requestManualAudienceSync(opts: { workspaceId: string; audienceId: string }): Promise<AudienceSyncRequest> {
+export async function requestManualAudienceSync(opts: {
+  workspaceId: string;
+  actor: Actor;
+  audienceId: string;
+}): Promise<AudienceSyncRequest> {
   assertAudienceId(opts.audienceId);
   const { audienceId, workspaceId } = opts;
-  return withTransaction((client) => requestAudienceSync(client, { audienceId, workspaceId, trigger: "manual" }));
+  return withTransaction(async (client) => {
+    const requested = await requestAudienceSync(client, { audienceId, workspaceId, trigger: "manual" });
+    await recordAudit(client, {
+      workspaceId,
+      actor: opts.actor,
+      action: "audience.sync",
+      resourceType: "audience",
+      resourceId: audienceId,
+    });
+    return requested;
+  });
 }
 
 /** GET /api/audiences/{id}/syncs: newest first. */

@@ -8,6 +8,9 @@ import { failureDelayMs } from "./login-throttle";
 import { dummyHash, hashPassword, verifyPassword } from "./password";
 import { createSession, type NewSession } from "./sessions";
 import { assertSetupCode } from "./setup-code";
+import { recordAudit } from "../audit/record";
+
+type From = { address: string; userAgent?: string | null };
 
 const ALREADY_SET_UP = new AppError("conflict", "Eventrail is already set up; log in instead");
 
@@ -52,7 +55,7 @@ const logins = createGate({ slots: 2, maxWaiting: 64 });
  * a failure keeps them and is answered after a growing delay, a success clears the account's
  * failures and gives the address its point back. A bcrypt hash from before argon2 is replaced.
  */
-export async function login(input: Credentials, from: { address: string }): Promise<NewSession> {
+export async function login(input: Credentials, from: From): Promise<NewSession> {
   const done = await logins.run(() => checkLogin(input, from));
   if (done.turnedAway) throw new AppError("too_many_requests", "Too many logins in progress; try again in 1 s", undefined, 1);
   const outcome = done.value;
@@ -62,16 +65,35 @@ export async function login(input: Credentials, from: { address: string }): Prom
   throw new AppError("unauthorized", "Email or password is incorrect");
 }
 
-async function checkLogin(input: Credentials, from: { address: string }): Promise<{ session: NewSession } | { delayMs: number }> {
+async function checkLogin(input: Credentials, from: From): Promise<{ session: NewSession } | { delayMs: number }> {
   const [account] = await Promise.all([takePoint("loginAccount", input.email), takePoint("loginAddress", from.address)]);
   const user = await prisma().user.findUnique({
     where: { email: input.email },
-    select: { id: true, passwordHash: true, memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" }, take: 1 } },
+    select: { id: true, passwordHash: true, memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } } },
   });
   // An unknown email is checked against a dummy hash: it takes as long, so timing does not reveal accounts.
   const { ok, upgrade } = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
-  if (!user || !ok || user.memberships.length === 0) return { delayMs: failureDelayMs(account.used) };
+  if (!user || !ok || user.memberships.length === 0) {
+    // A failed login to a real account is in the audit log of each of its workspaces (docs/management-api.md#audit-log).
+    if (user) await auditLogin(user, input.email, from, "auth.login_failed");
+    return { delayMs: failureDelayMs(account.used) };
+  }
   await Promise.all([clearPoints("loginAccount", input.email), givePointBack("loginAddress", from.address)]);
   if (upgrade) await prisma().user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });
-  return { session: await createSession({ userId: user.id, workspaceId: user.memberships[0].workspaceId }) };
+  const workspaceId = user.memberships[0].workspaceId;
+  await auditLogin({ id: user.id, memberships: [{ workspaceId }] }, input.email, from, "auth.login");
+  return { session: await createSession({ userId: user.id, workspaceId, address: from.address, userAgent: from.userAgent }) };
+}
+
+async function auditLogin(user: { id: string; memberships: { workspaceId: string }[] }, email: string, from: From, action: string) {
+  await prisma().$transaction(async (tx) => {
+    for (const m of user.memberships) {
+      await recordAudit(tx, {
+        workspaceId: m.workspaceId,
+        actor: { type: action === "auth.login" ? "user" : "anonymous", id: user.id, label: email, address: from.address },
+        action,
+        resourceType: "session",
+      });
+    }
+  });
 }

@@ -23,8 +23,13 @@ export const setupSchema = z.object({
   code: z.string().max(200).default(""),
 });
 
+/** read: acts as a viewer (every change answers 403); full: acts as an admin (docs/management-api.md#api-tokens). */
+export const tokenScopeSchema = z.enum(["read", "full"]);
+export type TokenScope = z.infer<typeof tokenScopeSchema>;
+
 export const createTokenSchema = z.object({
   name: z.string().trim().min(1, "Name the token").max(100),
+  scope: tokenScopeSchema.default("full"),
 });
 
 export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(100) });
@@ -42,6 +47,7 @@ export const apiTokenDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string(),
+  scope: tokenScopeSchema,
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
@@ -136,5 +142,96 @@ export const authEndpoints = {
     access: "public",
     summary: "Health for load balancers: database reachable and queue installed (200), or not (503, same body)",
     response: healthDtoSchema,
+  }),
+};
+
+/** The logged-in member, Settings and the workspace switcher (docs/management-api.md#your-account). */
+export const meDtoSchema = z.object({
+  email: z.string(),
+  role: z.enum(["owner", "admin", "viewer"]),
+  workspace: z.object({ id: z.string(), name: z.string() }),
+  /** Every workspace the account belongs to, with its role there: the switcher lists them. */
+  workspaces: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(["owner", "admin", "viewer"]) })),
+});
+
+export const sessionDtoSchema = z.object({
+  /** The first characters of the session's stored id: enough to tell sessions apart, useless to log in. */
+  id: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  address: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  current: z.boolean(),
+});
+
+export const changePasswordSchema = z.object({
+  currentPassword: z.string().min(1, "Enter your current password").max(PASSWORD_MAX),
+  newPassword: z.string().min(10, "Use at least 10 characters").max(PASSWORD_MAX, `Use at most ${PASSWORD_MAX} characters`),
+});
+
+export const switchWorkspaceSchema = z.object({ workspaceId: z.string().uuid("Not a workspace id") });
+export const renameWorkspaceSchema = z.object({ name: z.string().trim().min(1, "Name the workspace").max(100) });
+
+export type MeDto = z.infer<typeof meDtoSchema>;
+export type SessionDto = z.infer<typeof sessionDtoSchema>;
+export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;
+
+const workspaceDto = z.object({ id: z.string(), name: z.string() });
+
+export const accountEndpoints = {
+  me: endpoint({
+    method: "GET",
+    path: "/api/me",
+    access: "account",
+    summary: "The logged-in member: email, role, the current workspace and every workspace of the account",
+    response: meDtoSchema,
+  }),
+  createOwnWorkspace: endpoint({
+    method: "POST",
+    path: "/api/me/workspaces",
+    access: "account",
+    summary: "Create a workspace of your own (you are its owner) and switch the session to it",
+    body: createWorkspaceSchema,
+    response: workspaceDto,
+    status: 201,
+  }),
+  switchWorkspace: endpoint({
+    method: "PUT",
+    path: "/api/me/workspace",
+    access: "account",
+    summary: "Switch the session to another workspace you belong to",
+    body: switchWorkspaceSchema,
+    response: workspaceDto,
+  }),
+  changePassword: endpoint({
+    method: "POST",
+    path: "/api/me/password",
+    access: "account",
+    summary: "Change your password (the current one is checked); your other sessions end",
+    body: changePasswordSchema,
+    maxBodyBytes: AUTH_MAX_BODY_BYTES,
+    status: 204,
+  }),
+  sessions: endpoint({
+    method: "GET",
+    path: "/api/me/sessions",
+    access: "account",
+    summary: "Your sessions: where and when each logged in",
+    response: z.object({ sessions: z.array(sessionDtoSchema) }),
+  }),
+  signOutOthers: endpoint({
+    method: "DELETE",
+    path: "/api/me/sessions",
+    access: "account",
+    summary: "Sign out your other sessions (this one stays)",
+    response: z.object({ ended: z.number().int() }),
+  }),
+  renameWorkspace: endpoint({
+    method: "PATCH",
+    path: "/api/workspace",
+    access: "owner",
+    summary: "Rename the current workspace (owners only)",
+    body: renameWorkspaceSchema,
+    response: workspaceDto,
   }),
 };

@@ -1,4 +1,6 @@
 import "server-only";
+import { recordAudit, type Actor } from "../audit/record";
+import { diffFields } from "../audit/diff";
 import crypto from "node:crypto";
 import { pool, prisma } from "../platform/db";
 import { env } from "../platform/env";
@@ -68,40 +70,78 @@ export async function getCaptureBin(opts: { workspaceId: string; id: string; bas
   return toBinDto(rows[0], opts.base);
 }
 
-export async function createCaptureBin(opts: { workspaceId: string; input: CreateCaptureBinInput; base: string }): Promise<CaptureBinDto> {
+export async function createCaptureBin(opts: {
+  workspaceId: string;
+  actor: Actor;
+  input: CreateCaptureBinInput;
+  base: string;
+}): Promise<CaptureBinDto> {
   const count = await prisma().captureBin.count({ where: { workspaceId: opts.workspaceId } });
   if (count >= CAPTURE_LIMITS.binsPerWorkspace) {
     throw new AppError("conflict", `A workspace can have at most ${CAPTURE_LIMITS.binsPerWorkspace} capture URLs; delete one first`);
   }
   const id = generateBinId();
-  await prisma().captureBin.create({
-    data: {
-      id,
+  await prisma().$transaction(async (tx) => {
+    const bin = await tx.captureBin.create({
+      data: {
+        id,
+        workspaceId: opts.workspaceId,
+        name: opts.input.name ?? "",
+        responseStatus: opts.input.responseStatus ?? 200,
+        responseDelayMs: opts.input.responseDelayMs ?? 0,
+      },
+      select: { name: true, responseStatus: true, responseDelayMs: true },
+    });
+    await recordAudit(tx, {
       workspaceId: opts.workspaceId,
-      name: opts.input.name ?? "",
-      responseStatus: opts.input.responseStatus ?? 200,
-      responseDelayMs: opts.input.responseDelayMs ?? 0,
-    },
+      actor: opts.actor,
+      action: "capture_bin.create",
+      resourceType: "capture_bin",
+      resourceId: id,
+      changes: diffFields(null, bin),
+    });
   });
   return getCaptureBin({ workspaceId: opts.workspaceId, id, base: opts.base });
 }
 
 export async function updateCaptureBin(opts: {
   workspaceId: string;
+  actor: Actor;
   id: string;
   input: UpdateCaptureBinInput;
   base: string;
 }): Promise<CaptureBinDto> {
   if (!isBinId(opts.id)) throw notFound("Capture URL");
-  const { count } = await prisma().captureBin.updateMany({ where: { id: opts.id, workspaceId: opts.workspaceId }, data: opts.input });
-  if (count === 0) throw notFound("Capture URL");
+  const fields = { name: true, responseStatus: true, responseDelayMs: true } as const;
+  await prisma().$transaction(async (tx) => {
+    const before = await tx.captureBin.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select: fields });
+    if (!before) throw notFound("Capture URL");
+    const after = await tx.captureBin.update({ where: { id: opts.id }, data: opts.input, select: fields });
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "capture_bin.update",
+      resourceType: "capture_bin",
+      resourceId: opts.id,
+      changes: diffFields(before, after),
+    });
+  });
   return getCaptureBin(opts);
 }
 
-export async function deleteCaptureBin(opts: { workspaceId: string; id: string }): Promise<void> {
+export async function deleteCaptureBin(opts: { workspaceId: string; actor: Actor; id: string }): Promise<void> {
   if (!isBinId(opts.id)) throw notFound("Capture URL");
-  const { count } = await prisma().captureBin.deleteMany({ where: { id: opts.id, workspaceId: opts.workspaceId } });
-  if (count === 0) throw notFound("Capture URL");
+  await prisma().$transaction(async (tx) => {
+    const { count } = await tx.captureBin.deleteMany({ where: { id: opts.id, workspaceId: opts.workspaceId } });
+    if (count === 0) throw notFound("Capture URL");
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "capture_bin.delete",
+      resourceType: "capture_bin",
+      resourceId: opts.id,
+    });
+  });
 }
 
 /** 404 unless the bin exists in this workspace (a malformed id names none and is not looked up). */

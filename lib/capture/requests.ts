@@ -1,5 +1,6 @@
 import "server-only";
-import { pool } from "../platform/db";
+import { recordAudit, type Actor } from "../audit/record";
+import { pool, withTransaction } from "../platform/db";
 import { notFound } from "../platform/errors";
 import { assertBinInWorkspace } from "./bins";
 import { CAPTURE_LIMITS, type CapturedRequestDto, type CapturedRequestSummaryDto, type CapturedRequestsQuery } from "./contract";
@@ -94,7 +95,16 @@ export async function getCapturedRequest(opts: { workspaceId: string; binId: str
   return (await loadCapturedRequest(opts)).dto;
 }
 
-export async function clearCapturedRequests(opts: { workspaceId: string; binId: string }): Promise<void> {
+export async function clearCapturedRequests(opts: { workspaceId: string; actor: Actor; binId: string }): Promise<void> {
   await assertBinInWorkspace(opts.workspaceId, opts.binId);
-  await pool().query("DELETE FROM captured_requests WHERE bin_id = $1", [opts.binId]);
+  await withTransaction(async (client) => {
+    await client.query("DELETE FROM captured_requests WHERE bin_id = $1", [opts.binId]);
+    await recordAudit(client, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "capture_bin.clear",
+      resourceType: "capture_bin",
+      resourceId: opts.binId,
+    });
+  });
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { recordAudit, type Actor } from "../audit/record";
 import { pool, withTransaction } from "../platform/db";
 import { AppError, assertUuid, isUuid, notFound } from "../platform/errors";
 import { sendJob } from "../platform/queue";
@@ -19,7 +20,11 @@ const COLUMNS = `id, user_ids AS "userIds", status, error, result, created_at AS
   started_at AS "startedAt", finished_at AS "finishedAt"`;
 
 /** Stores the request `pending` and enqueues its job in the same transaction: no request without a job. */
-export async function createDeletionRequest(opts: { workspaceId: string; input: CreateDeletionInput }): Promise<DeletionSummaryDto> {
+export async function createDeletionRequest(opts: {
+  workspaceId: string;
+  actor: Actor;
+  input: CreateDeletionInput;
+}): Promise<DeletionSummaryDto> {
   return withTransaction(async (client) => {
     const { rows } = await client.query<RequestRow>(
       `INSERT INTO deletion_requests (id, workspace_id, user_ids) VALUES (gen_random_uuid(), $1, $2) RETURNING ${COLUMNS}`,
@@ -28,6 +33,14 @@ export async function createDeletionRequest(opts: { workspaceId: string; input: 
     const row = rows[0];
     const jobId = await sendJob("deletion", { deletionRequestId: row.id }, { client });
     if (!jobId) throw new AppError("internal", "The deletion job could not be enqueued");
+    await recordAudit(client, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "deletion.create",
+      resourceType: "deletion",
+      resourceId: row.id,
+      changes: { userIds: { before: null, after: opts.input.userIds } },
+    });
     return summarize(row);
   });
 }

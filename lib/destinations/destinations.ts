@@ -16,6 +16,35 @@ import {
   type RevealInput,
 } from "./contract";
 import { mergeHeaders, type StoredHeader } from "./headers";
+import { recordAudit, type Actor } from "../audit/record";
+import { diffFields } from "../audit/diff";
+
+/** A destination as the audit log compares it: header values and secrets only ever as "changed". */
+const auditView = (r: Row) => ({
+  name: r.name,
+  urls: r.urls,
+  headers: storedHeaders(r).map((h) => h.name),
+  headerValues: storedHeaders(r).map((h) => h.value),
+  sharedSecret: r.sharedSecret,
+  standardWebhooks: r.standardWebhooks,
+  standardSecret: r.standardSecret,
+  enabled: r.enabled,
+  mode: r.mode,
+  retryWindowMinutes: r.retryWindowMinutes,
+  sourceIds: r.sources.map((x) => x.sourceId).sort(),
+});
+const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
+
+type Change = { workspaceId: string; actor: Actor };
+const audit = (tx: Tx, opts: Change, action: string, before: Row | null, after: Row | null) =>
+  recordAudit(tx, {
+    workspaceId: opts.workspaceId,
+    actor: opts.actor,
+    action,
+    resourceType: "destination",
+    resourceId: (after ?? before)?.id,
+    changes: diffFields(before && auditView(before), after && auditView(after), { secret: SECRET_FIELDS }),
+  });
 
 const select = {
   id: true,
@@ -149,7 +178,7 @@ export async function loadSigningSettings(opts: {
   };
 }
 
-export async function createDestination(opts: { workspaceId: string; input: DestinationInput }): Promise<DestinationDto> {
+export async function createDestination(opts: Change & { input: DestinationInput }): Promise<DestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const count = await tx.destination.count({ where: { workspaceId } });
@@ -160,7 +189,7 @@ export async function createDestination(opts: { workspaceId: string; input: Dest
       );
     }
     await checkSources(tx, { workspaceId, sourceIds: input.sourceIds });
-    return tx.destination.create({
+    const created = await tx.destination.create({
       data: {
         workspaceId,
         name: input.name,
@@ -177,18 +206,20 @@ export async function createDestination(opts: { workspaceId: string; input: Dest
       },
       select,
     });
+    await audit(tx, opts, "destination.create", null, created);
+    return created;
   });
   return toDto(row);
 }
 
-export async function updateDestination(opts: { workspaceId: string; id: string; input: DestinationPatch }): Promise<DestinationDto> {
+export async function updateDestination(opts: Change & { id: string; input: DestinationPatch }): Promise<DestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const current = await findRow(opts, tx);
     if (input.sourceIds) await checkSources(tx, { workspaceId, sourceIds: input.sourceIds, destinationId: current.id });
     const headers = input.headers === undefined ? undefined : mergeHeaders(storedHeaders(current), input.headers);
     const standardWebhooks = input.standardWebhooks ?? current.standardWebhooks;
-    return tx.destination.update({
+    const updated = await tx.destination.update({
       where: { id: current.id },
       data: {
         ...(input.name !== undefined && { name: input.name }),
@@ -208,21 +239,26 @@ export async function updateDestination(opts: { workspaceId: string; id: string;
       },
       select,
     });
+    await audit(tx, opts, "destination.update", current, updated);
+    return updated;
   });
   return toDto(row);
 }
 
 /** Deleting a destination removes its pending deliveries (cascade); the attempt log keeps its history. */
-export async function deleteDestination(opts: { workspaceId: string; id: string }): Promise<void> {
-  await getDestination(opts);
-  await prisma().destination.delete({ where: { id: opts.id } });
+export async function deleteDestination(opts: Change & { id: string }): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const current = await findRow(opts, tx);
+    await tx.destination.delete({ where: { id: opts.id } });
+    await audit(tx, opts, "destination.delete", current, null);
+  });
 }
 
 /**
  * One write-only value, asked for on its own (docs/webhooks.md#secrets): a secret, or a custom
  * header's value by its name (in any letter case). 404 when the destination has no such value.
  */
-export async function revealDestinationSecret(opts: { workspaceId: string; id: string; which: RevealInput }): Promise<{ value: string }> {
+export async function revealDestinationSecret(opts: Change & { id: string; which: RevealInput }): Promise<{ value: string }> {
   const row = await findRow(opts);
   const { which } = opts;
   const value = which.header
@@ -234,5 +270,16 @@ export async function revealDestinationSecret(opts: { workspaceId: string; id: s
     throw notFound(
       which.header ? `Header ${which.header}` : which.secret === "sharedSecret" ? "Shared secret" : "Standard Webhooks secret",
     );
+  // Who saw a secret is a change worth knowing about (docs/management-api.md#audit-log); the value never is.
+  await prisma().$transaction((tx) =>
+    recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "destination.reveal_secret",
+      resourceType: "destination",
+      resourceId: row.id,
+      changes: { revealed: { before: null, after: which.header ? `header ${which.header}` : which.secret } },
+    }),
+  );
   return { value };
 }

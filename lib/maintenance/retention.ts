@@ -11,13 +11,15 @@ import { pool } from "../platform/db";
  */
 export const BATCH_SIZE = 5_000;
 
-export type RetentionDays = { messages: number; attempts: number; captures: number };
+/** `audit` defaults to the attempt log's age (docs/operations.md#retention). */
+export type RetentionDays = { messages: number; attempts: number; captures: number; audit?: number };
 export type RetentionResult = {
   attempts: number;
   messages: number;
   captures: number;
   sessions: number;
   rejectionCounts: number;
+  auditEvents: number;
   batches: number;
   complete: boolean;
 };
@@ -40,6 +42,10 @@ const DELETE_MESSAGES = `
 const DELETE_CAPTURES = `
   DELETE FROM captured_requests WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM captured_requests WHERE received_at < $1 LIMIT $2))`;
+
+const DELETE_AUDIT_EVENTS = `
+  DELETE FROM audit_events WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM audit_events WHERE at < $1 LIMIT $2))`;
 
 const DELETE_SESSIONS = `
   DELETE FROM sessions WHERE ctid = ANY(ARRAY(
@@ -93,13 +99,15 @@ export async function pruneExpiredData(opts: {
   const captures = await drain(db, DELETE_CAPTURES, cutoff(now, opts.days.captures), deadline, batchSize, counts);
   const sessions = await drain(db, DELETE_SESSIONS, now.toISOString(), deadline, batchSize, counts);
   const rejections = await drain(db, DELETE_REJECTION_COUNTS, cutoff(now, REJECTION_COUNTS_DAYS), deadline, batchSize, counts);
+  const audit = await drain(db, DELETE_AUDIT_EVENTS, cutoff(now, opts.days.audit ?? opts.days.attempts), deadline, batchSize, counts);
   return {
     attempts: attempts.deleted,
     messages: messages.deleted,
     captures: captures.deleted,
     sessions: sessions.deleted,
     rejectionCounts: rejections.deleted,
+    auditEvents: audit.deleted,
     batches: counts.batches,
-    complete: attempts.complete && messages.complete && captures.complete && sessions.complete && rejections.complete,
+    complete: attempts.complete && messages.complete && captures.complete && sessions.complete && rejections.complete && audit.complete,
   };
 }

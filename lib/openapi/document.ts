@@ -14,9 +14,10 @@ import { curlExample, jsonSchema, requestExample, type JsonSchema } from "./exam
 
 const ACCESS_NOTE: Record<Endpoint["access"], string> = {
   public: "No authentication.",
-  viewer: "Any member of the workspace (or an API token of it).",
-  admin: "A workspace admin or owner (or an API token of the workspace).",
-  owner: "The workspace's owner.",
+  viewer: "Any member of the workspace (or an API token of it, read-only or full).",
+  admin: "A workspace admin or owner (or a full API token of the workspace).",
+  owner: "A workspace owner.",
+  account: "A logged-in dashboard session, about its own account (API tokens get 403).",
   operator: "Only the operator's token (EVENTRAIL_ADMIN_TOKEN).",
 };
 

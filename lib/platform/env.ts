@@ -43,13 +43,18 @@ const schema = z.object({
     .int()
     .positive()
     .default(30 * 60_000),
-  /** SMTP server for endpoint alert emails (docs/alerts.md#email), e.g. smtp://user:pass@mail.example.com:587; unset: no email. */
-  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
-  /** The From of alert emails. */
-  SMTP_FROM: z.string().default("Eventrail <eventrail@localhost>"),
   RETENTION_MESSAGES_DAYS: z.coerce.number().positive().default(30),
   RETENTION_ATTEMPTS_DAYS: z.coerce.number().positive().default(30),
   RETENTION_CAPTURES_DAYS: z.coerce.number().positive().default(7),
+  /** The audit log's retention in days; unset, the attempt log's (docs/operations.md#retention). */
+  RETENTION_AUDIT_DAYS: z.coerce.number().positive().optional(),
+  /**
+   * SMTP server for endpoint alert emails (docs/alerts.md#email) and invitations
+   * (docs/management-api.md#invitations), e.g. smtp://user:pass@mail.example.com:587; unset: no email.
+   */
+  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
+  /** The From of alert and invitation emails. */
+  SMTP_FROM: z.string().default("Eventrail <eventrail@localhost>"),
 });
 
 export type Env = z.infer<typeof schema>;

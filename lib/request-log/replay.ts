@@ -1,4 +1,5 @@
 import "server-only";
+import { recordAudit, type Actor } from "../audit/record";
 import { withTransaction } from "../platform/db";
 import type { ReplayInput, ReplayResult } from "./contract";
 import { attemptWhere } from "./attempts";
@@ -20,7 +21,7 @@ export const REPLAY_LIMIT = 10_000;
  * Two concurrent replays of one chain cannot both create its next delivery: the unique
  * (message, destination, replay_number) lets one insert and the other skip.
  */
-export async function replayMessages(opts: { workspaceId: string; input: ReplayInput }): Promise<ReplayResult> {
+export async function replayMessages(opts: { workspaceId: string; actor: Actor; input: ReplayInput }): Promise<ReplayResult> {
   const { input } = opts;
   const chosen = chosenDeliveries(opts.workspaceId, input);
   return withTransaction(async (client) => {
@@ -41,6 +42,18 @@ export async function replayMessages(opts: { workspaceId: string; input: ReplayI
       client,
       rows.map((r) => r.id),
     );
+    if (rows.length > 0) {
+      await recordAudit(client, {
+        workspaceId: opts.workspaceId,
+        actor: opts.actor,
+        action: "replay.create",
+        resourceType: "replay",
+        changes: {
+          replayed: { before: null, after: rows.length },
+          selection: { before: null, after: input.ids ? { ids: input.ids.slice(0, 50) } : { filter: input.filter ?? null } },
+        },
+      });
+    }
     return { replayed: rows.length };
   });
 }

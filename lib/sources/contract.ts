@@ -43,7 +43,8 @@ export const sourceHealthSchema = z.object({
 export const sourceDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
-  writeKey: z.string(),
+  /** null for viewers and read-only tokens: they see sources, not their write keys (docs/management-api.md#roles). */
+  writeKey: z.string().nullable(),
   /**
    * The key before the last rotation while it still works (its grace period), else null. Only its
    * first 6 characters: the full old key is never shown again.

@@ -5,6 +5,13 @@ import { prisma } from "../platform/db";
 import { assertUuid, notFound } from "../platform/errors";
 import type { CreateSourceInput, RotateKeyInput, SourceDto, SourceHealthDto, UpdateSourceInput } from "./contract";
 import { sourceHealthOf } from "./health";
+import { recordAudit, type Actor } from "../audit/record";
+import { diffFields } from "../audit/diff";
+import type { Role } from "../api/access";
+
+/** Viewers see sources without their write keys (docs/management-api.md#roles). */
+type Seen = { role: Role };
+const seesKeys = (opts: Partial<Seen>) => opts.role !== "viewer";
 
 const select = {
   id: true,
@@ -18,6 +25,7 @@ const select = {
   updatedAt: true,
 } satisfies Prisma.SourceSelect;
 type Row = Prisma.SourceGetPayload<{ select: typeof select }>;
+type Tx = Prisma.TransactionClient;
 
 const NO_CALLS: SourceHealthDto = {
   state: "idle",
@@ -26,7 +34,7 @@ const NO_CALLS: SourceHealthDto = {
 };
 
 /** Rows → DTOs with their health (lib/sources/health.ts): two queries for any number of sources. */
-async function toDtos(rows: Row[]): Promise<SourceDto[]> {
+async function toDtos(rows: Row[], showKeys = true): Promise<SourceDto[]> {
   if (rows.length === 0) return [];
   const health = await sourceHealthOf(
     rows[0].workspaceId,
@@ -35,9 +43,10 @@ async function toDtos(rows: Row[]): Promise<SourceDto[]> {
   const now = Date.now();
   return rows.map(({ workspaceId: _, previousWriteKey, previousWriteKeyExpiresAt, ...s }) => ({
     ...s,
+    writeKey: showKeys ? s.writeKey : null,
     // Shown while it works: a grace period that has ended leaves nothing to show.
     previousWriteKey:
-      previousWriteKey && previousWriteKeyExpiresAt && previousWriteKeyExpiresAt.getTime() > now
+      showKeys && previousWriteKey && previousWriteKeyExpiresAt && previousWriteKeyExpiresAt.getTime() > now
         ? { prefix: previousWriteKey.slice(0, 6), expiresAt: previousWriteKeyExpiresAt.toISOString() }
         : null,
     createdAt: s.createdAt.toISOString(),
@@ -45,7 +54,7 @@ async function toDtos(rows: Row[]): Promise<SourceDto[]> {
     health: health.get(s.id) ?? { ...NO_CALLS, state: s.enabled ? "idle" : "disabled" },
   }));
 }
-const toDto = async (row: Row): Promise<SourceDto> => (await toDtos([row]))[0];
+const toDto = async (row: Row, showKeys = true): Promise<SourceDto> => (await toDtos([row], showKeys))[0];
 
 /**
  * A malformed id in a URL names no source: 404 without asking Postgres (which would refuse it as
@@ -63,58 +72,82 @@ export function generateWriteKey(): string {
   return Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join("");
 }
 
-export async function listSources(opts: { workspaceId: string }): Promise<SourceDto[]> {
+export async function listSources(opts: { workspaceId: string } & Partial<Seen>): Promise<SourceDto[]> {
   const rows = await prisma().source.findMany({ where: { workspaceId: opts.workspaceId }, orderBy: { createdAt: "asc" }, select });
-  return toDtos(rows);
+  return toDtos(rows, seesKeys(opts));
 }
 
-export async function createSource(opts: { workspaceId: string; input: CreateSourceInput }): Promise<SourceDto> {
-  const row = await prisma().source.create({
-    data: { workspaceId: opts.workspaceId, name: opts.input.name, writeKey: generateWriteKey() },
-    select,
+type Change = { workspaceId: string; actor: Actor };
+const audit = (tx: Tx, opts: Change, action: string, id: string, changes?: Record<string, { before: unknown; after: unknown }>) =>
+  recordAudit(tx, { workspaceId: opts.workspaceId, actor: opts.actor, action, resourceType: "source", resourceId: id, changes });
+
+export async function createSource(opts: Change & { input: CreateSourceInput }): Promise<SourceDto> {
+  const row = await prisma().$transaction(async (tx) => {
+    const created = await tx.source.create({
+      data: { workspaceId: opts.workspaceId, name: opts.input.name, writeKey: generateWriteKey() },
+      select,
+    });
+    await audit(tx, opts, "source.create", created.id, { name: { before: null, after: created.name } });
+    return created;
   });
   return toDto(row);
 }
 
-async function findSource(opts: { workspaceId: string; id: string }): Promise<Row> {
+async function findSource(opts: { workspaceId: string; id: string }, db: Tx = prisma()): Promise<Row> {
   assertSourceId(opts.id);
-  const row = await prisma().source.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select });
+  const row = await db.source.findFirst({ where: { id: opts.id, workspaceId: opts.workspaceId }, select });
   if (!row) throw notFound("Source");
   return row;
 }
 
-export async function getSource(opts: { workspaceId: string; id: string }): Promise<SourceDto> {
-  return toDto(await findSource(opts));
+export async function getSource(opts: { workspaceId: string; id: string } & Partial<Seen>): Promise<SourceDto> {
+  return toDto(await findSource(opts), seesKeys(opts));
 }
 
-export async function updateSource(opts: { workspaceId: string; id: string; input: UpdateSourceInput }): Promise<SourceDto> {
-  await findSource(opts);
-  const row = await prisma().source.update({ where: { id: opts.id }, data: opts.input, select });
+export async function updateSource(opts: Change & { id: string; input: UpdateSourceInput }): Promise<SourceDto> {
+  const row = await prisma().$transaction(async (tx) => {
+    const before = await findSource(opts, tx);
+    const after = await tx.source.update({ where: { id: opts.id }, data: opts.input, select });
+    const changes = diffFields({ name: before.name, enabled: before.enabled }, { name: after.name, enabled: after.enabled });
+    await audit(tx, opts, before.name !== after.name ? "source.rename" : "source.update", after.id, changes);
+    return after;
+  });
   return toDto(row);
 }
 
-export async function deleteSource(opts: { workspaceId: string; id: string }): Promise<void> {
-  await findSource(opts);
-  await prisma().source.delete({ where: { id: opts.id } });
+export async function deleteSource(opts: Change & { id: string }): Promise<void> {
+  await prisma().$transaction(async (tx) => {
+    const before = await findSource(opts, tx);
+    await tx.source.delete({ where: { id: opts.id } });
+    await audit(tx, opts, "source.delete", before.id, { name: { before: before.name, after: null } });
+  });
 }
 
 /**
  * A new write key takes effect at once; the current one keeps working for the grace period
  * (docs/tracking-api.md#write-key-rotation), then answers 401. One old key at a time: rotating
  * again during a grace period ends the older key's at once. The expiry is on the database's clock,
- * which the Tracking API compares it with.
+ * which the Tracking API compares it with. Audited in the same transaction.
  */
-export async function rotateWriteKey(opts: { workspaceId: string; id: string; input: RotateKeyInput }): Promise<SourceDto> {
-  await findSource(opts);
+export async function rotateWriteKey(opts: Change & { id: string; input: RotateKeyInput }): Promise<SourceDto> {
   const grace = opts.input.graceMinutes;
-  // In one statement: the key being replaced is the one in the row at that moment (`write_key` on
-  // the right of SET is the old value), so concurrent rotations cannot lose a key in between.
-  await prisma().$executeRaw`
-    UPDATE sources
-       SET previous_write_key = CASE WHEN ${grace}::int > 0 THEN write_key END,
-           previous_write_key_expires_at = CASE WHEN ${grace}::int > 0 THEN now() + make_interval(mins => ${grace}::int) END,
-           write_key = ${generateWriteKey()},
-           updated_at = now()
-     WHERE id = ${opts.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid`;
-  return getSource(opts);
+  const row = await prisma().$transaction(async (tx) => {
+    await findSource(opts, tx);
+    // In one statement: the key being replaced is the one in the row at that moment (`write_key` on
+    // the right of SET is the old value), so concurrent rotations cannot lose a key in between.
+    await tx.$executeRaw`
+      UPDATE sources
+         SET previous_write_key = CASE WHEN ${grace}::int > 0 THEN write_key END,
+             previous_write_key_expires_at = CASE WHEN ${grace}::int > 0 THEN now() + make_interval(mins => ${grace}::int) END,
+             write_key = ${generateWriteKey()},
+             updated_at = now()
+       WHERE id = ${opts.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid`;
+    const after = await tx.source.findUniqueOrThrow({ where: { id: opts.id }, select });
+    await audit(tx, opts, "source.rotate_key", after.id, {
+      writeKey: { before: "changed", after: "changed" },
+      graceMinutes: { before: null, after: grace },
+    });
+    return after;
+  });
+  return toDto(row);
 }

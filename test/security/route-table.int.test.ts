@@ -28,7 +28,11 @@ type ItemSpec = { kind: "item"; id: keyof Ids; body?: unknown };
 type CollectionSpec = { kind: "collection"; body?: unknown; crossWorkspace(ctx: Ctx): Promise<void> };
 /** No authentication by design (and why). */
 type PublicSpec = { kind: "public"; why: string };
-type Spec = ItemSpec | CollectionSpec | PublicSpec;
+/** Not for a workspace's token (owner-only, or your own account): 403 before any lookup; isolated as test/security/roles.int.test.ts proves. */
+type OwnerSpec = { kind: "owner"; why: string };
+type Spec = ItemSpec | CollectionSpec | PublicSpec | OwnerSpec;
+const OWNER_ONLY: OwnerSpec = { kind: "owner", why: "members and invitations: owners only, across workspaces in roles.int.test.ts" };
+const ACCOUNT: OwnerSpec = { kind: "owner", why: "your own account: sessions only, scoped to the session's user (account.int.test.ts)" };
 
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
 /** Users who performed "E" at least once in the last 30 days. */
@@ -39,6 +43,19 @@ const SPECS: Record<string, Spec> = {
   "POST /api/auth/login": { kind: "public", why: "issues the session cookie; refuses cross-site origins (tested below)" },
   "POST /api/auth/logout": { kind: "public", why: "clears the session cookie; refuses cross-site origins (tested below)" },
   "POST /api/auth/setup": { kind: "public", why: "first run only; refuses cross-site origins (tested below)" },
+  "POST /api/invitations/accept": { kind: "public", why: "the invitee may have no account yet; the link's secret is the credential" },
+  "PATCH /api/members/[id]": OWNER_ONLY,
+  "PATCH /api/workspace": OWNER_ONLY,
+  "GET /api/me": ACCOUNT,
+  "POST /api/me/workspaces": ACCOUNT,
+  "PUT /api/me/workspace": ACCOUNT,
+  "POST /api/me/password": ACCOUNT,
+  "GET /api/me/sessions": ACCOUNT,
+  "DELETE /api/me/sessions": ACCOUNT,
+  "DELETE /api/members/[id]": OWNER_ONLY,
+  "GET /api/invitations": OWNER_ONLY,
+  "POST /api/invitations": OWNER_ONLY,
+  "DELETE /api/invitations/[id]": OWNER_ONLY,
 
   "GET /api/sources/[id]": { kind: "item", id: "source" },
   "PATCH /api/sources/[id]": { kind: "item", id: "source", body: { name: "hijacked" } },
@@ -243,6 +260,21 @@ const SPECS: Record<string, Spec> = {
       expect((await a.get("/api/alerts/settings")).failingMinutes).not.toBe(99);
     },
   },
+  "GET /api/audit": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      // A's changes are in A's audit log only.
+      expect(JSON.stringify(await b.get("/api/audit?limit=200"))).not.toContain(a.destination);
+    },
+  },
+  "GET /api/members": {
+    kind: "collection",
+    async crossWorkspace({ a, b }) {
+      // Neither operator-made workspace has members; each sees its own (empty) list, never the other's.
+      expect((await a.get("/api/members")).members).toEqual([]);
+      expect((await b.get("/api/members")).members).toEqual([]);
+    },
+  },
   "POST /api/workspaces": {
     kind: "collection",
     body: { name: "w" },
@@ -441,7 +473,7 @@ describe("CSRF", () => {
     expect(mutating().length).toBeGreaterThan(8);
     for (const r of mutating()) {
       const spec = SPECS[r.key];
-      const body = JSON.stringify((spec as ItemSpec | CollectionSpec).body ?? {});
+      const body = JSON.stringify(spec.kind === "item" || spec.kind === "collection" ? (spec.body ?? {}) : {});
       for (const csrf of [undefined, "wrong-token", `${session.csrf}x`]) {
         const res = await fetch(stack.app.url + pathFor(r.route, spec, own()), {
           method: r.method,

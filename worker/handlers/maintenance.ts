@@ -18,7 +18,12 @@ const run = jobHandler("maintenance", { batchSize: 1 }, async (data, job) => {
   }
   const e = env();
   const result = await pruneExpiredData({
-    days: { messages: e.RETENTION_MESSAGES_DAYS, attempts: e.RETENTION_ATTEMPTS_DAYS, captures: e.RETENTION_CAPTURES_DAYS },
+    days: {
+      messages: e.RETENTION_MESSAGES_DAYS,
+      attempts: e.RETENTION_ATTEMPTS_DAYS,
+      captures: e.RETENTION_CAPTURES_DAYS,
+      audit: e.RETENTION_AUDIT_DAYS,
+    },
   });
   const retired = await retireSilentInstances();
   logger().info({ jobId: job.id, ...result, retiredInstances: retired }, "retention run done");

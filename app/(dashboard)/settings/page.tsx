@@ -1,14 +1,10 @@
 import type { Metadata } from "next";
-import { AlertSettingsCard } from "@/components/alerts/alert-settings";
-import { TokensSettings } from "@/components/settings/tokens";
+import { SettingsView } from "@/components/settings/settings";
+import { requirePageSession } from "@/lib/auth/current";
 
 export const metadata: Metadata = { title: "Settings" };
 
-export default function SettingsPage() {
-  return (
-    <>
-      <TokensSettings />
-      <AlertSettingsCard />
-    </>
-  );
+export default async function SettingsPage() {
+  const session = await requirePageSession();
+  return <SettingsView email={session.email} />;
 }

@@ -8,6 +8,6 @@ export const GET = apiRoute(audienceEndpoints.list, async ({ principal }) => ({
   audiences: await listAudiences({ workspaceId: principal.workspaceId }),
 }));
 
-export const POST = apiRoute(audienceEndpoints.create, async ({ principal, body }) =>
-  createAudience({ workspaceId: principal.workspaceId, input: body }),
+export const POST = apiRoute(audienceEndpoints.create, async ({ principal, actor, body }) =>
+  createAudience({ workspaceId: principal.workspaceId, actor, input: body }),
 );

@@ -8,6 +8,6 @@ export const GET = apiRoute(captureEndpoints.list, async ({ req, principal }) =>
   bins: await listCaptureBins({ workspaceId: principal.workspaceId, base: publicBase(req) }),
 }));
 
-export const POST = apiRoute(captureEndpoints.create, async ({ req, principal, body }) =>
-  createCaptureBin({ workspaceId: principal.workspaceId, input: body, base: publicBase(req) }),
+export const POST = apiRoute(captureEndpoints.create, async ({ req, principal, actor, body }) =>
+  createCaptureBin({ workspaceId: principal.workspaceId, actor, input: body, base: publicBase(req) }),
 );

@@ -8,6 +8,6 @@ export const GET = apiRoute(deletionEndpoints.list, async ({ principal, query })
   listDeletionRequests({ workspaceId: principal.workspaceId, ...query }),
 );
 
-export const POST = apiRoute(deletionEndpoints.create, async ({ principal, body }) =>
-  createDeletionRequest({ workspaceId: principal.workspaceId, input: body }),
+export const POST = apiRoute(deletionEndpoints.create, async ({ principal, actor, body }) =>
+  createDeletionRequest({ workspaceId: principal.workspaceId, actor, input: body }),
 );

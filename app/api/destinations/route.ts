@@ -8,6 +8,6 @@ export const GET = apiRoute(destinationEndpoints.list, async ({ principal }) => 
   destinations: await listDestinations({ workspaceId: principal.workspaceId }),
 }));
 
-export const POST = apiRoute(destinationEndpoints.create, async ({ principal, body }) =>
-  createDestination({ workspaceId: principal.workspaceId, input: body }),
+export const POST = apiRoute(destinationEndpoints.create, async ({ principal, actor, body }) =>
+  createDestination({ workspaceId: principal.workspaceId, actor, input: body }),
 );

@@ -5,9 +5,9 @@ import { createSource, listSources } from "@/lib/sources/sources";
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(sourceEndpoints.list, async ({ principal }) => ({
-  sources: await listSources({ workspaceId: principal.workspaceId }),
+  sources: await listSources({ workspaceId: principal.workspaceId, role: principal.role }),
 }));
 
-export const POST = apiRoute(sourceEndpoints.create, async ({ principal, body }) =>
-  createSource({ workspaceId: principal.workspaceId, input: body }),
+export const POST = apiRoute(sourceEndpoints.create, async ({ principal, actor, body }) =>
+  createSource({ workspaceId: principal.workspaceId, actor, input: body }),
 );

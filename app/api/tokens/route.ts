@@ -10,7 +10,7 @@ export const GET = apiRoute(authEndpoints.listTokens, async ({ principal }) => (
 }));
 
 // Throttled per workspace (docs/operations.md#throttling).
-export const POST = apiRoute(authEndpoints.createToken, async ({ principal, body }) => {
+export const POST = apiRoute(authEndpoints.createToken, async ({ principal, actor, body }) => {
   await takePoint("createToken", principal.workspaceId);
-  return createApiToken({ workspaceId: principal.workspaceId, name: body.name });
+  return createApiToken({ workspaceId: principal.workspaceId, name: body.name, scope: body.scope, actor });
 });

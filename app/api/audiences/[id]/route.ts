@@ -8,10 +8,10 @@ export const GET = apiRoute(audienceEndpoints.get, async ({ principal, params })
   getAudience({ workspaceId: principal.workspaceId, id: params.id }),
 );
 
-export const PATCH = apiRoute(audienceEndpoints.update, async ({ principal, params, body }) =>
-  updateAudience({ workspaceId: principal.workspaceId, id: params.id, input: body }),
+export const PATCH = apiRoute(audienceEndpoints.update, async ({ principal, actor, params, body }) =>
+  updateAudience({ workspaceId: principal.workspaceId, actor, id: params.id, input: body }),
 );
 
-export const DELETE = apiRoute(audienceEndpoints.remove, async ({ principal, params }) =>
-  deleteAudience({ workspaceId: principal.workspaceId, id: params.id }),
+export const DELETE = apiRoute(audienceEndpoints.remove, async ({ principal, actor, params }) =>
+  deleteAudience({ workspaceId: principal.workspaceId, actor, id: params.id }),
 );

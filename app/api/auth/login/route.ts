@@ -10,6 +10,6 @@ export const dynamic = "force-dynamic";
 
 export const POST = publicRoute(authEndpoints.login, async ({ req, body }) => {
   assertSameOrigin(req);
-  const session = await login(body, { address: clientAddress(req) });
+  const session = await login(body, { address: clientAddress(req), userAgent: req.headers.get("user-agent") });
   return withSessionCookies(NextResponse.json({ ok: true }), req, session);
 });

@@ -8,10 +8,10 @@ export const GET = apiRoute(captureEndpoints.get, async ({ req, principal, param
   getCaptureBin({ workspaceId: principal.workspaceId, id: params.id, base: publicBase(req) }),
 );
 
-export const PATCH = apiRoute(captureEndpoints.update, async ({ req, principal, params, body }) =>
-  updateCaptureBin({ workspaceId: principal.workspaceId, id: params.id, input: body, base: publicBase(req) }),
+export const PATCH = apiRoute(captureEndpoints.update, async ({ req, principal, actor, params, body }) =>
+  updateCaptureBin({ workspaceId: principal.workspaceId, actor, id: params.id, input: body, base: publicBase(req) }),
 );
 
-export const DELETE = apiRoute(captureEndpoints.remove, async ({ principal, params }) =>
-  deleteCaptureBin({ workspaceId: principal.workspaceId, id: params.id }),
+export const DELETE = apiRoute(captureEndpoints.remove, async ({ principal, actor, params }) =>
+  deleteCaptureBin({ workspaceId: principal.workspaceId, actor, id: params.id }),
 );

@@ -8,10 +8,10 @@ export const GET = apiRoute(destinationEndpoints.get, async ({ principal, params
   getDestination({ workspaceId: principal.workspaceId, id: params.id }),
 );
 
-export const PATCH = apiRoute(destinationEndpoints.update, async ({ principal, params, body }) =>
-  updateDestination({ workspaceId: principal.workspaceId, id: params.id, input: body }),
+export const PATCH = apiRoute(destinationEndpoints.update, async ({ principal, actor, params, body }) =>
+  updateDestination({ workspaceId: principal.workspaceId, actor, id: params.id, input: body }),
 );
 
-export const DELETE = apiRoute(destinationEndpoints.remove, async ({ principal, params }) =>
-  deleteDestination({ workspaceId: principal.workspaceId, id: params.id }),
+export const DELETE = apiRoute(destinationEndpoints.remove, async ({ principal, actor, params }) =>
+  deleteDestination({ workspaceId: principal.workspaceId, actor, id: params.id }),
 );

@@ -4,6 +4,6 @@ import { replayMessages } from "@/lib/request-log/replay";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute(requestLogEndpoints.replay, async ({ principal, body }) =>
-  replayMessages({ workspaceId: principal.workspaceId, input: body }),
+export const POST = apiRoute(requestLogEndpoints.replay, async ({ principal, actor, body }) =>
+  replayMessages({ workspaceId: principal.workspaceId, actor, input: body }),
 );

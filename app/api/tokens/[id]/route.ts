@@ -5,6 +5,6 @@ import { revokeApiToken } from "@/lib/auth/tokens";
 export const dynamic = "force-dynamic";
 
 /** Revokes the token: it answers 401 from then on. */
-export const DELETE = apiRoute(authEndpoints.revokeToken, async ({ principal, params }) =>
-  revokeApiToken({ workspaceId: principal.workspaceId, id: params.id }),
+export const DELETE = apiRoute(authEndpoints.revokeToken, async ({ principal, actor, params }) =>
+  revokeApiToken({ workspaceId: principal.workspaceId, id: params.id, actor }),
 );

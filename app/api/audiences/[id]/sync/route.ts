@@ -6,7 +6,7 @@ import { requestManualAudienceSync } from "@/lib/audiences/syncs";
 export const dynamic = "force-dynamic";
 
 /** "Sync now": 202 with the sync this request queued; 200 with the one already queued or running (docs/audiences.md#syncs). */
-export const POST = apiRoute(audienceEndpoints.sync, async ({ principal, params }) => {
-  const result = await requestManualAudienceSync({ workspaceId: principal.workspaceId, audienceId: params.id });
+export const POST = apiRoute(audienceEndpoints.sync, async ({ principal, actor, params }) => {
+  const result = await requestManualAudienceSync({ workspaceId: principal.workspaceId, actor, audienceId: params.id });
   return result.created ? result : NextResponse.json(result, { status: 200 });
 });

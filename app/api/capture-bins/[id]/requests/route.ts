@@ -8,6 +8,6 @@ export const GET = apiRoute(captureEndpoints.requests, async ({ principal, param
   requests: await listCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id, ...query }),
 }));
 
-export const DELETE = apiRoute(captureEndpoints.clearRequests, async ({ principal, params }) =>
-  clearCapturedRequests({ workspaceId: principal.workspaceId, binId: params.id }),
+export const DELETE = apiRoute(captureEndpoints.clearRequests, async ({ principal, actor, params }) =>
+  clearCapturedRequests({ workspaceId: principal.workspaceId, actor, binId: params.id }),
 );

@@ -5,9 +5,8 @@ import { revealDestinationSecret } from "@/lib/destinations/destinations";
 export const dynamic = "force-dynamic";
 
 // Revealing a write-only value is its own call (docs/webhooks.md#secrets); the answer is never cached.
-export const POST = apiRoute(destinationEndpoints.reveal, async ({ principal, params, body }) => {
-  const revealed = await revealDestinationSecret({ workspaceId: principal.workspaceId, id: params.id, which: body });
-  // audit: record the reveal here once the audit log exists (teams issue; PRODUCT.md §4): who
-  // (principal.kind, principal.userId / tokenId), which destination (params.id), which value (body), when.
+export const POST = apiRoute(destinationEndpoints.reveal, async ({ principal, actor, params, body }) => {
+  // Admins and owners only, by the endpoint's access; the reveal is in the audit log (docs/management-api.md#audit-log).
+  const revealed = await revealDestinationSecret({ workspaceId: principal.workspaceId, actor, id: params.id, which: body });
   return Response.json(revealed, { headers: { "cache-control": "no-store" } });
 });

@@ -4,6 +4,6 @@ import { rotateWriteKey } from "@/lib/sources/sources";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute(sourceEndpoints.rotateKey, async ({ principal, params, body }) =>
-  rotateWriteKey({ workspaceId: principal.workspaceId, id: params.id, input: body }),
+export const POST = apiRoute(sourceEndpoints.rotateKey, async ({ principal, actor, params, body }) =>
+  rotateWriteKey({ workspaceId: principal.workspaceId, actor, id: params.id, input: body }),
 );
