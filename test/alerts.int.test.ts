@@ -85,6 +85,15 @@ describe("endpoint alerts", () => {
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ notifyUrlSet: true, notifyUrlHost: new URL(hooks.url).host, successRatePercent: 0 });
     expect(JSON.stringify(saved.body)).not.toContain("secret-token");
+
+    // The change is in the audit log; the refused one is not; the URL only as "changed".
+    const audit = await ctx.api.get("/api/audit?action=alert_settings.update");
+    expect(audit.events).toHaveLength(1);
+    expect(audit.events[0].changes).toEqual({
+      successRatePercent: { before: 50, after: 0 },
+      notifyUrl: { before: "changed", after: "changed" },
+    });
+    expect(JSON.stringify(audit)).not.toContain("secret-token");
   });
 
   it("tells admins (email and Slack-compatible POST) once a URL has failed for N minutes, not before, not twice, and again when it recovers", async () => {

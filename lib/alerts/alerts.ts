@@ -1,4 +1,5 @@
 import "server-only";
+import { type Actor, recordAudit } from "../audit/record";
 import { prisma } from "../platform/db";
 import { env } from "../platform/env";
 import { assertUuid, notFound, AppError } from "../platform/errors";
@@ -105,6 +106,7 @@ type ParsedPatch = ReturnType<typeof alertSettingsPatchSchema.parse>;
 
 export async function updateAlertSettings(opts: {
   workspaceId: string;
+  actor: Actor;
   patch: ParsedPatch | AlertSettingsPatch;
 }): Promise<AlertSettingsDto> {
   const p = opts.patch as ParsedPatch;
@@ -115,10 +117,29 @@ export async function updateAlertSettings(opts: {
     ...(p.emailAdmins !== undefined ? { emailAdmins: p.emailAdmins } : {}),
     ...(p.notifyUrl !== undefined ? { notifyUrl: p.notifyUrl } : {}),
   };
-  await prisma().alertSettings.upsert({
-    where: { workspaceId: opts.workspaceId },
-    create: { workspaceId: opts.workspaceId, ...data },
-    update: { ...data, updatedAt: new Date() },
+  await prisma().$transaction(async (tx) => {
+    const before = (await tx.alertSettings.findUnique({ where: { workspaceId: opts.workspaceId } })) ?? {
+      ...ALERT_DEFAULTS,
+      notifyUrl: null,
+    };
+    const after = await tx.alertSettings.upsert({
+      where: { workspaceId: opts.workspaceId },
+      create: { workspaceId: opts.workspaceId, ...data },
+      update: { ...data, updatedAt: new Date() },
+    });
+    // The notification URL is write-only (it can carry a token): the audit log says only that it changed.
+    const changes: Record<string, { before: unknown; after: unknown }> = {};
+    for (const key of ["failingMinutes", "successRatePercent", "disableAfterDays", "emailAdmins"] as const) {
+      if (before[key] !== after[key]) changes[key] = { before: before[key], after: after[key] };
+    }
+    if (before.notifyUrl !== after.notifyUrl) changes.notifyUrl = { before: "changed", after: "changed" };
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "alert_settings.update",
+      resourceType: "alert_settings",
+      changes,
+    });
   });
   return getAlertSettings(opts);
 }
@@ -127,7 +148,7 @@ export async function updateAlertSettings(opts: {
  * Re-enables a URL the alerts disabled: it gets deliveries again, its open alert is resolved as
  * re-enabled, and the evaluation judges it only from attempts after now (docs/alerts.md#disabling).
  */
-export async function enableDestinationUrl(opts: { workspaceId: string; id: string; url: string; now?: Date }) {
+export async function enableDestinationUrl(opts: { workspaceId: string; actor: Actor; id: string; url: string; now?: Date }) {
   assertUuid(opts.id, "Destination");
   const now = opts.now ?? new Date();
   return prisma().$transaction(async (tx) => {
@@ -144,6 +165,14 @@ export async function enableDestinationUrl(opts: { workspaceId: string; id: stri
     await tx.endpointAlert.updateMany({
       where: { destinationId: opts.id, url: opts.url, resolvedAt: null },
       data: { resolvedAt: now, resolution: "reenabled", reenabledAt: now },
+    });
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "destination.enable_url",
+      resourceType: "destination",
+      resourceId: opts.id,
+      changes: { disabledUrls: { before: d.disabledUrls, after: updated.disabledUrls } },
     });
     return { destinationId: opts.id, url: opts.url, disabledUrls: updated.disabledUrls };
   });

@@ -6,6 +6,6 @@ export const dynamic = "force-dynamic";
 
 export const GET = apiRoute(alertEndpoints.getSettings, async ({ principal }) => getAlertSettings({ workspaceId: principal.workspaceId }));
 
-export const PUT = apiRoute(alertEndpoints.updateSettings, async ({ principal, body }) =>
-  updateAlertSettings({ workspaceId: principal.workspaceId, patch: body }),
+export const PUT = apiRoute(alertEndpoints.updateSettings, async ({ principal, actor, body }) =>
+  updateAlertSettings({ workspaceId: principal.workspaceId, actor, patch: body }),
 );

@@ -4,6 +4,6 @@ import { alertEndpoints } from "@/lib/alerts/contract";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute(alertEndpoints.enableUrl, async ({ principal, params, body }) =>
-  enableDestinationUrl({ workspaceId: principal.workspaceId, id: params.id, url: body.url }),
+export const POST = apiRoute(alertEndpoints.enableUrl, async ({ principal, actor, params, body }) =>
+  enableDestinationUrl({ workspaceId: principal.workspaceId, actor, id: params.id, url: body.url }),
 );
