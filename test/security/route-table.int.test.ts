@@ -38,6 +38,8 @@ const ids = (list: { id: string }[]) => list.map((x) => x.id);
 /** Users who performed "E" at least once in the last 30 days. */
 const CONDITION = { event: "E", atLeast: 1, withinDays: 30 };
 
+const EVERY_TYPE = { types: ["track", "identify", "page", "screen", "group", "alias"], events: { mode: "all", names: [] } };
+
 const SPECS: Record<string, Spec> = {
   "GET /api/health": { kind: "public", why: "liveness for load balancers: database and queue reachable, no data" },
   "POST /api/auth/login": { kind: "public", why: "issues the session cookie; refuses cross-site origins (tested below)" },
@@ -182,6 +184,18 @@ const SPECS: Record<string, Spec> = {
       expect((await a.post("/api/audiences/preview", { sourceIds: [x.source], condition: CONDITION })).count).toBe(1);
       const r = await b.request("POST", "/api/audiences/preview", { sourceIds: [x.source], condition: CONDITION });
       expect(r.status === 422 || (r.status === 200 && r.body.count === 0)).toBe(true);
+    },
+  },
+  "POST /api/destinations/filter-preview": {
+    kind: "collection",
+    body: { sourceIds: ["00000000-0000-4000-8000-000000000000"], filter: EVERY_TYPE },
+    async crossWorkspace({ a, b, ids: x }) {
+      // A's preview looks at its source's calls; B, naming A's source, sees none of them.
+      expect((await a.post("/api/destinations/filter-preview", { sourceIds: [x.source], filter: EVERY_TYPE })).considered).toBeGreaterThan(
+        0,
+      );
+      const r = await b.request("POST", "/api/destinations/filter-preview", { sourceIds: [x.source], filter: EVERY_TYPE });
+      expect(r.status === 422 || (r.status === 200 && r.body.considered === 0)).toBe(true);
     },
   },
   "GET /api/capture-bins": {
