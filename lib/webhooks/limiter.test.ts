@@ -59,4 +59,19 @@ describe("OriginLimiter", () => {
     expect(first).toBeTypeOf("function");
     expect(await l.acquire("x")).toBeNull();
   });
+
+  it("knows an origin is slow while a request of its hangs, and again once it is released", async () => {
+    const l = new OriginLimiter(4, 1_000);
+    const t0 = performance.now();
+    const hanging = await l.acquire("dead");
+    const quick = await l.acquire("ok");
+    expect(l.isSlow("dead", 500, t0 + 100)).toBe(false);
+    expect(l.isSlow("dead", 500, t0 + 60_000)).toBe(true);
+    quick!(3);
+    expect(l.isSlow("ok", 500, t0 + 60_000)).toBe(false);
+    expect(l.isSlow("never-seen", 500)).toBe(false);
+    hanging!(5_000);
+    // Nothing in flight now, but its recent requests took 5 s.
+    expect(l.isSlow("dead", 500)).toBe(true);
+  });
 });

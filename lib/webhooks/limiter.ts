@@ -8,13 +8,20 @@ import "server-only";
  * a hanging one is deferred as soon as the expected wait exceeds `maxWaitMs`. A waiter that still
  * waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
  */
-type OriginState = { active: number; waiting: (() => void)[]; avgMs: number };
+type OriginState = {
+  active: number;
+  waiting: (() => void)[];
+  avgMs: number;
+  /** start times of the requests in flight, oldest first (a Map keeps insertion order; ends may come in any order) */
+  started: Map<number, number>;
+};
 
 /** Weight of the newest duration in the moving average. */
 const ALPHA = 0.2;
 
 export class OriginLimiter {
   private origins = new Map<string, OriginState>();
+  private nextTicket = 0;
 
   constructor(
     private readonly max: number,
@@ -25,7 +32,7 @@ export class OriginLimiter {
   async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
     let s = this.origins.get(origin);
     if (!s) {
-      s = { active: 0, waiting: [], avgMs: 0 };
+      s = { active: 0, waiting: [], avgMs: 0, started: new Map() };
       this.origins.set(origin, s);
     }
     if (s.active < this.max) {
@@ -49,11 +56,27 @@ export class OriginLimiter {
     });
   }
 
+  /**
+   * Whether the origin is known to be slow right now: its recent requests took longer than `ms` on
+   * average, or one of its requests has been in flight for longer than `ms` (a hanging endpoint
+   * shows as slow at once, not only after its first 5 s timeouts end).
+   */
+  isSlow(origin: string, ms: number, now = performance.now()): boolean {
+    const s = this.origins.get(origin);
+    if (!s) return false;
+    if (s.avgMs > ms) return true;
+    const oldest = s.started.values().next();
+    return !oldest.done && now - oldest.value > ms;
+  }
+
   private releaser(origin: string, s: OriginState) {
     let done = false;
+    const ticket = this.nextTicket++;
+    s.started.set(ticket, performance.now());
     return (durationMs?: number) => {
       if (done) return;
       done = true;
+      s.started.delete(ticket);
       if (durationMs !== undefined) s.avgMs = s.avgMs === 0 ? durationMs : s.avgMs + ALPHA * (durationMs - s.avgMs);
       const next = s.waiting.shift();
       // The slot passes straight to the next waiter; otherwise it is freed.
