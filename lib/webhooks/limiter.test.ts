@@ -31,6 +31,17 @@ describe("OriginLimiter", () => {
     expect((await Promise.all(queued)).every((r) => r !== null)).toBe(true);
   });
 
+  it("queues behind a healthy origin however long the queue (a loaded machine is not a slow endpoint)", async () => {
+    const l = new OriginLimiter(1, 1_000);
+    (await l.acquire("busy"))!(100);
+    const held = await l.acquire("busy");
+    // 20 × 100 ms ahead of the last one: 2 s, more than maxWaitMs, yet every request gets its turn.
+    const queued = Array.from({ length: 20 }, () => l.acquire("busy"));
+    held!(100);
+    for (const q of queued) (await q)!(100);
+    expect((await Promise.all(queued)).every((r) => r !== null)).toBe(true);
+  });
+
   it("defers at once behind an origin whose requests take long", async () => {
     const l = new OriginLimiter(2, 1_000);
     const slow1 = await l.acquire("slow");

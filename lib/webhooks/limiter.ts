@@ -3,10 +3,11 @@ import "server-only";
  * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
  * connections. A request that would have to queue behind a slow origin is handed back at once
  * (deferred, to be retried shortly without counting as an attempt) instead of holding its whole
- * batch hostage behind a queue of 5-second timeouts. "Slow" is judged from the origin's recent
- * request durations: a fast origin under load queues happily (its queue drains in milliseconds);
- * a hanging one is deferred as soon as the expected wait exceeds `maxWaitMs`. A waiter that still
- * waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
+ * batch hostage behind a queue of 5-second timeouts. "Slow" (isSlow, at `maxWaitMs / 6`) is
+ * judged from the origin's recent request durations and its oldest request in flight: a healthy
+ * origin queues however long its queue (it drains: deferring would only make the round load, wait
+ * and be sent again later, which under load cost more than the queue); a hanging one is deferred.
+ * A waiter that still waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
  */
 type OriginState = {
   active: number;
@@ -39,8 +40,7 @@ export class OriginLimiter {
       s.active++;
       return this.releaser(origin, s);
     }
-    const expectedWaitMs = ((s.waiting.length + 1) / this.max) * s.avgMs;
-    if (expectedWaitMs > this.maxWaitMs) return null;
+    if (this.isSlow(origin, this.maxWaitMs / 6)) return null;
     const state = s;
     return new Promise((resolve) => {
       const grant = () => {
@@ -58,15 +58,16 @@ export class OriginLimiter {
 
   /**
    * Whether the origin is known to be slow right now: its recent requests took longer than `ms` on
-   * average, or one of its requests has been in flight for longer than `ms` (a hanging endpoint
-   * shows as slow at once, not only after its first 5 s timeouts end).
+   * average, or one of its requests has been in flight for longer than `ms` and four times its
+   * average (a hanging endpoint shows as slow within `ms`, not only once its first 5 s timeouts end;
+   * a healthy one answering slower because the machine is loaded does not).
    */
   isSlow(origin: string, ms: number, now = performance.now()): boolean {
     const s = this.origins.get(origin);
     if (!s) return false;
     if (s.avgMs > ms) return true;
     const oldest = s.started.values().next();
-    return !oldest.done && now - oldest.value > ms;
+    return !oldest.done && now - oldest.value > Math.max(ms, 4 * s.avgMs);
   }
 
   private releaser(origin: string, s: OriginState) {
