@@ -295,6 +295,10 @@ async function main() {
       console.log(
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
+    const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
+    console.log(
+      `RESULT deliver per_s=${tp.rate.toFixed(0)} ceiling=${ceilRate.toFixed(0)} ratio=${(tp.rate / ceilRate).toFixed(2)} e2e_p50_ms=${p50} e2e_p99_ms=${p99}`,
+    );
   } finally {
     sink.stop();
     await closeRuntime();
