@@ -280,6 +280,22 @@ async function main() {
     console.log(
       `[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`,
     );
+    const bytes = await withClient(db.url, async (c) => {
+      const { rows } = await c.query(
+        `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,
+                avg(pg_column_size(request_body)) AS body, avg(pg_column_size(a.*)) AS row, count(*) AS n FROM attempts a`,
+      );
+      return {
+        heap: Number(rows[0].heap),
+        idx: Number(rows[0].idx),
+        body: Number(rows[0].body),
+        row: Number(rows[0].row),
+        n: Number(rows[0].n),
+      };
+    });
+    console.log(
+      `[bench] attempt log per attempt: ${(bytes.heap / bytes.n).toFixed(0)} B of table (row ${bytes.row.toFixed(0)} B, of which request_body ${bytes.body.toFixed(0)} B) + ${(bytes.idx / bytes.n).toFixed(0)} B of indexes`,
+    );
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
     console.log(
