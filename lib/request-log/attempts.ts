@@ -108,7 +108,7 @@ export function attemptPageQuery(workspaceId: string, query: AttemptListQuery): 
   return { text: `SELECT ${COLUMNS} FROM ${FROM} WHERE ${sql} ORDER BY a.id DESC LIMIT $${values.length}`, values };
 }
 
-/** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC)). */
+/** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC, …): prisma/schema.prisma). */
 export async function listAttempts(opts: { workspaceId: string; query: AttemptListQuery }): Promise<AttemptPageDto> {
   const { query } = opts;
   const page = attemptPageQuery(opts.workspaceId, query);
