@@ -60,6 +60,7 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
   const auth = `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`;
   const batches = Math.ceil(INGEST_EVENTS / 100);
   let next = 0;
+  let sheds = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: 32 }, async () => {
@@ -73,19 +74,27 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
           properties: { orderId: `ord-${b}-${i}`, revenue: 19.99, currency: "EUR", items: [{ sku: `SKU-${i}`, qty: 1 }] },
           context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
         }));
-        const res = await client.request({
-          path: "/v1/batch",
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: auth },
-          body: JSON.stringify({ batch }),
-        });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`/v1/batch answered ${res.statusCode}`);
+        const body = JSON.stringify({ batch });
+        // A loaded Tracking API sheds with 503 + Retry-After; a client retries (the time counts).
+        for (let attempt = 1; ; attempt++) {
+          const res = await client.request({
+            path: "/v1/batch",
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: auth },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode === 200) break;
+          if (res.statusCode !== 503 || attempt >= 20) throw new Error(`/v1/batch answered ${res.statusCode} (attempt ${attempt})`);
+          sheds++;
+          await new Promise((r) => setTimeout(r, 1_000 * Number(res.headers["retry-after"] ?? 1)));
+        }
       }
     }),
   );
   const rate = (batches * 100) / ((performance.now() - t0) / 1000);
   await client.close();
+  if (sheds > 0) log(`${tag}: ${sheds} batches answered 503 and were sent again`);
   return rate;
 }
 
