@@ -280,6 +280,22 @@ async function main() {
     console.log(
       `[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`,
     );
+    const bytes = await withClient(db.url, async (c) => {
+      const { rows } = await c.query(
+        `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,
+                avg(pg_column_size(request_body)) AS body, avg(pg_column_size(a.*)) AS row, count(*) AS n FROM attempts a`,
+      );
+      return {
+        heap: Number(rows[0].heap),
+        idx: Number(rows[0].idx),
+        body: Number(rows[0].body),
+        row: Number(rows[0].row),
+        n: Number(rows[0].n),
+      };
+    });
+    console.log(
+      `[bench] attempt log per attempt: ${(bytes.heap / bytes.n).toFixed(0)} B of table (row ${bytes.row.toFixed(0)} B, of which request_body ${bytes.body.toFixed(0)} B) + ${(bytes.idx / bytes.n).toFixed(0)} B of indexes`,
+    );
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
     console.log(
@@ -295,6 +311,10 @@ async function main() {
       console.log(
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
+    const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
+    console.log(
+      `RESULT deliver per_s=${tp.rate.toFixed(0)} ceiling=${ceilRate.toFixed(0)} ratio=${(tp.rate / ceilRate).toFixed(2)} e2e_p50_ms=${p50} e2e_p99_ms=${p99}`,
+    );
   } finally {
     sink.stop();
     await closeRuntime();

@@ -52,6 +52,13 @@ describe("settleWithin", () => {
     expect(await slow.promise).toBe("slow");
   });
 
+  it("does not wait for rounds to a slow origin, even with all the patience in the world", async () => {
+    const hanging = new Promise<string>(() => {});
+    // Were the hanging round waited for, this would not return before the test's own 5 s timeout.
+    const r = await settleWithin([hanging, resolveAfter(5, "healthy"), Promise.resolve("deferred")], 600_000, [true, false, true]);
+    expect(r).toEqual({ done: ["healthy", "deferred"], late: [0] });
+  });
+
   it("rejects when a round fails within the patience (the job is retried)", async () => {
     const pending = deferred<number>();
     const settled = settleWithin([Promise.reject(new Error("db down")), pending.promise], 1_000);

@@ -9,30 +9,44 @@ import "server-only";
  * the attempt timeout plus the limiter's longest wait), they are recorded on their own, with their
  * retry jobs, and the safety job is deleted in that transaction: one live job per delivery, as ever.
  * A worker that dies meanwhile leaves the safety job, which attempts them again (at-least-once).
+ *
+ * A round to an origin already known to be slow (limiter.ts isSlow: a request of its in flight for
+ * longer than the patience, or a slow average) is not waited for at all: otherwise every batch that
+ * holds one of its deliveries would keep its pg-boss slot for the whole patience, and a healthy
+ * destination's jobs would queue behind them (drill 6, docs/webhooks.md#endpoint-isolation).
  */
 export const BATCH_PATIENCE_MS = 500;
 // Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
 export const SAFETY_DELAY_S = 30;
 
-/** The values of the promises settled within `ms`, and the indexes of those still pending then. */
-export async function settleWithin<T>(promises: Promise<T>[], ms: number): Promise<{ done: T[]; late: number[] }> {
+/**
+ * The values of the promises settled within `ms`, and the indexes of those still pending then.
+ * Promises flagged in `unwaited` are not waited for: they count as done only if they already are
+ * when the others have settled (or the patience ran out).
+ */
+export async function settleWithin<T>(
+  promises: Promise<T>[],
+  ms: number,
+  unwaited: readonly boolean[] = [],
+): Promise<{ done: T[]; late: number[] }> {
   const results: { v?: T; settled: boolean }[] = promises.map(() => ({ settled: false }));
-  const all = Promise.all(
-    promises.map((p, i) =>
-      p.then((v) => {
-        results[i] = { v, settled: true };
-      }),
-    ),
+  const tracked = promises.map((p, i) =>
+    p.then((v) => {
+      results[i] = { v, settled: true };
+    }),
   );
+  const waited = Promise.all(tracked.filter((_, i) => !unwaited[i]));
+  // A round that rejected after the patience (or was not waited for) is handled by the late path's own catch.
+  for (const t of tracked) t.catch(() => {});
   let timer: NodeJS.Timeout | undefined;
   const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   try {
-    await Promise.race([all, patience]);
+    await Promise.race([waited, patience]);
   } finally {
     clearTimeout(timer);
   }
-  // A round that rejected after the patience is handled by the late path's own catch.
-  all.catch(() => {});
+  // Unwaited rounds that end without I/O (deferred, disabled destination) are done within a turn.
+  if (unwaited.some(Boolean)) await new Promise((r) => setImmediate(r));
   const done: T[] = [];
   const late: number[] = [];
   for (const [i, r] of results.entries()) {

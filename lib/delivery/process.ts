@@ -48,8 +48,10 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const t0 = performance.now();
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
+  // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
+  const toSlowOrigin = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u)));
   const running = deliveries.map((d) => runRound(d));
-  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS);
+  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, toSlowOrigin);
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
@@ -260,14 +262,18 @@ function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): Del
   };
 }
 
-async function attemptUrl(url: string, request: OutgoingRequest): Promise<{ url: string; attempt: TimedAttempt | null }> {
-  let origin: string;
+function originOf(url: string): string {
   try {
-    origin = new URL(url).origin;
+    return new URL(url).origin;
   } catch {
-    origin = url;
+    return url;
   }
-  const release = await limiter().acquire(origin);
+}
+
+const originIsSlow = (url: string) => limiter().isSlow(originOf(url), BATCH_PATIENCE_MS);
+
+async function attemptUrl(url: string, request: OutgoingRequest): Promise<{ url: string; attempt: TimedAttempt | null }> {
+  const release = await limiter().acquire(originOf(url));
   if (!release) return { url, attempt: null };
   let attempt: TimedAttempt | undefined;
   try {

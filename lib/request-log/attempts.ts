@@ -95,10 +95,9 @@ const toDetail = (r: Row): AttemptDetailDto => ({
   responseBody: r.response_body ?? null,
 });
 
-/** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC)). */
-export async function listAttempts(opts: { workspaceId: string; query: AttemptListQuery }): Promise<AttemptPageDto> {
-  const { query } = opts;
-  const where = attemptWhere(opts.workspaceId, query);
+/** The statement of one page of the log (bench/growth.ts prints its plan). */
+export function attemptPageQuery(workspaceId: string, query: AttemptListQuery): { text: string; values: unknown[] } {
+  const where = attemptWhere(workspaceId, query);
   const values = [...where.values];
   let sql = where.sql;
   if (query.cursor) {
@@ -106,13 +105,16 @@ export async function listAttempts(opts: { workspaceId: string; query: AttemptLi
     sql += ` AND a.id < $${values.length}`;
   }
   values.push(query.limit + 1);
-  const { rows } = await pool().query<Row>(
-    `SELECT ${COLUMNS} FROM ${FROM}
-     WHERE ${sql} ORDER BY a.id DESC LIMIT $${values.length}`,
-    values,
-  );
-  const page = rows.slice(0, query.limit);
-  return { attempts: page.map(toDto), nextCursor: rows.length > query.limit ? String(page[page.length - 1].id) : null };
+  return { text: `SELECT ${COLUMNS} FROM ${FROM} WHERE ${sql} ORDER BY a.id DESC LIMIT $${values.length}`, values };
+}
+
+/** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC, …): prisma/schema.prisma). */
+export async function listAttempts(opts: { workspaceId: string; query: AttemptListQuery }): Promise<AttemptPageDto> {
+  const { query } = opts;
+  const page = attemptPageQuery(opts.workspaceId, query);
+  const { rows } = await pool().query<Row>(page.text, page.values);
+  const shown = rows.slice(0, query.limit);
+  return { attempts: shown.map(toDto), nextCursor: rows.length > query.limit ? String(shown[shown.length - 1].id) : null };
 }
 
 export async function getAttempt(opts: { workspaceId: string; id: string }): Promise<AttemptDetailDto> {

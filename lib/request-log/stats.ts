@@ -11,7 +11,7 @@ const AGGREGATES = `
   count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
   percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY duration_ms) AS p`;
 
-// Served by the attempts(started_at) index: the window bounds the scan, workspace and destination filter it.
+// Served by the attempts(started_at) BRIN index: the window bounds the scan, workspace and destination filter it.
 const WINDOW = `workspace_id = $1 AND ($2::uuid IS NULL OR destination_id = $2) AND started_at >= $3 AND started_at < $4`;
 
 const round = (v: number | null | undefined) => (v == null ? null : Math.round(v * 10) / 10);

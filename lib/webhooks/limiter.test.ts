@@ -31,6 +31,17 @@ describe("OriginLimiter", () => {
     expect((await Promise.all(queued)).every((r) => r !== null)).toBe(true);
   });
 
+  it("queues behind a healthy origin however long the queue (a loaded machine is not a slow endpoint)", async () => {
+    const l = new OriginLimiter(1, 1_000);
+    (await l.acquire("busy"))!(100);
+    const held = await l.acquire("busy");
+    // 20 × 100 ms ahead of the last one: 2 s, more than maxWaitMs, yet every request gets its turn.
+    const queued = Array.from({ length: 20 }, () => l.acquire("busy"));
+    held!(100);
+    for (const q of queued) (await q)!(100);
+    expect((await Promise.all(queued)).every((r) => r !== null)).toBe(true);
+  });
+
   it("defers at once behind an origin whose requests take long", async () => {
     const l = new OriginLimiter(2, 1_000);
     const slow1 = await l.acquire("slow");
@@ -58,5 +69,20 @@ describe("OriginLimiter", () => {
     const first = await l.acquire("x");
     expect(first).toBeTypeOf("function");
     expect(await l.acquire("x")).toBeNull();
+  });
+
+  it("knows an origin is slow while a request of its hangs, and again once it is released", async () => {
+    const l = new OriginLimiter(4, 1_000);
+    const t0 = performance.now();
+    const hanging = await l.acquire("dead");
+    const quick = await l.acquire("ok");
+    expect(l.isSlow("dead", 500, t0 + 100)).toBe(false);
+    expect(l.isSlow("dead", 500, t0 + 60_000)).toBe(true);
+    quick!(3);
+    expect(l.isSlow("ok", 500, t0 + 60_000)).toBe(false);
+    expect(l.isSlow("never-seen", 500)).toBe(false);
+    hanging!(5_000);
+    // Nothing in flight now, but its recent requests took 5 s.
+    expect(l.isSlow("dead", 500)).toBe(true);
   });
 });

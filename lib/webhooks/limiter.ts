@@ -3,18 +3,26 @@ import "server-only";
  * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
  * connections. A request that would have to queue behind a slow origin is handed back at once
  * (deferred, to be retried shortly without counting as an attempt) instead of holding its whole
- * batch hostage behind a queue of 5-second timeouts. "Slow" is judged from the origin's recent
- * request durations: a fast origin under load queues happily (its queue drains in milliseconds);
- * a hanging one is deferred as soon as the expected wait exceeds `maxWaitMs`. A waiter that still
- * waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
+ * batch hostage behind a queue of 5-second timeouts. "Slow" (isSlow, at `maxWaitMs / 6`) is
+ * judged from the origin's recent request durations and its oldest request in flight: a healthy
+ * origin queues however long its queue (it drains: deferring would only make the round load, wait
+ * and be sent again later, which under load cost more than the queue); a hanging one is deferred.
+ * A waiter that still waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
  */
-type OriginState = { active: number; waiting: (() => void)[]; avgMs: number };
+type OriginState = {
+  active: number;
+  waiting: (() => void)[];
+  avgMs: number;
+  /** start times of the requests in flight, oldest first (a Map keeps insertion order; ends may come in any order) */
+  started: Map<number, number>;
+};
 
 /** Weight of the newest duration in the moving average. */
 const ALPHA = 0.2;
 
 export class OriginLimiter {
   private origins = new Map<string, OriginState>();
+  private nextTicket = 0;
 
   constructor(
     private readonly max: number,
@@ -25,15 +33,14 @@ export class OriginLimiter {
   async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
     let s = this.origins.get(origin);
     if (!s) {
-      s = { active: 0, waiting: [], avgMs: 0 };
+      s = { active: 0, waiting: [], avgMs: 0, started: new Map() };
       this.origins.set(origin, s);
     }
     if (s.active < this.max) {
       s.active++;
       return this.releaser(origin, s);
     }
-    const expectedWaitMs = ((s.waiting.length + 1) / this.max) * s.avgMs;
-    if (expectedWaitMs > this.maxWaitMs) return null;
+    if (this.isSlow(origin, this.maxWaitMs / 6)) return null;
     const state = s;
     return new Promise((resolve) => {
       const grant = () => {
@@ -49,11 +56,28 @@ export class OriginLimiter {
     });
   }
 
+  /**
+   * Whether the origin is known to be slow right now: its recent requests took longer than `ms` on
+   * average, or one of its requests has been in flight for longer than `ms` and four times its
+   * average (a hanging endpoint shows as slow within `ms`, not only once its first 5 s timeouts end;
+   * a healthy one answering slower because the machine is loaded does not).
+   */
+  isSlow(origin: string, ms: number, now = performance.now()): boolean {
+    const s = this.origins.get(origin);
+    if (!s) return false;
+    if (s.avgMs > ms) return true;
+    const oldest = s.started.values().next();
+    return !oldest.done && now - oldest.value > Math.max(ms, 4 * s.avgMs);
+  }
+
   private releaser(origin: string, s: OriginState) {
     let done = false;
+    const ticket = this.nextTicket++;
+    s.started.set(ticket, performance.now());
     return (durationMs?: number) => {
       if (done) return;
       done = true;
+      s.started.delete(ticket);
       if (durationMs !== undefined) s.avgMs = s.avgMs === 0 ? durationMs : s.avgMs + ALPHA * (durationMs - s.avgMs);
       const next = s.waiting.shift();
       // The slot passes straight to the next waiter; otherwise it is freed.

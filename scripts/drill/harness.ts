@@ -94,8 +94,10 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
 
   const receipts = new Map<string, Map<string, number>>();
   for (const { id, d } of created) {
+    // `every` sends each message to each URL once: a copy per receiver is not a duplicate, so count the most any one got.
     const merged = new Map<string, number>();
-    for (const rx of d.receivers) for (const [m, n] of rx.receipts) merged.set(m, (merged.get(m) ?? 0) + n);
+    const combine = d.mode === "every" ? Math.max : (a: number, b: number) => a + b;
+    for (const rx of d.receivers) for (const [m, n] of rx.receipts) merged.set(m, combine(merged.get(m) ?? 0, n));
     receipts.set(id, merged);
   }
   const report = computeDrillReport({ accepted: sent.accepted, destinationIds: created.map((c) => c.id), rows, receipts });

@@ -71,6 +71,15 @@ export function scenarios(events: number): Scenario[] {
       },
     },
     {
+      id: "6w",
+      title: "warm-up for drill 6's latency figures: the healthy URL alone, not compared",
+      // Without it the first baseline runs against a cold app and worker (route compilation, JIT, pools).
+      events: Math.round(events / 2),
+      spacingMs: 250,
+      timeLimitMs: 90_000,
+      destinations: async () => [{ name: "healthy", receivers: [await startDrillReceiver()] }],
+    },
+    {
       id: "6a",
       title: "baseline for drill 6: the healthy URL alone",
       events: Math.round(events / 2),
@@ -78,6 +87,22 @@ export function scenarios(events: number): Scenario[] {
       timeLimitMs: 90_000,
       latencyOf: "healthy",
       destinations: async () => [{ name: "healthy", receivers: [await startDrillReceiver()] }],
+    },
+    {
+      id: "6b",
+      title: "baseline for drill 6: the same three destinations, every URL answering",
+      // The isolation figure compares drill 6 with this: the same work, only the hanging differs
+      // (beside 6a, the healthy URL alone, drill 6 also does three destinations' work).
+      events: Math.round(events / 2),
+      spacingMs: 250,
+      timeLimitMs: 90_000,
+      latencyOf: "healthy",
+      // Own receivers each (a shared one would count each message's second copy as a duplicate).
+      destinations: async () => [
+        { name: "healthy", receivers: [await startDrillReceiver()] },
+        { name: "other", receivers: [await startDrillReceiver()] },
+        { name: "every: healthy + other", receivers: [await startDrillReceiver(), await startDrillReceiver()], mode: "every" },
+      ],
     },
     {
       id: "6",

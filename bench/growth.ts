@@ -1,0 +1,261 @@
+/**
+ * `npm run bench:growth` — does cost stay flat as data grows? (issue 14; takes minutes, not in CI)
+ *
+ * 1. Ingest: the app's POST /v1/batch (32 connections, 100-message batches, one destination) on an
+ *    empty database, then again once GROWTH_MESSAGES messages (and a delivery each) are stored.
+ *    ratio = full / empty, goal ≥ 0.9.
+ * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page and a filtered page
+ *    (destination + outcome failed + a one-day window), median of 20 each, goal ≤ 150 ms; with the
+ *    EXPLAIN (ANALYZE, BUFFERS) of each page's statement (attemptPageQuery, the one the API runs).
+ * 3. An audience's first sync over GROWTH_PROFILES profiles: bench/audience.ts (its own database),
+ *    goal ≤ 10 s.
+ *
+ * The rows are made by INSERT … SELECT generate_series with the table's secondary indexes dropped
+ * and rebuilt afterwards (the same definitions, read from pg_indexes): a bulk load, not ingest.
+ * Env: GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
+ * GROWTH_INGEST_EVENTS (30,000 per measurement), GROWTH_ONLY=ingest,log,audience.
+ * Last line: RESULT growth ingest_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import pg from "pg";
+import { Pool } from "undici";
+import { buildIfNeeded, root } from "../scripts/lib/build";
+import { createTestDatabase } from "../test/harness/pg";
+import { ADMIN_TOKEN, ApiClient, startApp } from "../test/harness/stack";
+import { attemptPageQuery } from "../lib/request-log/attempts";
+import { attemptListQuerySchema } from "../lib/request-log/contract";
+
+const MESSAGES = Number(process.env.GROWTH_MESSAGES ?? 10_000_000);
+const ATTEMPTS = Number(process.env.GROWTH_ATTEMPTS ?? 10_000_000);
+const PROFILES = Number(process.env.GROWTH_PROFILES ?? 1_000_000);
+const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 30_000);
+const ONLY = process.env.GROWTH_ONLY?.split(",") ?? ["ingest", "log", "audience"];
+const CHUNK = 1_000_000;
+const DAY = 86_400_000;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const log = (m: string) => console.log(`[growth] ${m}`);
+
+/** Runs `fill(from, to)` in chunks with the table's secondary indexes dropped, then rebuilds them. */
+async function bulkLoad(db: pg.Client, table: string, total: number, fill: (from: number, to: number) => Promise<void>, chunk = CHUNK) {
+  const t0 = performance.now();
+  const { rows: indexes } = await db.query<{ name: string; def: string }>(
+    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+     WHERE i.tablename = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+    [table],
+  );
+  for (const i of indexes) await db.query(`DROP INDEX "${i.name}"`);
+  for (let from = 1; from <= total; from += chunk) await fill(from, Math.min(total, from + chunk - 1));
+  await db.query("SET maintenance_work_mem = '256MB'");
+  for (const i of indexes) await db.query(i.def);
+  await db.query(`ANALYZE ${table}`);
+  log(
+    `${table}: ${total.toLocaleString("en-US")} rows loaded and ${indexes.length} indexes rebuilt in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+}
+
+async function ingestRate(appUrl: string, writeKey: string, tag: string): Promise<number> {
+  const client = new Pool(appUrl, { connections: 32, pipelining: 1 });
+  const auth = `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`;
+  const batches = Math.ceil(INGEST_EVENTS / 100);
+  let next = 0;
+  let sheds = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < batches) {
+        const b = next++;
+        const batch = Array.from({ length: 100 }, (_, i) => ({
+          type: "track",
+          messageId: `${tag}-${b}-${i}`,
+          userId: `user-${(b * 100 + i) % 50_000}`,
+          event: "Order Completed",
+          properties: { orderId: `ord-${b}-${i}`, revenue: 19.99, currency: "EUR", items: [{ sku: `SKU-${i}`, qty: 1 }] },
+          context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
+        }));
+        const body = JSON.stringify({ batch });
+        // A loaded Tracking API sheds with 503 + Retry-After; a client retries (the time counts).
+        for (let attempt = 1; ; attempt++) {
+          const res = await client.request({
+            path: "/v1/batch",
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: auth },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode === 200) break;
+          if (res.statusCode !== 503 || attempt >= 20) throw new Error(`/v1/batch answered ${res.statusCode} (attempt ${attempt})`);
+          sheds++;
+          await new Promise((r) => setTimeout(r, 1_000 * Number(res.headers["retry-after"] ?? 1)));
+        }
+      }
+    }),
+  );
+  const rate = (batches * 100) / ((performance.now() - t0) / 1000);
+  await client.close();
+  if (sheds > 0) log(`${tag}: ${sheds} batches answered 503 and were sent again`);
+  return rate;
+}
+
+async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string, destinationId: string) {
+  // Spread over the last 30 days; user ids and events as an app's would be (50 k users, 20 events).
+  await bulkLoad(db, "messages", MESSAGES, (from, to) =>
+    db
+      .query(
+        `INSERT INTO messages (id, workspace_id, source_id, message_id, type, user_id, anonymous_id, event, timestamp, received_at, payload)
+         SELECT gen_random_uuid(), $1, $2, 'seed-' || g, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
+                now() - interval '30 days' + g * (interval '30 days' / $5), now() - interval '30 days' + g * (interval '30 days' / $5),
+                jsonb_build_object('type', 'track', 'event', 'Event ' || (g % 20), 'userId', 'user-' || (g % 50000),
+                                   'properties', jsonb_build_object('orderId', 'ord-' || g, 'revenue', 19.99))
+         FROM generate_series($3::int, $4::int) AS g`,
+        [workspaceId, sourceId, from, to, MESSAGES],
+      )
+      .then(() => {}),
+  );
+  // One pass over the seeded messages (the ones ingest made have their deliveries already).
+  await bulkLoad(
+    db,
+    "deliveries",
+    MESSAGES,
+    () =>
+      db
+        .query(
+          `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, delivered_at, created_at, updated_at)
+           SELECT gen_random_uuid(), $1, m.id, $2, 'delivered', 1, m.received_at, m.received_at, m.received_at
+           FROM messages m WHERE m.source_id = $3 AND m.message_id LIKE 'seed-%'`,
+          [workspaceId, destinationId, sourceId],
+        )
+        .then(() => {}),
+    MESSAGES,
+  );
+}
+
+async function seedAttempts(db: pg.Client, workspaceId: string, destinations: string[]) {
+  // As bench/log.ts: ids ascend with time; destination and outcome (85 % success, 10 % retry, 5 % failed) hashed apart.
+  await bulkLoad(db, "attempts", ATTEMPTS, (from, to) =>
+    db
+      .query(
+        `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
+                               attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
+                               response_headers, response_body, outcome)
+         SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d], md5('m' || g)::uuid, 'msg-' || g, 'track', 'user-' || (g % 50000),
+                'https://hooks' || (1 + h.d) || '.example.com/eventrail', 1, now() - interval '7 days' + g * (interval '7 days' / $5),
+                20 + (hashint4(g) & 511), '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
+                '{"version":1,"type":"track","userId":"user-' || g || '","event":"Order Completed","properties":{"total":42}}',
+                CASE WHEN h.o < 5 THEN 500 WHEN h.o < 15 THEN 503 ELSE 200 END, '{"content-type":"application/json"}'::jsonb, '{"ok":true}',
+                CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END
+         FROM generate_series($3::int, $4::int) AS g,
+              LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
+        [workspaceId, destinations, from, to, ATTEMPTS],
+      )
+      .then(() => {}),
+  );
+}
+
+async function timePage(url: string, headers: Record<string, string>): Promise<number> {
+  const out: number[] = [];
+  for (let i = 0; i < 23; i++) {
+    const t = performance.now();
+    const res = await fetch(url, { headers });
+    const body = (await res.json()) as { attempts: unknown[] };
+    if (!res.ok || body.attempts.length !== 50) throw new Error(`${url} → ${res.status}, ${body.attempts?.length} attempts`);
+    if (i >= 3) out.push(performance.now() - t); // the first three warm the app and the cache
+  }
+  return median(out);
+}
+
+async function explain(db: pg.Client, workspaceId: string, query: Record<string, string>) {
+  const q = attemptPageQuery(workspaceId, attemptListQuerySchema.parse(query));
+  const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${q.text}`, q.values);
+  for (const r of rows) console.log(`    ${r["QUERY PLAN"]}`);
+}
+
+function audienceFirstSyncMs(): number | null {
+  log(`audience: bench/audience.ts with BENCH_PROFILES=${PROFILES}`);
+  const r = spawnSync("npx", ["tsx", "--conditions=react-server", path.join(root, "bench/audience.ts")], {
+    cwd: root,
+    env: { ...process.env, BENCH_PROFILES: String(PROFILES) },
+    encoding: "utf8",
+  });
+  console.log(r.stdout.trimEnd().replace(/^/gm, "    "));
+  if (r.status !== 0) console.log(r.stderr.trimEnd().replace(/^/gm, "    "));
+  const line = r.stdout.split("\n").find((l) => /first sync/i.test(l) && /ms/.test(l));
+  const m = line?.match(/total ([\d,]+) ms/);
+  return m ? Number(m[1].replaceAll(",", "")) : null;
+}
+
+async function main() {
+  buildIfNeeded(log);
+  const database = await createTestDatabase();
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  const result: Record<string, string> = { ingest_ratio: "-", log_first_ms: "-", log_filtered_ms: "-", audience_first_sync_ms: "-" };
+  try {
+    app = await startApp(database.url, { LOG_LEVEL: "warn" });
+    const admin = new ApiClient(app.url, ADMIN_TOKEN);
+    const ws = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "growth" });
+    const api = new ApiClient(app.url, ws.token, ws.workspace.id);
+    const source = await api.post("/api/sources", { name: "growth" });
+    const destination = await api.post("/api/destinations", { name: "sink", urls: ["http://127.0.0.1:9/hook"], sourceIds: [source.id] });
+
+    if (ONLY.includes("ingest")) {
+      await ingestRate(app.url, source.writeKey, "warm");
+      const empty = await ingestRate(app.url, source.writeKey, "empty");
+      log(`ingest on an empty database: ${empty.toFixed(0)} events/s`);
+      await seedMessages(db, ws.workspace.id, source.id, destination.id);
+      await ingestRate(app.url, source.writeKey, "warm-full");
+      const full = await ingestRate(app.url, source.writeKey, "full");
+      log(
+        `ingest with ${MESSAGES.toLocaleString("en-US")} messages stored: ${full.toFixed(0)} events/s (ratio ${(full / empty).toFixed(2)}, goal ≥ 0.9)`,
+      );
+      result.ingest_ratio = (full / empty).toFixed(2);
+    }
+
+    if (ONLY.includes("log")) {
+      const destinations = [destination.id];
+      for (let i = 0; i < 4; i++)
+        destinations.push((await api.post("/api/destinations", { name: `d${i}`, urls: [`http://127.0.0.1:9/d${i}`] })).id);
+      await seedAttempts(db, ws.workspace.id, destinations);
+      const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": ws.workspace.id };
+      const now = Date.now();
+      const filter = {
+        destinationId: destinations[2],
+        outcome: "failed",
+        from: new Date(now - 3 * DAY).toISOString(),
+        to: new Date(now - 2 * DAY).toISOString(),
+        limit: "50",
+      };
+      const first = await timePage(`${app.url}/api/attempts?limit=50`, headers);
+      const filtered = await timePage(`${app.url}/api/attempts?${new URLSearchParams(filter)}`, headers);
+      log(
+        `request log at ${ATTEMPTS.toLocaleString("en-US")} attempts: first page ${first.toFixed(1)} ms, filtered page ${filtered.toFixed(1)} ms (goal ≤ 150)`,
+      );
+      log("plan of the first page:");
+      await explain(db, ws.workspace.id, { limit: "50" });
+      log("plan of the filtered page:");
+      await explain(db, ws.workspace.id, filter);
+      result.log_first_ms = first.toFixed(1);
+      result.log_filtered_ms = filtered.toFixed(1);
+    }
+  } finally {
+    await app?.stop();
+    await db.end();
+    await database.drop();
+  }
+  if (ONLY.includes("audience")) result.audience_first_sync_ms = String(audienceFirstSyncMs() ?? "-");
+  console.log(
+    `RESULT growth ${Object.entries(result)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
