@@ -54,9 +54,14 @@ describe("settleWithin", () => {
 
   it("does not wait for rounds to a slow origin, even with all the patience in the world", async () => {
     const hanging = new Promise<string>(() => {});
-    // Were the hanging round waited for, this would not return before the test's own 5 s timeout.
-    const r = await settleWithin([hanging, resolveAfter(5, "healthy"), Promise.resolve("deferred")], 600_000, [true, false, true]);
-    expect(r).toEqual({ done: ["healthy", "deferred"], late: [0] });
+    const healthy = deferred<string>();
+    const result = watch(settleWithin([hanging, healthy.promise, Promise.resolve("deferred")], 600_000, [true, false, true]));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(result()).toBe("pending"); // the healthy round is still waited for
+    healthy.resolve("healthy");
+    // Settled without any of the 600 s patience passing: the hanging round to the slow origin is late at once.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result()).toEqual({ value: { done: ["healthy", "deferred"], late: [0] } });
   });
 
   it("rejects when a round fails within the patience (the job is retried)", async () => {
