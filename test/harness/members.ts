@@ -12,18 +12,8 @@ export class SessionClient extends ApiClient {
     super(baseUrl, "");
   }
 
-  override async request(method: string, p: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-    const res = await fetch(this.baseUrl + p, {
-      method,
-      headers: { cookie: this.cookie, "x-csrf-token": this.csrf, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {}
-    return { status: res.status, body: parsed, headers: res.headers };
+  protected override authHeaders(): Record<string, string> {
+    return { cookie: this.cookie, "x-csrf-token": this.csrf };
   }
 }
 
@@ -68,17 +58,7 @@ export class OperatorClient extends ApiClient {
     super(baseUrl, ADMIN_TOKEN, workspaceId);
   }
 
-  override async request(method: string, p: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-    const res = await fetch(this.baseUrl + p, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
-        "x-eventrail-workspace": this.workspaceId!,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  protected override authHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": this.workspaceId! };
   }
 }

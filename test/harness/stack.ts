@@ -203,10 +203,15 @@ export class ApiClient {
     readonly workspaceId?: string,
   ) {}
 
+  /** How this client proves who it is; session and operator clients (test/harness/members.ts) override it. */
+  protected authHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${this.token}` };
+  }
+
   async request(method: string, p: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await fetch(this.baseUrl + p, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { ...this.authHeaders(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
