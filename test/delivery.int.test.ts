@@ -182,7 +182,11 @@ describe("the request", () => {
       expect(r.headers["x-signature"]).toBe(digest);
       expect(() => wh.verify(r.body, r.headers as Record<string, string>)).not.toThrow();
     }
-    // The attempt log masks every custom header value (write-only), never the digest.
+    // The attempt log masks every custom header value (write-only), never the digest. An attempt is
+    // recorded once its answer is in, a moment after the receiver saw the request: wait for all 7.
+    await waitFor(async () => (await ctx.api.get(`/api/attempts?destinationId=${dest.id}`)).attempts.length >= 7, {
+      what: "7 attempts in the log",
+    });
     const { attempts } = await ctx.api.get(`/api/attempts?destinationId=${dest.id}&type=track`);
     const detail = await ctx.api.get(`/api/attempts/${attempts[0].id}`);
     // The log leads with the event name of a track call (issue 15, item 5); other types have none.
