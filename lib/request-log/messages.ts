@@ -10,7 +10,10 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 export async function getMessageDetail(opts: { workspaceId: string; id: string }): Promise<MessageDetailDto> {
   assertUuid(opts.id, "Message");
   const db = pool();
-  const [msg, deliveries, attempts] = await Promise.all([
+  // Deliveries first, attempts after: a round's attempt rows and its delivery update commit in one
+  // statement (lib/delivery/record.ts), so a delivery read as final always finds its attempts. Read
+  // in parallel on separate connections, a final delivery could come back without them.
+  const [msg, deliveries] = await Promise.all([
     db.query(
       `SELECT id, message_id, type, user_id, anonymous_id, source_id, received_at, timestamp, payload
        FROM messages WHERE id = $1 AND workspace_id = $2`,
@@ -23,8 +26,8 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
        WHERE d.message_row_id = $1 AND d.workspace_id = $2 ORDER BY d.created_at, d.replay_number, d.id`,
       [opts.id, opts.workspaceId],
     ),
-    listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId: opts.id }),
   ]);
+  const attempts = await listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId: opts.id });
   const m = msg.rows[0];
   if (!m) throw notFound("Message");
   return {
