@@ -48,7 +48,7 @@ export function AlertSettingsCard() {
     });
 
   return (
-    <Card className="mt-6 p-5">
+    <Card className="p-5">
       <h2 className="text-base font-semibold text-slate-900">Endpoint alerts</h2>
       <p className="mt-1 max-w-2xl text-sm text-slate-600">
         When a destination URL keeps failing, a banner shows it here

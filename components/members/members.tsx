@@ -8,7 +8,6 @@ import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, Input } from "@/components/ui/field";
 import { TimeAgo, selectClass } from "@/components/ui/format";
-import { ScrollBox } from "@/components/ui/scroll-box";
 import { ROLES, type Role } from "@/lib/api/access";
 import {
   useChangeRoleMutation,
@@ -33,7 +32,7 @@ export function MembersSettings({ me }: { me: string }) {
   const remove = useRemoveMemberMutation();
 
   return (
-    <Card className="mb-6 p-5">
+    <Card className="p-5">
       <h2 className="text-sm font-semibold text-slate-900">Members</h2>
       <ul className="mt-2 space-y-1 text-xs text-slate-500">
         {ROLES.map((r) => (
@@ -47,67 +46,53 @@ export function MembersSettings({ me }: { me: string }) {
       ) : members.isError ? (
         <ErrorNote error={members.error} />
       ) : (
-        <ScrollBox label="Members, scrollable">
-          <table className="mt-3 w-full text-sm" aria-label="Members">
-            <thead className="text-left text-xs uppercase text-slate-500">
-              <tr>
-                <th className="py-2 pr-4">Email</th>
-                <th className="py-2 pr-4">Role</th>
-                <th className="py-2 pr-4">Joined</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {members.data.map((m) => (
-                <tr key={m.userId}>
-                  <td className="py-2 pr-4 [overflow-wrap:anywhere]">
-                    <bdi>{m.email}</bdi> {m.email === me ? <Badge>you</Badge> : null}
-                  </td>
-                  <td className="py-2 pr-4">
-                    {isOwner ? (
-                      <select
-                        aria-label={`Role of ${m.email}`}
-                        className={selectClass}
-                        value={m.role}
-                        disabled={changeRole.isPending}
-                        onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
-                      >
-                        {ROLES.map((r) => (
-                          <option key={r} value={r}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      m.role
-                    )}
-                  </td>
-                  <td className="whitespace-nowrap py-2 pr-4 text-slate-500">
-                    <TimeAgo iso={m.createdAt} />
-                  </td>
-                  <td className="py-2 text-right">
-                    {isOwner && m.email !== me ? (
-                      <ConfirmButton
-                        label="Remove"
-                        ariaLabel={`Remove ${m.email}`}
-                        title={`Remove ${m.email}?`}
-                        confirmLabel="Remove member"
-                        tone="danger"
-                        busy={remove.isPending}
-                        error={remove.error}
-                        onConfirm={(close) => remove.mutate(m.userId, { onSuccess: close })}
-                      >
-                        They lose access to this workspace at once; their sessions in it end.
-                      </ConfirmButton>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
+        // A list rather than a table: on a phone each member wraps onto two lines (email first, then
+        // role, joined and Remove) instead of squeezing the email into a letter-wide column.
+        <ul className="mt-3 divide-y divide-slate-100 text-sm" aria-label="Members">
+          {members.data.map((m) => (
+            <li key={m.userId} className="flex flex-wrap items-center gap-x-4 gap-y-2 py-2">
+              <span className="min-w-0 flex-1 basis-56 break-words">
+                <bdi>{m.email}</bdi> {m.email === me ? <Badge>you</Badge> : null}
+              </span>
+              {isOwner ? (
+                <select
+                  aria-label={`Role of ${m.email}`}
+                  className={selectClass}
+                  value={m.role}
+                  disabled={changeRole.isPending}
+                  onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <span>{m.role}</span>
+              )}
+              <span className="whitespace-nowrap text-slate-500">
+                joined <TimeAgo iso={m.createdAt} />
+              </span>
+              {isOwner && m.email !== me ? (
+                <span className="ml-auto">
+                  <ConfirmButton
+                    label="Remove"
+                    ariaLabel={`Remove ${m.email}`}
+                    title={`Remove ${m.email}?`}
+                    confirmLabel="Remove member"
+                    tone="danger"
+                    busy={remove.isPending}
+                    error={remove.error}
+                    onConfirm={(close) => remove.mutate(m.userId, { onSuccess: close })}
+                  >
+                    They lose access to this workspace at once; their sessions in it end.
+                  </ConfirmButton>
+                </span>
+              ) : null}
+            </li>
+          ))}
+        </ul>
       )}
       <ErrorNote error={changeRole.error} />
       {isOwner ? <Invitations /> : null}

@@ -8,6 +8,7 @@ import { Badge, Card, ErrorNote, Spinner } from "@/components/ui/card";
 import { Field, Input } from "@/components/ui/field";
 import { TimeAgo } from "@/components/ui/format";
 import { useChangePasswordMutation, useMe, useRenameWorkspaceMutation, useSessions, useSignOutOthersMutation } from "./hooks";
+import { deviceLabel } from "./user-agent";
 
 /** The workspace's name: owners rename it (issue 15.13). */
 export function WorkspaceSettings() {
@@ -20,7 +21,7 @@ export function WorkspaceSettings() {
   const value = name ?? me.data.workspace.name;
   const nameError = rename.error instanceof ApiError ? rename.error.fields?.name?.[0] : undefined;
   return (
-    <Card className="mb-6 p-5">
+    <Card className="p-5">
       <form
         className="flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
@@ -59,7 +60,7 @@ export function AccountSettings() {
   const fields = change.error instanceof ApiError ? change.error.fields : undefined;
 
   return (
-    <Card className="mb-6 p-5">
+    <Card className="p-5">
       <h2 className="text-sm font-semibold text-slate-900">Your account</h2>
       <form
         className="mt-3 grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end"
@@ -109,7 +110,9 @@ export function AccountSettings() {
         <ul className="mt-2 divide-y divide-slate-100 text-sm" aria-label="Your sessions">
           {sessions.data.map((s) => (
             <li key={s.id} className="flex flex-wrap items-center gap-2 py-2">
-              <span className="min-w-0 flex-1 [overflow-wrap:anywhere]">{s.userAgent ?? "unknown browser"}</span>
+              <span className="min-w-0 flex-1 break-words" title={s.userAgent ?? undefined}>
+                {deviceLabel(s.userAgent)}
+              </span>
               <span className="text-slate-500">{s.address ?? "—"}</span>
               <span className="text-slate-500">
                 <TimeAgo iso={s.createdAt} />

@@ -13,11 +13,14 @@ export function SettingsView({ email }: { email: string }) {
   return (
     <>
       <PageHeader title="Settings" description="This workspace, its members, API tokens and endpoint alerts, and your own account." />
-      <WorkspaceSettings />
-      <MembersSettings me={email} />
-      {isAdmin ? <TokensSettings /> : null}
-      {isAdmin ? <AlertSettingsCard /> : null}
-      <AccountSettings />
+      {/* One stack with one gap: the cards carry no outer margins of their own. */}
+      <div className="space-y-6">
+        <WorkspaceSettings />
+        <MembersSettings me={email} />
+        {isAdmin ? <TokensSettings /> : null}
+        {isAdmin ? <AlertSettingsCard /> : null}
+        <AccountSettings />
+      </div>
     </>
   );
 }

@@ -23,13 +23,13 @@ export function TokensSettings() {
   const nameError = create.error instanceof ApiError ? create.error.fields?.name?.[0] : undefined;
 
   return (
-    <>
+    <section>
       <h2 className="mb-1 text-sm font-semibold text-slate-900">API tokens</h2>
       <p className="mb-3 text-sm text-slate-500">
         API tokens give automation access to this workspace's Management API (Authorization: Bearer &lt;token&gt;). A read-only token acts
         as a viewer; a full one as an admin.
       </p>
-      <Card className="mb-6 p-5">
+      <Card className="mb-4 p-5">
         <form
           className="flex flex-wrap items-end gap-3"
           onSubmit={(e) => {
@@ -133,6 +133,6 @@ export function TokensSettings() {
           </ScrollBox>
         </Card>
       )}
-    </>
+    </section>
   );
 }
