@@ -117,8 +117,14 @@ async function main() {
       name: "web app",
       // Not through node_modules/.bin: `next` runs under our node so the supervisor's preload applies.
       args: [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", "127.0.0.1"],
-      env: { ...env, EVENTRAIL_PROCESS: "web", EVENTRAIL_TRUSTED_PROXIES: trustedProxies },
-      // The dashboard yields the CPU to event intake on a shared machine (docs/architecture.md#processes).
+      env: {
+        ...env,
+        EVENTRAIL_PROCESS: "web",
+        EVENTRAIL_TRUSTED_PROXIES: trustedProxies,
+        EVENTRAIL_DB_SESSION_NICENESS: process.env.EVENTRAIL_DB_SESSION_NICENESS ?? String(WEB_NICENESS),
+      },
+      // The dashboard yields the CPU to event intake on a shared machine, and so do its database
+      // sessions (docs/architecture.md#processes).
       niceness: WEB_NICENESS,
     },
     { name: "worker", args: [...TS_NODE_ARGS, "worker/index.ts"], env: { ...env, EVENTRAIL_PROCESS: "worker" } },

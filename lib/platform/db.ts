@@ -2,6 +2,7 @@ import "server-only";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
+import { reniceBackend } from "./backend-niceness";
 import { databaseUrl, env } from "./env";
 import { processWide, type Closing } from "./runtime";
 
@@ -25,6 +26,9 @@ function createPool(): pg.Pool {
   });
   // An idle client losing its connection (database restart) must not crash the process.
   p.on("error", () => {});
+  // Under `npm start` the web app's own database work yields the CPU as the web app does.
+  const niceness = env().EVENTRAIL_DB_SESSION_NICENESS;
+  if (niceness !== undefined) p.on("connect", (client) => void reniceBackend(client, niceness));
   return p;
 }
 

@@ -34,6 +34,12 @@ const schema = z.object({
   EVENTRAIL_PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+  /**
+   * CPU niceness (1–19) for this process's Postgres backends when Postgres runs on this machine;
+   * `npm start` sets it for the web app so the dashboard's queries yield to intake
+   * (docs/architecture.md#processes). Unset: backends keep the server's priority.
+   */
+  EVENTRAIL_DB_SESSION_NICENESS: z.coerce.number().int().min(1).max(19).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(64),
   /** First webhook retry delay before jitter; later steps double (shorten it in tests). */
   EVENTRAIL_RETRY_BASE_MS: z.coerce.number().int().positive().default(5_000),

@@ -9,7 +9,8 @@
  *   3. web killed: SIGKILL the web process, send again; every event must be accepted and stored.
  * Phases 1–2 run first with /v1 sent to the web app itself (before the ingest server), for comparison.
  * DRILL_ISOLATION_SECONDS (15 per phase), DRILL_ISOLATION_RATE (20 requests/s of 20 messages),
- * DRILL_ISOLATION_NICE=0 (leave the web process at normal CPU priority, unlike `npm start`).
+ * DRILL_ISOLATION_NICE=0 (leave the web process and its database sessions at normal CPU priority, unlike
+ * `npm start`), DRILL_ISOLATION_DB_NICE=0 (nice the web process only, not its database sessions).
  */
 import crypto from "node:crypto";
 import os from "node:os";
@@ -44,10 +45,14 @@ export async function runIsolationDrill(): Promise<IsolationResult> {
   const database = await createTestDatabase();
   const db = new pg.Pool({ connectionString: database.url, max: 3 });
   db.on("error", () => {});
-  const web = await startApp(database.url, { LOG_LEVEL: "warn" });
-  const ingest = await startIngest(database.url, { webUrl: web.url, env: { LOG_LEVEL: "warn" } });
-  // As `npm start` runs it (scripts/start.ts): the dashboard yields the CPU to intake.
+  // As `npm start` runs it (scripts/start.ts): the dashboard, and its database sessions, yield the CPU to intake.
   const nice = process.env.DRILL_ISOLATION_NICE !== "0";
+  const dbNice = nice && process.env.DRILL_ISOLATION_DB_NICE !== "0";
+  const web = await startApp(database.url, {
+    LOG_LEVEL: "warn",
+    ...(dbNice ? { EVENTRAIL_DB_SESSION_NICENESS: String(WEB_NICENESS) } : {}),
+  });
+  const ingest = await startIngest(database.url, { webUrl: web.url, env: { LOG_LEVEL: "warn" } });
   if (nice && web.child.pid) os.setPriority(web.child.pid, WEB_NICENESS);
   try {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
