@@ -148,7 +148,9 @@ async function main() {
     console.log(
       `re-sync 1 %  compute ${ms(resync.computeMs)} · enqueue ${ms(resync.enqueueMs)} (${resync.entered} entered, ${resync.exited} exited) · total ${ms(resyncTotal)}  ${goal(resyncTotal, 2_000)}  ${cpu(resyncCpu)}`,
     );
-    console.log(`ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}  ${cpu(ceilingCpu)}`);
+    console.log(
+      `ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}  ${cpu(ceilingCpu)}`,
+    );
     console.log(`ratio        first sync / ceiling = ${(firstTotal / ceiling).toFixed(2)}×`);
   } finally {
     await (await import("../lib/platform/runtime")).closeRuntime();

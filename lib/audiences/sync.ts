@@ -269,10 +269,10 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
 
   await inTransaction(client, async () => {
     if (plan.full.length > 0)
-      await client.query(
-        `UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`,
-        [audienceId, plan.full],
-      );
+      await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [
+        audienceId,
+        plan.full,
+      ]);
     await client.query(`UPDATE audience_syncs SET status = 'completed', finished_at = now() WHERE id = $1`, [syncId]);
     await client.query(`UPDATE audiences SET last_synced_at = now() WHERE id = $1`, [audienceId]);
   });
