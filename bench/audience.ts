@@ -32,7 +32,7 @@ async function main() {
   const { createAudience } = await import("../lib/audiences/audiences");
   const { runAudienceSync } = await import("../lib/audiences/sync");
   const { createAudienceSchema } = await import("../lib/audiences/contract");
-  const { uuidv7 } = await import("../lib/audiences/sync");
+  const { uuidv7 } = await import("../lib/audiences/sync-lane");
   try {
     const p = pool();
     const { rows: ws } = await p.query<{ id: string }>(

@@ -170,7 +170,9 @@ describe("audience syncs", () => {
     const { requestAudienceSync } = await import("../lib/audiences/syncs");
     const { sync } = await withTransaction((c) => requestAudienceSync(c, { audienceId: audience.id, workspaceId, trigger: "manual" }));
     try {
-      await expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 })).rejects.toThrow("simulated crash");
+      await expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 })).rejects.toThrow(
+        "simulated crash",
+      );
       const [failed] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
       expect(failed).toMatchObject({ id: sync.id, status: "failed", error: expect.stringContaining("simulated crash"), sent: 2, total: 4 });
       expect(await sentBy(sync.id, "pro_buyers")).toHaveLength(2);
@@ -178,7 +180,7 @@ describe("audience syncs", () => {
       await pool().query(`DROP TRIGGER fail_when_spent ON audience_members; DROP FUNCTION fail_when_spent(); DROP TABLE fail_budget`);
     }
     // The job's retry: the same sync resumes and sends only what the crash left unsent.
-    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 });
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 });
     // Users go in id order: the crash came at u4, so u4 and u5, who entered, were left.
     expect(resumed).toMatchObject({ status: "completed", entered: 2, exited: 0, sent: 2 });
     expect(pairs(await sentBy(sync.id, "pro_buyers"))).toEqual(["u1=false", "u2=false", "u4=true", "u5=true"]);
@@ -192,14 +194,16 @@ describe("audience syncs", () => {
     await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, second] } });
     // The database refuses the third identify, as a crash would stop the sync there.
     await failAfter("messages", 2, async () => {
-      await expect(runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1 })).rejects.toThrow("simulated crash");
+      await expect(runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 })).rejects.toThrow(
+        "simulated crash",
+      );
       expect(pairs(await sentBy(queued.id, "pro_buyers"))).toEqual(["u1=true", "u1=true", "u2=true", "u2=true"]);
     });
     // A destination connected while the sync waits for its retry is not part of it: it gets
     // everyone at the next sync, not the rest of this one.
     const late = await insertDestination(workspaceId);
     await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, second, late] } });
-    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1 });
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 });
     expect(resumed).toMatchObject({ status: "completed", size: 3, entered: 1, sent: 2 });
     const sent = await sentBy(queued.id, "pro_buyers");
     for (const d of [destinationId, second])
@@ -224,12 +228,31 @@ describe("audience syncs", () => {
     const { sync } = await withTransaction((c) => requestAudienceSync(c, { audienceId: audience.id, workspaceId, trigger: "manual" }));
     // u1 (left: false to the first destination only), u2 and u3 (stayed: true to the new one), then the crash at u4.
     await failAfter("messages", 3, () =>
-      expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 })).rejects.toThrow("simulated crash"),
+      expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 })).rejects.toThrow("simulated crash"),
     );
-    await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 });
+    await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 });
     const sent = await sentBy(sync.id, "pro_buyers");
     expect(pairs(sent.filter((s) => s.destinationId === destinationId))).toEqual(["u1=false", "u4=true"]);
     expect(pairs(sent.filter((s) => s.destinationId === added))).toEqual(["u2=true", "u3=true", "u4=true"]);
+  });
+
+  it("a sync in two lanes that dies half-way resumes each lane after what it committed", async () => {
+    const { workspaceId, destinationId, audience, queued } = await setup();
+    const added = await insertDestination(workspaceId);
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, added] } });
+    // Both lanes run until the database refuses their next identify: two are committed, in either lane.
+    await failAfter("messages", 2, () =>
+      expect(runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 2 })).rejects.toThrow("simulated crash"),
+    );
+    expect(await sentBy(queued.id, "pro_buyers")).toHaveLength(4);
+    const { rows } = await pool().query(`SELECT done_through FROM audience_syncs WHERE id = $1`, [queued.id]);
+    expect(rows[0].done_through).toHaveLength(2);
+    // The retry keeps the two lanes, whatever it is asked for.
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 });
+    expect(resumed).toMatchObject({ status: "completed", size: 3, entered: 1, sent: 2 });
+    const sent = await sentBy(queued.id, "pro_buyers");
+    for (const d of [destinationId, added])
+      expect(pairs(sent.filter((s) => s.destinationId === d))).toEqual(["u1=true", "u2=true", "u3=true"]);
   });
 
   it("a newly connected destination gets every member while the first gets only changes; disabled ones get nothing", async () => {

@@ -2,27 +2,31 @@ import "server-only";
 import type pg from "pg";
 import { pool } from "../platform/db";
 import { logger } from "../platform/logger";
-import { createDeliveries } from "../delivery/enqueue";
 import { compileAudienceQuery } from "./compile";
 import { conditionSchema } from "./condition";
-import { chunkRanges, destinationsFor, planAudienceSync, type MemberChange, type SyncDestination } from "./plan";
+import { planAudienceSync, type SyncDestination } from "./plan";
+import { computeLane, inTransaction, type SendContext, sendLane } from "./sync-lane";
 import type { SyncStatus } from "./contract";
 
 /**
  * One sync of one audience, in the database (docs/audiences.md#how-a-sync-runs):
  *   1. lock the audience (session advisory lock): two syncs of one audience never overlap;
- *   2. compute the membership into a temp table with the compiled condition (INSERT … SELECT);
- *   3. diff it against audience_members in one hash full join, numbered in user id (byte) order:
- *      entered, exited, and — when a destination gets the full membership — stayed;
- *   4. walk the diff in chunks, each one transaction: identify messages (origin 'audience',
- *      origin_ref = sync id) made with INSERT … SELECT, their deliveries and `deliver` jobs through
- *      createDeliveries — the normal delivery path —, the membership change, and the sync's
- *      progress: counts and `done_through`, the last user id the chunk covered.
- * A sync that dies half-way is resumed by its retry (same sync id): it recomputes the diff for the
- * users after `done_through` only, with the destinations it fixed when it started, so every user
- * gets exactly one identify per destination from it — none lost, none sent twice.
+ *   2. fix the plan: which destinations get the full membership, which only the changes;
+ *   3. run SYNC_LANES lanes at once, each on its own connection (sync-lane.ts): the users whose
+ *      id hashes to the lane, computed, diffed and sent in chunks that commit the identifies, their
+ *      deliveries and jobs, the membership change and the lane's done_through together;
+ *   4. mark the full-membership destinations synced, the sync completed.
+ * A sync that dies half-way is resumed by its retry (same sync id): each lane recomputes its diff
+ * for the users after its done_through only, with the destinations the sync fixed when it started,
+ * so every user gets exactly one identify per destination from it — none lost, none sent twice.
  */
 export const SYNC_CHUNK = 5_000;
+/**
+ * Lanes per sync: the writes of an identify (message, delivery, membership: ~50 µs of Postgres CPU
+ * with their indexes and foreign keys) keep one backend busy, so a sync over 100 000s of users uses
+ * two. Each lane runs the membership query once (docs/audiences.md#cost).
+ */
+export const SYNC_LANES = 2;
 const LOCK_CLASS = "eventrail:audience-sync";
 
 export type SyncResult = {
@@ -51,18 +55,6 @@ export async function unlockAudienceSync(client: pg.ClientBase, audienceId: stri
   await client.query(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [LOCK_CLASS, audienceId]);
 }
 
-async function inTransaction<T>(client: pg.PoolClient, fn: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
-    const r = await fn();
-    await client.query("COMMIT");
-    return r;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  }
-}
-
 const skipped = (syncId: string | null): SyncResult => ({
   syncId,
   status: "skipped",
@@ -74,7 +66,7 @@ const skipped = (syncId: string | null): SyncResult => ({
   enqueueMs: 0,
 });
 
-type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number };
+type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number; lanes?: number };
 
 /** Runs a sync (the one `syncId` names, queued by requestAudienceSync, or a new one). */
 export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
@@ -93,7 +85,6 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
     try {
       return await syncLocked(client, opts);
     } finally {
-      await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`).catch(() => {});
       await unlockAudienceSync(client, opts.audienceId).catch(() => {});
     }
   } catch (err) {
@@ -112,26 +103,8 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
   }
 }
 
-/**
- * A UUIDv7 (RFC 9562) made of 16 random bytes (`random`, a bytea) whose first 48 bits become the
- * Unix time in ms. A sync writes 100 000s of messages at once; ids that ascend with time land on
- * the right edge of messages' B-trees (the primary key, (source_id, message_id)) instead of on a
- * random page each, which outgrew shared_buffers at 1 M profiles and cost a full-page WAL image per
- * row (docs/audiences.md#cost). Postgres 18's uuidv7() makes the same.
- */
-export const uuidv7 = (random: string) =>
-  `encode(set_byte(overlay(${random} PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 6, (get_byte(${random}, 6) & 15) | 112), 'hex')::uuid`;
-
-/**
- * Session settings of the compute step: the membership query and the diff hash and sort a few
- * hundred thousand user ids, which spill to disk at the default 4 MB; and JIT compiling those
- * plans costs more (0.7 s at 1 M profiles) than it saves.
- */
-const COMPUTE_SETTINGS = `SET LOCAL work_mem = '64MB'; SET LOCAL jit = off`;
-
 async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<SyncResult> {
   const { audienceId } = opts;
-  const chunk = opts.chunkSize ?? SYNC_CHUNK;
   const { rows: found } = await client.query<{
     workspace_id: string;
     name: string;
@@ -150,8 +123,12 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   const condition = conditionSchema.parse(audience.condition);
   const initial = audience.last_synced_at === null;
 
-  // The sync row: the queued one (resumed after done_through when a retry runs it again) or a new one.
-  const { rows: syncRows } = await client.query<{ id: string; done_through: string | null; full_destination_ids: string[] | null }>(
+  // The sync row: the queued one (resumed after its lanes' done_through when a retry runs it again) or a new one.
+  const { rows: syncRows } = await client.query<{
+    id: string;
+    done_through: (string | null)[] | null;
+    full_destination_ids: string[] | null;
+  }>(
     `INSERT INTO audience_syncs (id, audience_id, status, initial, trigger, started_at)
      VALUES (coalesce($1::uuid, gen_random_uuid()), $2, 'running', $3, $4, now())
      ON CONFLICT (id) DO UPDATE SET status = 'running', initial = EXCLUDED.initial, error = NULL, finished_at = NULL
@@ -159,7 +136,8 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
     [opts.syncId ?? null, audienceId, initial, opts.trigger ?? "manual"],
   );
   const syncId = syncRows[0].id;
-  const after = syncRows[0].done_through;
+  const doneThrough = syncRows[0].done_through;
+  const lanes = doneThrough?.length ?? opts.lanes ?? SYNC_LANES;
 
   const started = performance.now();
   const { rows: dests } = await client.query<{ id: string; synced_at: Date | null }>(
@@ -173,99 +151,66 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   const destinations = dests
     .filter((d) => fixedFull === null || d.synced_at !== null || fixedFull.includes(d.id))
     .map((d): SyncDestination => ({ id: d.id, syncedAt: d.synced_at }));
-  const sendsFull = destinations.some((d) => d.syncedAt === null);
-
-  const q = compileAudienceQuery(condition, { workspaceId: audience.workspace_id, sourceIds: audience.source_ids });
-  const { members, entered, exited, stayed } = await inTransaction(client, async () => {
-    await client.query(COMPUTE_SETTINGS);
-    await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
-    await client.query(`CREATE TEMP TABLE audience_computed (user_id text NOT NULL)`);
-    const computed = await client.query(`INSERT INTO audience_computed (user_id) SELECT m.user_id FROM (${q.text}) m`, q.values);
-    await client.query(`ANALYZE audience_computed`);
-    // One pass over both sets; byte order ("C") so done_through compares the same way everywhere.
-    await client.query(
-      `CREATE TEMP TABLE audience_changes AS
-       SELECT (row_number() OVER (ORDER BY x.user_id COLLATE "C"))::int AS seq, x.user_id, x.change FROM (
-         SELECT coalesce(c.user_id, m.user_id) AS user_id,
-                CASE WHEN m.user_id IS NULL THEN 'entered' WHEN c.user_id IS NULL THEN 'exited' ELSE 'stayed' END AS change
-         FROM (SELECT user_id FROM audience_computed WHERE $2::text IS NULL OR user_id COLLATE "C" > $2) c
-         FULL JOIN (SELECT user_id FROM audience_members WHERE audience_id = $1 AND ($2::text IS NULL OR user_id COLLATE "C" > $2)) m
-           ON m.user_id = c.user_id
-         WHERE c.user_id IS NULL OR m.user_id IS NULL OR $3::boolean) x`,
-      [audienceId, after, sendsFull],
-    );
-    await client.query(`CREATE UNIQUE INDEX ON audience_changes (seq)`);
-    const { rows: counted } = await client.query<{ entered: number; exited: number; stayed: number }>(
-      `SELECT count(*) FILTER (WHERE change = 'entered')::int AS entered, count(*) FILTER (WHERE change = 'exited')::int AS exited,
-              count(*) FILTER (WHERE change = 'stayed')::int AS stayed FROM audience_changes`,
-    );
-    return { members: computed.rowCount ?? 0, ...counted[0] };
-  });
-  // Counts of this run: a resumed sync plans only what is left after done_through.
-  const plan = planAudienceSync(destinations, { members: entered + stayed, entered, exited });
-  // A resumed sync keeps what its earlier attempt already sent in `sent`; `total` grows by what is left.
+  const plan = planAudienceSync(destinations, { members: 0, entered: 0, exited: 0 });
+  // The plan and the lanes are fixed at the first run; `total` restarts from what was sent, and
+  // each lane adds what it has left (a resumed sync keeps what its earlier run sent in `sent`).
   await client.query(
-    `UPDATE audience_syncs SET total = sent + $2, size = $3, full_destination_ids = coalesce(full_destination_ids, $4::uuid[]) WHERE id = $1`,
-    [syncId, plan.total, members, plan.full],
+    `UPDATE audience_syncs SET total = sent, size = 0, full_destination_ids = coalesce(full_destination_ids, $2::uuid[]),
+       done_through = coalesce(done_through, array_fill(NULL::text, ARRAY[$3::int])) WHERE id = $1`,
+    [syncId, plan.full, lanes],
   );
-  const computeMs = performance.now() - started;
 
-  const sendStarted = performance.now();
-  const now = new Date().toISOString();
-  // Who needs a message at all; `stayed` rows exist only when some destination gets everyone.
-  const changesToSend = (["entered", "exited", "stayed"] as const).filter((c) => destinationsFor(plan, c).length > 0);
-  // Every identify names its audience (docs/webhooks.md#payloads): keys in alphabetical order, which
-  // is also the order jsonb keeps them in, so the bytes sent do not depend on how payloads are stored.
-  const context = JSON.stringify({ audience: { id: audienceId, key: audience.property_name, name: audience.name } });
-  let sent = 0;
-  let added = 0;
-  let removed = 0;
-  for (const [from, to] of chunkRanges(entered + exited + stayed, chunk)) {
-    await inTransaction(client, async () => {
-      // The message rows and their ids in one statement; the ids come back with each user's change
-      // so the deliveries go to the destinations that change is for.
-      const { rows } = await client.query<{ id: string; change: MemberChange }>(
-        `WITH c AS MATERIALIZED (
-           SELECT ${uuidv7("r.a")} AS id, ${uuidv7("r.b")}::text AS mid, r.user_id, r.change
-           FROM (SELECT uuid_send(gen_random_uuid()) AS a, uuid_send(gen_random_uuid()) AS b, t.user_id, t.change
-                 FROM audience_changes t WHERE t.seq > $6 AND t.seq <= $7 AND t.change = ANY($8::text[]) ORDER BY t.seq) r
-         ), inserted AS (
-           INSERT INTO messages (id, workspace_id, origin, origin_ref, message_id, type, user_id, timestamp, received_at, payload)
-           SELECT c.id, $1::uuid, 'audience', $2::text, c.mid, 'identify', c.user_id, $3::timestamptz, $3::timestamptz,
-                  jsonb_build_object('type', 'identify', 'userId', c.user_id, 'traits', jsonb_build_object($4::text, c.change <> 'exited'),
-                                     'messageId', c.mid, 'timestamp', $5::text, 'receivedAt', $5::text, 'context', $9::jsonb)
-           FROM c
-         )
-         SELECT c.id, c.change FROM c`,
-        [audience.workspace_id, syncId, now, audience.property_name, now, from, to, changesToSend, context],
-      );
-      const deliveries = rows.flatMap((r) =>
-        destinationsFor(plan, r.change).map((d) => ({ workspaceId: audience.workspace_id, messageRowId: r.id, destinationId: d })),
-      );
-      await createDeliveries(client, deliveries);
-      const { rows: moved } = await client.query<{ added: number; removed: number; last: string }>(
-        `WITH added AS (
-           INSERT INTO audience_members (audience_id, user_id, since)
-           SELECT $1, t.user_id, now() FROM audience_changes t WHERE t.seq > $2 AND t.seq <= $3 AND t.change = 'entered'
-           ON CONFLICT DO NOTHING RETURNING 1
-         ), removed AS (
-           DELETE FROM audience_members m USING audience_changes t
-           WHERE m.audience_id = $1 AND m.user_id = t.user_id AND t.seq > $2 AND t.seq <= $3 AND t.change = 'exited' RETURNING 1
-         )
-         SELECT (SELECT count(*) FROM added)::int AS added, (SELECT count(*) FROM removed)::int AS removed,
-                (SELECT t.user_id FROM audience_changes t WHERE t.seq = $3) AS last`,
-        [audienceId, from, to],
-      );
-      await client.query(
-        `UPDATE audience_syncs SET sent = sent + $2, entered = entered + $3, exited = exited + $4, done_through = $5 WHERE id = $1`,
-        [syncId, deliveries.length, moved[0].added, moved[0].removed, moved[0].last],
-      );
-      sent += deliveries.length;
-      added += moved[0].added;
-      removed += moved[0].removed;
-    });
-  }
-  const enqueueMs = performance.now() - sendStarted;
+  const query = compileAudienceQuery(condition, { workspaceId: audience.workspace_id, sourceIds: audience.source_ids });
+  const ctx: SendContext = {
+    audienceId,
+    workspaceId: audience.workspace_id,
+    syncId,
+    propertyName: audience.property_name,
+    // Every identify names its audience (docs/webhooks.md#payloads): keys in alphabetical order.
+    context: JSON.stringify({ audience: { id: audienceId, key: audience.property_name, name: audience.name } }),
+    now: new Date().toISOString(),
+    plan,
+    chunkSize: opts.chunkSize ?? SYNC_CHUNK,
+  };
+  const runLane = async (lane: number) => {
+    // The first lane runs on the sync's own connection (which holds the lock), the others on their own.
+    const c = lane === 0 ? client : await pool().connect();
+    let failure: Error | undefined;
+    try {
+      const counts = await computeLane(c, {
+        audienceId,
+        query,
+        lane,
+        lanes,
+        after: doneThrough?.[lane] ?? null,
+        withStayed: plan.full.length > 0,
+      });
+      const left = planAudienceSync(destinations, {
+        members: counts.entered + counts.stayed,
+        entered: counts.entered,
+        exited: counts.exited,
+      });
+      await c.query(`UPDATE audience_syncs SET total = total + $2, size = size + $3 WHERE id = $1`, [syncId, left.total, counts.members]);
+      const computeMs = performance.now() - started;
+      const moved = await sendLane(c, ctx, { index: lane, rows: counts.entered + counts.exited + counts.stayed });
+      return { counts, moved, computeMs };
+    } catch (err) {
+      failure = err as Error;
+      throw err;
+    } finally {
+      if (!failure) await c.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
+      // A connection that failed mid-way is discarded (which also drops its temp tables).
+      if (c !== client) c.release(failure);
+    }
+  };
+  // Every lane runs to its end or its failure, so what each committed is recorded before a retry.
+  const settled = await Promise.allSettled(Array.from({ length: lanes }, (_, lane) => runLane(lane)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const done = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof runLane>>>).value);
+  const sum = (f: (l: (typeof done)[number]) => number) => done.reduce((n, l) => n + f(l), 0);
+  const computeMs = Math.max(...done.map((l) => l.computeMs));
+  const enqueueMs = performance.now() - started - computeMs;
 
   await inTransaction(client, async () => {
     if (plan.full.length > 0)
@@ -276,9 +221,16 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
     await client.query(`UPDATE audience_syncs SET status = 'completed', finished_at = now() WHERE id = $1`, [syncId]);
     await client.query(`UPDATE audiences SET last_synced_at = now() WHERE id = $1`, [audienceId]);
   });
-  logger().info(
-    { audienceId, syncId, members, entered, exited, sent, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) },
-    "audience synced",
-  );
-  return { syncId, status: "completed", size: members, entered: added, exited: removed, sent, computeMs, enqueueMs };
+  const result: SyncResult = {
+    syncId,
+    status: "completed",
+    size: sum((l) => l.counts.members),
+    entered: sum((l) => l.moved.added),
+    exited: sum((l) => l.moved.removed),
+    sent: sum((l) => l.moved.sent),
+    computeMs,
+    enqueueMs,
+  };
+  logger().info({ audienceId, lanes, ...result, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) }, "audience synced");
+  return result;
 }

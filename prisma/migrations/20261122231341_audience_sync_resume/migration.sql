@@ -1,3 +1,0 @@
--- AlterTable
-ALTER TABLE "audience_syncs" ADD COLUMN     "done_through" TEXT,
-ADD COLUMN     "full_destination_ids" UUID[];
