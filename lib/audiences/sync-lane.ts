@@ -30,9 +30,11 @@ export const uuidv7 = (random: string) =>
 /**
  * Session settings of the compute step: the membership query and the diff hash and sort a few
  * hundred thousand user ids, which spill to disk at the default 4 MB; and JIT compiling those
- * plans costs more (0.7 s at 1 M profiles) than it saves.
+ * plans costs more (0.7 s at 1 M profiles) than it saves. With more than one lane the lanes are
+ * the parallelism: parallel workers on top would only contend for the same cores.
  */
-const COMPUTE_SETTINGS = `SET LOCAL work_mem = '64MB'; SET LOCAL jit = off`;
+const computeSettings = (lanes: number) =>
+  `SET LOCAL work_mem = '64MB'; SET LOCAL jit = off${lanes > 1 ? "; SET LOCAL max_parallel_workers_per_gather = 0" : ""}`;
 
 /** The lane a user belongs to: a hash of the user id, so lanes are even whatever the ids look like. */
 const IN_LANE = `(hashtext(user_id) & 2147483647) % $LANES = $LANE`;
@@ -59,7 +61,7 @@ export async function computeLane(
   const n = opts.query.values.length;
   const inLane = IN_LANE.replace("$LANES", `$${n + 1}::int`).replace("$LANE", `$${n + 2}::int`);
   return inTransaction(client, async () => {
-    await client.query(COMPUTE_SETTINGS);
+    await client.query(computeSettings(opts.lanes));
     await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
     await client.query(`CREATE TEMP TABLE audience_computed (user_id text NOT NULL)`);
     const computed = await client.query(
