@@ -22,9 +22,10 @@ import type { SyncStatus } from "./contract";
  */
 export const SYNC_CHUNK = 5_000;
 /**
- * Lanes per sync: the writes of an identify (message, delivery, membership: ~50 µs of Postgres CPU
- * with their indexes and foreign keys) keep one backend busy, so a sync over 100 000s of users uses
- * two. Each lane runs the membership query once (docs/audiences.md#cost).
+ * Lanes of a sync that sends the full membership: the writes of an identify (message, delivery,
+ * membership: ~50 µs of Postgres CPU with their indexes and foreign keys) keep one backend busy, so
+ * such a sync over 100 000s of users uses two. Each lane runs the membership query once, so a
+ * sync that sends only changes runs in one (docs/audiences.md#cost).
  */
 export const SYNC_LANES = 2;
 const LOCK_CLASS = "eventrail:audience-sync";
@@ -137,7 +138,6 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   );
   const syncId = syncRows[0].id;
   const doneThrough = syncRows[0].done_through;
-  const lanes = doneThrough?.length ?? opts.lanes ?? SYNC_LANES;
 
   const started = performance.now();
   const { rows: dests } = await client.query<{ id: string; synced_at: Date | null }>(
@@ -152,6 +152,9 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
     .filter((d) => fixedFull === null || d.synced_at !== null || fixedFull.includes(d.id))
     .map((d): SyncDestination => ({ id: d.id, syncedAt: d.synced_at }));
   const plan = planAudienceSync(destinations, { members: 0, entered: 0, exited: 0 });
+  // One identify per member (a destination gets the full membership): lanes. Changes only: the
+  // churn is small next to computing the membership, which each lane would do again.
+  const lanes = doneThrough?.length ?? opts.lanes ?? (plan.full.length > 0 ? SYNC_LANES : 1);
   // The plan and the lanes are fixed at the first run; `total` restarts from what was sent, and
   // each lane adds what it has left (a resumed sync keeps what its earlier run sent in `sent`).
   await client.query(
