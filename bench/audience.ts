@@ -7,12 +7,17 @@
  *   re-sync      — after 1 % churn (half leave, half enter), goal ≤ 2 s.
  *
  * The ceiling, measured in the same run on the same database: the bare SQL writes a sync cannot
- * avoid — the same number of messages and deliveries inserted by INSERT … SELECT generate_series,
- * without computing anything. The ratio says how close the sync comes to that.
+ * avoid — the same number of messages and deliveries inserted by one INSERT … SELECT
+ * generate_series, without computing anything, with ordered message ids as the sync makes them
+ * (with random ones the ceiling measured random B-tree pages: 122 s at 1 M profiles on a loaded
+ * machine, a floor the sync itself no longer pays). It runs on one backend, the sync on
+ * SYNC_LANES; the ratio says how close the sync comes to it. Each phase also prints the CPU that
+ * Postgres and this process used: on a shared machine that, not the wall clock, is comparable.
  *
  * Env: BENCH_PROFILES (100000).
  */
 import { createTestDatabase } from "../test/harness/pg";
+import { measureCpu, type CpuUse } from "./cpu";
 
 /** The benchmark makes its audiences by calling lib directly: the audit log records them as the operator's. */
 const BENCH_ACTOR = { type: "operator", id: null, label: "bench", address: null } as const;
@@ -31,6 +36,7 @@ async function main() {
   const { createAudience } = await import("../lib/audiences/audiences");
   const { runAudienceSync } = await import("../lib/audiences/sync");
   const { createAudienceSchema } = await import("../lib/audiences/contract");
+  const { uuidv7 } = await import("../lib/audiences/sync-lane");
   try {
     const p = pool();
     const { rows: ws } = await p.query<{ id: string }>(
@@ -93,7 +99,9 @@ async function main() {
         },
       }),
     });
+    let stopCpu = await measureCpu(p, null);
     const first = await runAudienceSync({ audienceId: audience.id, syncId: audience.lastSync!.id, trigger: "created" });
+    const firstCpu = await stopCpu();
     const firstTotal = first.computeMs + first.enqueueMs;
 
     // 1 % churn: 500 pro users downgrade, 500 free users upgrade.
@@ -105,10 +113,15 @@ async function main() {
          UNION ALL (SELECT 'user-' || i FROM generate_series(15, $2::int * 10, 10) i LIMIT $3))`,
       [workspaceId, PROFILES / 10, churn],
     );
+    stopCpu = await measureCpu(p, null);
     const resync = await runAudienceSync({ audienceId: audience.id });
+    const resyncCpu = await stopCpu();
     const resyncTotal = resync.computeMs + resync.enqueueMs;
 
-    // Ceiling: the same writes with nothing computed.
+    // Ceiling: the same writes with nothing computed — messages with time-ordered ids and user ids
+    // in order as the sync makes them (random ids would measure random B-tree pages, which the sync
+    // avoids), deliveries with random ids as createDeliveries makes them; no jobs.
+    stopCpu = await measureCpu(p, null);
     t = performance.now();
     const client = await p.connect();
     try {
@@ -116,9 +129,9 @@ async function main() {
       await client.query(
         `WITH m AS (
            INSERT INTO messages (id, workspace_id, origin, message_id, type, user_id, timestamp, payload)
-           SELECT gen_random_uuid(), $1, 'audience', gen_random_uuid()::text, 'identify', 'user-' || i, now(),
-                  jsonb_build_object('type', 'identify', 'userId', 'user-' || i, 'traits', jsonb_build_object('x', true))
-           FROM generate_series(1, $2) i RETURNING id)
+           SELECT ${uuidv7("uuid_send(gen_random_uuid())")}, $1, 'audience', ${uuidv7("uuid_send(gen_random_uuid())")}::text, 'identify', u,
+                  now(), jsonb_build_object('type', 'identify', 'userId', u, 'traits', jsonb_build_object('x', true))
+           FROM (SELECT 'user-' || i AS u FROM generate_series(1, $2) i ORDER BY 1) s RETURNING id)
          INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id) SELECT gen_random_uuid(), $1, m.id, $3 FROM m`,
         [workspaceId, first.size, destinationId],
       );
@@ -127,17 +140,21 @@ async function main() {
       client.release();
     }
     const ceiling = performance.now() - t;
+    const ceilingCpu = await stopCpu();
+    const cpu = (c: CpuUse) => `cpu: postgres ${ms(c.pgMs)}, node ${ms(c.benchMs)}`;
 
     console.log(
       `\naudience: ${first.size.toLocaleString("en-US")} of ${PROFILES.toLocaleString("en-US")} profiles (${((first.size / PROFILES) * 100).toFixed(1)} %)`,
     );
     console.log(
-      `first sync   compute ${ms(first.computeMs)} · enqueue ${ms(first.enqueueMs)} (${first.sent.toLocaleString("en-US")} identifies) · total ${ms(firstTotal)}  ${goal(firstTotal, 10_000)}`,
+      `first sync   compute ${ms(first.computeMs)} · enqueue ${ms(first.enqueueMs)} (${first.sent.toLocaleString("en-US")} identifies) · total ${ms(firstTotal)}  ${goal(firstTotal, 10_000)}  ${cpu(firstCpu)}`,
     );
     console.log(
-      `re-sync 1 %  compute ${ms(resync.computeMs)} · enqueue ${ms(resync.enqueueMs)} (${resync.entered} entered, ${resync.exited} exited) · total ${ms(resyncTotal)}  ${goal(resyncTotal, 2_000)}`,
+      `re-sync 1 %  compute ${ms(resync.computeMs)} · enqueue ${ms(resync.enqueueMs)} (${resync.entered} entered, ${resync.exited} exited) · total ${ms(resyncTotal)}  ${goal(resyncTotal, 2_000)}  ${cpu(resyncCpu)}`,
     );
-    console.log(`ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}`);
+    console.log(
+      `ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}  ${cpu(ceilingCpu)}`,
+    );
     console.log(`ratio        first sync / ceiling = ${(firstTotal / ceiling).toFixed(2)}×`);
   } finally {
     await (await import("../lib/platform/runtime")).closeRuntime();

@@ -67,6 +67,19 @@ async function setup() {
   return { workspaceId, sourceId, destinationId, audience, queued };
 }
 
+/** Runs `during` while the database refuses the (n+1)th row written to `table`, as a crash would stop a sync there. */
+async function failAfter(table: "messages" | "audience_members", n: number, during: () => Promise<unknown>) {
+  await pool().query(`CREATE TABLE fail_budget (n int); INSERT INTO fail_budget VALUES (${n})`);
+  await pool().query(`CREATE FUNCTION fail_when_spent() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN UPDATE fail_budget SET n = n - 1; IF (SELECT n FROM fail_budget) < 0 THEN RAISE EXCEPTION 'simulated crash'; END IF; RETURN NULL; END $$`);
+  await pool().query(`CREATE TRIGGER fail_when_spent AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION fail_when_spent()`);
+  try {
+    await during();
+  } finally {
+    await pool().query(`DROP TRIGGER fail_when_spent ON ${table}; DROP FUNCTION fail_when_spent(); DROP TABLE fail_budget`);
+  }
+}
+
 describe("audience syncs", () => {
   it("first sync: one identify per member with true, through deliveries and deliver jobs", async () => {
     const { workspaceId, destinationId, audience, queued } = await setup();
@@ -157,7 +170,9 @@ describe("audience syncs", () => {
     const { requestAudienceSync } = await import("../lib/audiences/syncs");
     const { sync } = await withTransaction((c) => requestAudienceSync(c, { audienceId: audience.id, workspaceId, trigger: "manual" }));
     try {
-      await expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 })).rejects.toThrow("simulated crash");
+      await expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 })).rejects.toThrow(
+        "simulated crash",
+      );
       const [failed] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
       expect(failed).toMatchObject({ id: sync.id, status: "failed", error: expect.stringContaining("simulated crash"), sent: 2, total: 4 });
       expect(await sentBy(sync.id, "pro_buyers")).toHaveLength(2);
@@ -165,12 +180,79 @@ describe("audience syncs", () => {
       await pool().query(`DROP TRIGGER fail_when_spent ON audience_members; DROP FUNCTION fail_when_spent(); DROP TABLE fail_budget`);
     }
     // The job's retry: the same sync resumes and sends only what the crash left unsent.
-    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1 });
-    // Entered users go first: the crash left the two who exited.
-    expect(resumed).toMatchObject({ status: "completed", entered: 0, exited: 2, sent: 2 });
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 });
+    // Users go in id order: the crash came at u4, so u4 and u5, who entered, were left.
+    expect(resumed).toMatchObject({ status: "completed", entered: 2, exited: 0, sent: 2 });
     expect(pairs(await sentBy(sync.id, "pro_buyers"))).toEqual(["u1=false", "u2=false", "u4=true", "u5=true"]);
     const [done] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
     expect(done).toMatchObject({ status: "completed", entered: 2, exited: 2, sent: 4, total: 4, size: 3 });
+  });
+
+  it("a first sync that dies half-way resumes after the last user it committed: one identify per member and destination", async () => {
+    const { workspaceId, destinationId, audience, queued } = await setup();
+    const second = await insertDestination(workspaceId);
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, second] } });
+    // The database refuses the third identify, as a crash would stop the sync there.
+    await failAfter("messages", 2, async () => {
+      await expect(runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 })).rejects.toThrow(
+        "simulated crash",
+      );
+      expect(pairs(await sentBy(queued.id, "pro_buyers"))).toEqual(["u1=true", "u1=true", "u2=true", "u2=true"]);
+    });
+    // A destination connected while the sync waits for its retry is not part of it: it gets
+    // everyone at the next sync, not the rest of this one.
+    const late = await insertDestination(workspaceId);
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, second, late] } });
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 });
+    expect(resumed).toMatchObject({ status: "completed", size: 3, entered: 1, sent: 2 });
+    const sent = await sentBy(queued.id, "pro_buyers");
+    for (const d of [destinationId, second])
+      expect(pairs(sent.filter((s) => s.destinationId === d))).toEqual(["u1=true", "u2=true", "u3=true"]);
+    expect(sent.filter((s) => s.destinationId === late)).toEqual([]);
+    const [done] = await listAudienceSyncs({ workspaceId, audienceId: audience.id });
+    expect(done).toMatchObject({ id: queued.id, status: "completed", entered: 3, exited: 0, sent: 6, total: 6, size: 3 });
+
+    const next = await runAudienceSync({ audienceId: audience.id });
+    expect(pairs(await sentBy(next.syncId!, "pro_buyers"))).toEqual(["u1=true", "u2=true", "u3=true"]);
+    expect((await sentBy(next.syncId!, "pro_buyers")).every((s) => s.destinationId === late)).toBe(true);
+  });
+
+  it("a sync that dies while a new destination gets everyone resumes without sending anyone twice", async () => {
+    const { workspaceId, sourceId, destinationId, audience, queued } = await setup();
+    await runAudienceSync({ audienceId: audience.id, syncId: queued.id });
+    const added = await insertDestination(workspaceId);
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, added] } });
+    await storeCalls(workspaceId, sourceId, [identify("u1", { plan: "free" }), identify("u4", { plan: "pro" })]);
+    const { withTransaction } = await import("../lib/platform/db");
+    const { requestAudienceSync } = await import("../lib/audiences/syncs");
+    const { sync } = await withTransaction((c) => requestAudienceSync(c, { audienceId: audience.id, workspaceId, trigger: "manual" }));
+    // u1 (left: false to the first destination only), u2 and u3 (stayed: true to the new one), then the crash at u4.
+    await failAfter("messages", 3, () =>
+      expect(runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 })).rejects.toThrow("simulated crash"),
+    );
+    await runAudienceSync({ audienceId: audience.id, syncId: sync.id, chunkSize: 1, lanes: 1 });
+    const sent = await sentBy(sync.id, "pro_buyers");
+    expect(pairs(sent.filter((s) => s.destinationId === destinationId))).toEqual(["u1=false", "u4=true"]);
+    expect(pairs(sent.filter((s) => s.destinationId === added))).toEqual(["u2=true", "u3=true", "u4=true"]);
+  });
+
+  it("a sync in two lanes that dies half-way resumes each lane after what it committed", async () => {
+    const { workspaceId, destinationId, audience, queued } = await setup();
+    const added = await insertDestination(workspaceId);
+    await updateAudience({ workspaceId, actor: TEST_ACTOR, id: audience.id, input: { destinationIds: [destinationId, added] } });
+    // Both lanes run until the database refuses their next identify: two are committed, in either lane.
+    await failAfter("messages", 2, () =>
+      expect(runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 2 })).rejects.toThrow("simulated crash"),
+    );
+    expect(await sentBy(queued.id, "pro_buyers")).toHaveLength(4);
+    const { rows } = await pool().query(`SELECT done_through FROM audience_syncs WHERE id = $1`, [queued.id]);
+    expect(rows[0].done_through).toHaveLength(2);
+    // The retry keeps the two lanes, whatever it is asked for.
+    const resumed = await runAudienceSync({ audienceId: audience.id, syncId: queued.id, chunkSize: 1, lanes: 1 });
+    expect(resumed).toMatchObject({ status: "completed", size: 3, entered: 1, sent: 2 });
+    const sent = await sentBy(queued.id, "pro_buyers");
+    for (const d of [destinationId, added])
+      expect(pairs(sent.filter((s) => s.destinationId === d))).toEqual(["u1=true", "u2=true", "u3=true"]);
   });
 
   it("a newly connected destination gets every member while the first gets only changes; disabled ones get nothing", async () => {

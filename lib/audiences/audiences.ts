@@ -4,12 +4,12 @@ import { diffFields } from "../audit/diff";
 import type pg from "pg";
 import { pool, withTransaction } from "../platform/db";
 import { AppError, notFound } from "../platform/errors";
-import type { Audience, AudienceSync } from "../platform/generated/prisma/client";
+import type { Audience } from "../platform/generated/prisma/client";
 import { assertAudienceId } from "./audience-id";
 import type { Condition } from "./condition";
 import { audiencePropertyName } from "./names";
 import type { AudienceDto, CreateAudienceInput, UpdateAudienceInput } from "./contract";
-import { SYNC_COLUMNS, requestAudienceSync, toSyncDto } from "./syncs";
+import { SYNC_COLUMNS, type SyncRow, requestAudienceSync, toSyncDto } from "./syncs";
 
 /** An audiences row as AUDIENCE_COLUMNS reads it: the Prisma model's fields, with its sources and destinations. */
 type AudienceRow = Omit<Audience, "workspaceId"> & { sourceIds: string[]; destinationIds: string[] };
@@ -29,7 +29,7 @@ async function toDtos(db: pg.Pool | pg.PoolClient, rows: AudienceRow[]): Promise
       `SELECT audience_id, count(*)::int AS size FROM audience_members WHERE audience_id = ANY($1::uuid[]) GROUP BY audience_id`,
       [ids],
     ),
-    db.query<AudienceSync>(
+    db.query<SyncRow & { audienceId: string }>(
       `SELECT DISTINCT ON (s.audience_id) s.audience_id AS "audienceId", ${SYNC_COLUMNS} FROM audience_syncs s
        WHERE s.audience_id = ANY($1::uuid[]) ORDER BY s.audience_id, s.started_at DESC`,
       [ids],

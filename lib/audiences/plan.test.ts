@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkRanges, planAudienceSync } from "./plan";
+import { chunkRanges, destinationsFor, planAudienceSync } from "./plan";
 
 const at = new Date("2026-11-21T10:00:00Z");
 
@@ -49,5 +49,14 @@ describe("chunkRanges", () => {
       [5, 10],
       [10, 12],
     ]);
+  });
+});
+
+describe("destinationsFor", () => {
+  const plan = { full: ["new"], changes: ["old"] };
+  it("entered users go to every destination; those who left only to destinations that had them; unchanged members only to new ones", () => {
+    expect(destinationsFor(plan, "entered")).toEqual(["old", "new"]);
+    expect(destinationsFor(plan, "exited")).toEqual(["old"]);
+    expect(destinationsFor(plan, "stayed")).toEqual(["new"]);
   });
 });

@@ -24,6 +24,19 @@ export function planAudienceSync(destinations: SyncDestination[], counts: { memb
   return { full, changes, total: full.length * counts.members + changes.length * (counts.entered + counts.exited) };
 }
 
+/**
+ * A user's place in one sync's diff: `entered` and `exited` changed since the previous sync;
+ * `stayed` members are listed only when some destination gets the full membership.
+ */
+export type MemberChange = "entered" | "exited" | "stayed";
+
+/** The destinations that get an identify for a user in `change`: `false` only to those that had the audience. */
+export function destinationsFor(plan: Pick<SyncPlan, "full" | "changes">, change: MemberChange): string[] {
+  if (change === "entered") return [...plan.changes, ...plan.full];
+  if (change === "exited") return plan.changes;
+  return plan.full;
+}
+
 /** Chunk boundaries `[from, to)` over `count` rows: each chunk commits its messages, deliveries and membership together. */
 export function chunkRanges(count: number, size: number): [number, number][] {
   const out: [number, number][] = [];

@@ -2,25 +2,32 @@ import "server-only";
 import type pg from "pg";
 import { pool } from "../platform/db";
 import { logger } from "../platform/logger";
-import { createDeliveries } from "../delivery/enqueue";
 import { compileAudienceQuery } from "./compile";
 import { conditionSchema } from "./condition";
-import { chunkRanges, planAudienceSync, type SyncDestination } from "./plan";
+import { planAudienceSync, type SyncDestination } from "./plan";
+import { computeLane, inTransaction, type SendContext, sendLane } from "./sync-lane";
 import type { SyncStatus } from "./contract";
 
 /**
- * One sync of one audience, in the database:
+ * One sync of one audience, in the database (docs/audiences.md#how-a-sync-runs):
  *   1. lock the audience (session advisory lock): two syncs of one audience never overlap;
- *   2. compute the membership into a temp table with the compiled condition (INSERT … SELECT);
- *   3. diff it against audience_members with EXCEPT (entered → true, exited → false);
- *   4. in chunks, each one transaction: identify messages (origin 'audience', origin_ref = sync id)
- *      made with INSERT … SELECT, their deliveries and `deliver` jobs through createDeliveries —
- *      the normal delivery path — the membership change, and the sync's progress counts;
- *   5. then every member, `true`, to destinations that never had the audience (see plan.ts).
- * A chunk commits its messages together with the membership it reports, so a sync that dies
- * half-way is resumed by its retry: the next diff only holds what was not sent yet.
+ *   2. fix the plan: which destinations get the full membership, which only the changes;
+ *   3. run SYNC_LANES lanes at once, each on its own connection (sync-lane.ts): the users whose
+ *      id hashes to the lane, computed, diffed and sent in chunks that commit the identifies, their
+ *      deliveries and jobs, the membership change and the lane's done_through together;
+ *   4. mark the full-membership destinations synced, the sync completed.
+ * A sync that dies half-way is resumed by its retry (same sync id): each lane recomputes its diff
+ * for the users after its done_through only, with the destinations the sync fixed when it started,
+ * so every user gets exactly one identify per destination from it — none lost, none sent twice.
  */
 export const SYNC_CHUNK = 5_000;
+/**
+ * Lanes of a sync that sends the full membership: the writes of an identify (message, delivery,
+ * membership: ~50 µs of Postgres CPU with their indexes and foreign keys) keep one backend busy, so
+ * such a sync over 100 000s of users uses two. Each lane runs the membership query once, so a
+ * sync that sends only changes runs in one (docs/audiences.md#cost).
+ */
+export const SYNC_LANES = 2;
 const LOCK_CLASS = "eventrail:audience-sync";
 
 export type SyncResult = {
@@ -49,18 +56,6 @@ export async function unlockAudienceSync(client: pg.ClientBase, audienceId: stri
   await client.query(`SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, [LOCK_CLASS, audienceId]);
 }
 
-async function inTransaction<T>(client: pg.PoolClient, fn: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
-    const r = await fn();
-    await client.query("COMMIT");
-    return r;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  }
-}
-
 const skipped = (syncId: string | null): SyncResult => ({
   syncId,
   status: "skipped",
@@ -72,7 +67,7 @@ const skipped = (syncId: string | null): SyncResult => ({
   enqueueMs: 0,
 });
 
-type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number };
+type RunOptions = { audienceId: string; syncId?: string; trigger?: string; chunkSize?: number; lanes?: number };
 
 /** Runs a sync (the one `syncId` names, queued by requestAudienceSync, or a new one). */
 export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
@@ -91,7 +86,6 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
     try {
       return await syncLocked(client, opts);
     } finally {
-      await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`).catch(() => {});
       await unlockAudienceSync(client, opts.audienceId).catch(() => {});
     }
   } catch (err) {
@@ -112,7 +106,6 @@ export async function runAudienceSync(opts: RunOptions): Promise<SyncResult> {
 
 async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<SyncResult> {
   const { audienceId } = opts;
-  const chunk = opts.chunkSize ?? SYNC_CHUNK;
   const { rows: found } = await client.query<{
     workspace_id: string;
     name: string;
@@ -131,129 +124,116 @@ async function syncLocked(client: pg.PoolClient, opts: RunOptions): Promise<Sync
   const condition = conditionSchema.parse(audience.condition);
   const initial = audience.last_synced_at === null;
 
-  // The sync row: the queued one (reset when a retry resumes it) or a new one.
-  const { rows: syncRows } = await client.query<{ id: string }>(
+  // The sync row: the queued one (resumed after its lanes' done_through when a retry runs it again) or a new one.
+  const { rows: syncRows } = await client.query<{
+    id: string;
+    done_through: (string | null)[] | null;
+    full_destination_ids: string[] | null;
+  }>(
     `INSERT INTO audience_syncs (id, audience_id, status, initial, trigger, started_at)
      VALUES (coalesce($1::uuid, gen_random_uuid()), $2, 'running', $3, $4, now())
      ON CONFLICT (id) DO UPDATE SET status = 'running', initial = EXCLUDED.initial, error = NULL, finished_at = NULL
-     RETURNING id`,
+     RETURNING id, done_through, full_destination_ids::text[]`,
     [opts.syncId ?? null, audienceId, initial, opts.trigger ?? "manual"],
   );
   const syncId = syncRows[0].id;
+  const doneThrough = syncRows[0].done_through;
 
   const started = performance.now();
-  const q = compileAudienceQuery(condition, { workspaceId: audience.workspace_id, sourceIds: audience.source_ids });
-  await client.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
-  await client.query(`CREATE TEMP TABLE audience_computed (seq int NOT NULL, user_id text NOT NULL)`);
-  const computed = await client.query(
-    `INSERT INTO audience_computed (seq, user_id) SELECT row_number() OVER (), m.user_id FROM (${q.text}) m`,
-    q.values,
-  );
-  const members = computed.rowCount ?? 0;
-  await client.query(`CREATE INDEX ON audience_computed (seq)`);
-  await client.query(`ANALYZE audience_computed`);
-  await client.query(
-    `CREATE TEMP TABLE audience_changes AS
-     SELECT (row_number() OVER ())::int AS seq, c.user_id, c.member FROM (
-       SELECT e.user_id, true AS member FROM (SELECT user_id FROM audience_computed EXCEPT SELECT user_id FROM audience_members WHERE audience_id = $1) e
-       UNION ALL
-       SELECT x.user_id, false AS member FROM (SELECT user_id FROM audience_members WHERE audience_id = $1 EXCEPT SELECT user_id FROM audience_computed) x
-     ) c`,
-    [audienceId],
-  );
-  await client.query(`CREATE INDEX ON audience_changes (seq)`);
-  const { rows: counted } = await client.query<{ entered: number; exited: number }>(
-    `SELECT count(*) FILTER (WHERE member)::int AS entered, count(*) FILTER (WHERE NOT member)::int AS exited FROM audience_changes`,
-  );
-  const { entered, exited } = counted[0];
   const { rows: dests } = await client.query<{ id: string; synced_at: Date | null }>(
     `SELECT ad.destination_id AS id, ad.synced_at FROM audience_destinations ad JOIN destinations d ON d.id = ad.destination_id
      WHERE ad.audience_id = $1 AND d.enabled ORDER BY ad.destination_id`,
     [audienceId],
   );
-  const plan = planAudienceSync(
-    dests.map((d): SyncDestination => ({ id: d.id, syncedAt: d.synced_at })),
-    { members, entered, exited },
+  // A resumed sync keeps the full-membership destinations it started with: one connected since
+  // then still has synced_at null and gets everyone at the next sync.
+  const fixedFull = syncRows[0].full_destination_ids;
+  const destinations = dests
+    .filter((d) => fixedFull === null || d.synced_at !== null || fixedFull.includes(d.id))
+    .map((d): SyncDestination => ({ id: d.id, syncedAt: d.synced_at }));
+  const plan = planAudienceSync(destinations, { members: 0, entered: 0, exited: 0 });
+  // One identify per member (a destination gets the full membership): lanes. Changes only: the
+  // churn is small next to computing the membership, which each lane would do again.
+  const lanes = doneThrough?.length ?? opts.lanes ?? (plan.full.length > 0 ? SYNC_LANES : 1);
+  // The plan and the lanes are fixed at the first run; `total` restarts from what was sent, and
+  // each lane adds what it has left (a resumed sync keeps what its earlier run sent in `sent`).
+  await client.query(
+    `UPDATE audience_syncs SET total = sent, size = 0, full_destination_ids = coalesce(full_destination_ids, $2::uuid[]),
+       done_through = coalesce(done_through, array_fill(NULL::text, ARRAY[$3::int])) WHERE id = $1`,
+    [syncId, plan.full, lanes],
   );
-  // A resumed sync keeps what its earlier attempt already sent in `sent`; `total` grows by what is left.
-  await client.query(`UPDATE audience_syncs SET total = sent + $2, size = $3 WHERE id = $1`, [syncId, plan.total, members]);
-  const computeMs = performance.now() - started;
 
-  const sendStarted = performance.now();
-  const now = new Date().toISOString();
-  let sent = 0;
-  // Every identify names its audience (docs/webhooks.md#payloads): keys in alphabetical order, which
-  // is also the order jsonb keeps them in, so the bytes sent do not depend on how payloads are stored.
-  const context = JSON.stringify({ audience: { id: audienceId, key: audience.property_name, name: audience.name } });
-  const identifies = async (table: "audience_computed" | "audience_changes", from: number, to: number, destinationIds: string[]) => {
-    if (destinationIds.length === 0) return 0;
-    const member = table === "audience_computed" ? "true" : "t.member";
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO messages (id, workspace_id, origin, origin_ref, message_id, type, user_id, timestamp, received_at, payload)
-       SELECT c.id, $1::uuid, 'audience', $2::text, c.mid, 'identify', c.user_id, $3::timestamptz, $3::timestamptz,
-              jsonb_build_object('type', 'identify', 'userId', c.user_id, 'traits', jsonb_build_object($4::text, c.member),
-                                 'messageId', c.mid, 'timestamp', $5::text, 'receivedAt', $5::text, 'context', $8::jsonb)
-       FROM (SELECT gen_random_uuid() AS id, gen_random_uuid()::text AS mid, t.user_id, ${member} AS member
-             FROM ${table} t WHERE t.seq > $6 AND t.seq <= $7) c
-       RETURNING id`,
-      [audience.workspace_id, syncId, now, audience.property_name, now, from, to, context],
-    );
-    const deliveries = rows.flatMap((r) =>
-      destinationIds.map((d) => ({ workspaceId: audience.workspace_id, messageRowId: r.id, destinationId: d })),
-    );
-    await createDeliveries(client, deliveries);
-    return deliveries.length;
+  const query = compileAudienceQuery(condition, { workspaceId: audience.workspace_id, sourceIds: audience.source_ids });
+  const ctx: SendContext = {
+    audienceId,
+    workspaceId: audience.workspace_id,
+    syncId,
+    propertyName: audience.property_name,
+    // Every identify names its audience (docs/webhooks.md#payloads): keys in alphabetical order.
+    context: JSON.stringify({ audience: { id: audienceId, key: audience.property_name, name: audience.name } }),
+    now: new Date().toISOString(),
+    plan,
+    chunkSize: opts.chunkSize ?? SYNC_CHUNK,
   };
-
-  // First the changes, to the destinations that had the previous membership. Membership moves
-  // with them chunk by chunk, so a retry after a crash sends only what was not sent.
-  for (const [from, to] of chunkRanges(entered + exited, chunk)) {
-    await inTransaction(client, async () => {
-      const n = await identifies("audience_changes", from, to, plan.changes);
-      const added = await client.query(
-        `INSERT INTO audience_members (audience_id, user_id, since)
-         SELECT $1, t.user_id, now() FROM audience_changes t WHERE t.seq > $2 AND t.seq <= $3 AND t.member ON CONFLICT DO NOTHING`,
-        [audienceId, from, to],
-      );
-      const removed = await client.query(
-        `DELETE FROM audience_members m USING audience_changes t
-         WHERE m.audience_id = $1 AND m.user_id = t.user_id AND t.seq > $2 AND t.seq <= $3 AND NOT t.member`,
-        [audienceId, from, to],
-      );
-      await client.query(`UPDATE audience_syncs SET sent = sent + $2, entered = entered + $3, exited = exited + $4 WHERE id = $1`, [
-        syncId,
-        n,
-        added.rowCount ?? 0,
-        removed.rowCount ?? 0,
-      ]);
-      sent += n;
-    });
-  }
-  // Then the destinations that never had this audience: every member, `true`. A retry after a
-  // crash here sends some of them `true` again (same state, harmless); they are marked last.
-  if (plan.full.length > 0) {
-    for (const [from, to] of chunkRanges(members, chunk)) {
-      await inTransaction(client, async () => {
-        const n = await identifies("audience_computed", from, to, plan.full);
-        await client.query(`UPDATE audience_syncs SET sent = sent + $2 WHERE id = $1`, [syncId, n]);
-        sent += n;
+  const runLane = async (lane: number) => {
+    // The first lane runs on the sync's own connection (which holds the lock), the others on their own.
+    const c = lane === 0 ? client : await pool().connect();
+    let failure: Error | undefined;
+    try {
+      const counts = await computeLane(c, {
+        audienceId,
+        query,
+        lane,
+        lanes,
+        after: doneThrough?.[lane] ?? null,
+        withStayed: plan.full.length > 0,
       });
+      const left = planAudienceSync(destinations, {
+        members: counts.entered + counts.stayed,
+        entered: counts.entered,
+        exited: counts.exited,
+      });
+      await c.query(`UPDATE audience_syncs SET total = total + $2, size = size + $3 WHERE id = $1`, [syncId, left.total, counts.members]);
+      const computeMs = performance.now() - started;
+      const moved = await sendLane(c, ctx, { index: lane, rows: counts.entered + counts.exited + counts.stayed });
+      return { counts, moved, computeMs };
+    } catch (err) {
+      failure = err as Error;
+      throw err;
+    } finally {
+      if (!failure) await c.query(`DROP TABLE IF EXISTS pg_temp.audience_computed, pg_temp.audience_changes`);
+      // A connection that failed mid-way is discarded (which also drops its temp tables).
+      if (c !== client) c.release(failure);
     }
-    await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [
-      audienceId,
-      plan.full,
-    ]);
-  }
-
-  const enqueueMs = performance.now() - sendStarted;
+  };
+  // Every lane runs to its end or its failure, so what each committed is recorded before a retry.
+  const settled = await Promise.allSettled(Array.from({ length: lanes }, (_, lane) => runLane(lane)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const done = settled.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof runLane>>>).value);
+  const sum = (f: (l: (typeof done)[number]) => number) => done.reduce((n, l) => n + f(l), 0);
+  const computeMs = Math.max(...done.map((l) => l.computeMs));
+  const enqueueMs = performance.now() - started - computeMs;
 
   await inTransaction(client, async () => {
+    if (plan.full.length > 0)
+      await client.query(`UPDATE audience_destinations SET synced_at = now() WHERE audience_id = $1 AND destination_id = ANY($2::uuid[])`, [
+        audienceId,
+        plan.full,
+      ]);
     await client.query(`UPDATE audience_syncs SET status = 'completed', finished_at = now() WHERE id = $1`, [syncId]);
     await client.query(`UPDATE audiences SET last_synced_at = now() WHERE id = $1`, [audienceId]);
   });
-  logger().info(
-    { audienceId, syncId, members, entered, exited, sent, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) },
-    "audience synced",
-  );
-  return { syncId, status: "completed", size: members, entered, exited, sent, computeMs, enqueueMs };
+  const result: SyncResult = {
+    syncId,
+    status: "completed",
+    size: sum((l) => l.counts.members),
+    entered: sum((l) => l.moved.added),
+    exited: sum((l) => l.moved.removed),
+    sent: sum((l) => l.moved.sent),
+    computeMs,
+    enqueueMs,
+  };
+  logger().info({ audienceId, lanes, ...result, computeMs: Math.round(computeMs), enqueueMs: Math.round(enqueueMs) }, "audience synced");
+  return result;
 }

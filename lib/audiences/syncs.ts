@@ -12,7 +12,8 @@ import type { AudienceSyncDto, AudienceSyncRequest, SyncStatus, SyncTrigger } fr
 export const SYNC_COLUMNS = `s.id, s.status, s.initial, s.trigger, s.entered, s.exited, s.sent, s.total, s.size, s.error,
   s.started_at AS "startedAt", s.finished_at AS "finishedAt"`;
 
-export type SyncRow = Omit<AudienceSync, "audienceId">;
+/** What SYNC_COLUMNS reads: the resume bookkeeping (done_through, full_destination_ids) stays inside sync.ts. */
+export type SyncRow = Omit<AudienceSync, "audienceId" | "doneThrough" | "fullDestinationIds">;
 
 /** Field by field, so that extra columns a query selects (an audience id) stay out of the DTO. */
 export function toSyncDto(r: SyncRow): AudienceSyncDto {

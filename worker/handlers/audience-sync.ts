@@ -6,8 +6,9 @@ import { jobHandler, type Handler } from "../handler";
 
 /**
  * Audience syncs, one job each. Two at a time per worker: a sync holds one connection for its
- * duration, and the per-audience advisory lock (not the queue) keeps one audience's syncs apart,
- * across any number of workers.
+ * duration (two while it sends a full membership in lanes, docs/audiences.md#how-a-sync-runs), and
+ * the per-audience advisory lock (not the queue) keeps one audience's syncs apart, across any
+ * number of workers.
  */
 export const audienceSyncHandler = jobHandler("audienceSync", { batchSize: 1, localConcurrency: 2 }, async (data, job) => {
   const r = await runAudienceSync({ audienceId: data.audienceId, syncId: data.syncId, trigger: data.trigger });
