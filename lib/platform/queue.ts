@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { PgBoss } from "pg-boss";
 import type { Queue } from "pg-boss";
+import { insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
@@ -173,4 +174,41 @@ export async function deleteJob(key: QueueKey, id: string, opts: { client: pg.Po
 export async function scheduleJobs<K extends QueueKey>(key: K, cron: string, data?: QueuePayload<K>): Promise<void> {
   const q = QUEUES[key];
   await (await boss()).schedule(q.name, cron, data === undefined ? undefined : parsed(key, data));
+}
+
+/** A queue's job table and whether it notifies: fixed once the queue exists, so read once per process. */
+const queueTables = new Map<string, Promise<{ table: string; notify: boolean }>>();
+function queueTable(name: string): Promise<{ table: string; notify: boolean }> {
+  let found = queueTables.get(name);
+  if (!found) {
+    found = (async () => {
+      const queue = await (await boss()).getQueue(name);
+      if (!queue) throw new Error(`queue ${name} does not exist`);
+      return { table: queue.table, notify: queue.notify === true };
+    })();
+    found.catch(() => queueTables.delete(name));
+    queueTables.set(name, found);
+  }
+  return found;
+}
+
+/**
+ * The INSERT that pg-boss itself uses for `key`'s jobs (its queue's table and options, as
+ * insertJobs above writes them), for embedding as a data-modifying CTE in a larger statement:
+ * ingest commits messages, deliveries and their jobs in one statement (docs/architecture.md#ingest-statement).
+ * `jobsJson` is an SQL expression giving the jobs as JSON text, `[{"data": …}, …]`, in the shape
+ * the queue's schema describes (it is built in SQL, so the caller answers for it; NULL = no jobs).
+ * Returns the CTE body (RETURNING id) and, for queues that wake their workers, a pg_notify
+ * expression to run once when a job was inserted, as pg-boss's send does.
+ */
+export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<{ insert: string; notify: string | null }> {
+  const name = QUEUES[key].name;
+  const queue = await queueTable(name);
+  const sql = insertJobsPlan("pgboss", { table: queue.table, name, returnId: true, notify: false });
+  const placeholder = "$1::text::json";
+  if (sql.split(placeholder).length !== 2) throw new Error("pg-boss's insert statement changed: its jobs parameter was not found");
+  return {
+    insert: sql.replace(placeholder, () => `(${jobsJson})::text::json`),
+    notify: queue.notify ? `pg_notify(${notifyChannelSql("pgboss")}, '${name}')` : null,
+  };
 }
