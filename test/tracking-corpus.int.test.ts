@@ -584,4 +584,25 @@ describe("exact dedupe across requests", () => {
     }
     expect(deliveries[0].message_row_id < deliveries[1].message_row_id).toBe(true);
   });
+
+  it("wakes the deliver workers once the batch is committed", async () => {
+    const listener = await db.connect();
+    try {
+      const channel = (await listener.query<{ c: string }>("SELECT ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) AS c"))
+        .rows[0].c;
+      await listener.query(`LISTEN ${channel}`);
+      const woken = new Promise<string>((resolve) =>
+        listener.on("notification", (n) => {
+          if (n.payload === "deliver") resolve(n.payload);
+        }),
+      );
+      const res = await postTracking(stack.app.url, "/v1/track", track({ messageId: "wake-me" }), { writeKey: source.writeKey });
+      expect(res.status).toBe(200);
+      expect(await woken).toBe("deliver");
+      await listener.query(`UNLISTEN ${channel}`);
+    } finally {
+      listener.removeAllListeners("notification");
+      listener.release();
+    }
+  });
 });

@@ -49,7 +49,7 @@ export async function enqueueDeliveryJobs(client: pg.PoolClient, deliveryIds: st
  * `deliver` jobs for them, DELIVERIES_PER_JOB ids each — what createDeliveries does in two round
  * trips, made by Postgres inside the statement. `p` names the statement's parameters: the
  * workspace, and three parallel uuid[]: delivery ids, message row ids, destination ids.
- * The statement's result must read `deliver_notified` for the workers' wake-up to be sent.
+ * After the commit, call wakeWorkers("deliver") when deliveries were made.
  */
 export async function deliveriesAndJobsCtes(p: {
   insertedMessages: string;
@@ -70,6 +70,5 @@ export async function deliveriesAndJobsCtes(p: {
       JOIN ${p.insertedMessages} n ON n.id = x.m
     RETURNING id
   ),
-  deliver_jobs AS (${jobs.insert}),
-  deliver_notified AS (SELECT ${jobs.notify ?? "NULL"} FROM deliver_jobs LIMIT 1)`;
+  deliver_jobs AS (${jobs})`;
 }

@@ -4,6 +4,7 @@ import { PgBoss } from "pg-boss";
 import type { Queue } from "pg-boss";
 import { insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
+import { pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
 
@@ -198,17 +199,47 @@ function queueTable(name: string): Promise<{ table: string; notify: boolean }> {
  * ingest commits messages, deliveries and their jobs in one statement (docs/architecture.md#ingest-statement).
  * `jobsJson` is an SQL expression giving the jobs as JSON text, `[{"data": …}, …]`, in the shape
  * the queue's schema describes (it is built in SQL, so the caller answers for it; NULL = no jobs).
- * Returns the CTE body (RETURNING id) and, for queues that wake their workers, a pg_notify
- * expression to run once when a job was inserted, as pg-boss's send does.
+ * The workers are not woken by it: call wakeWorkers after the commit.
  */
-export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<{ insert: string; notify: string | null }> {
+export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<string> {
   const name = QUEUES[key].name;
   const queue = await queueTable(name);
   const sql = insertJobsPlan("pgboss", { table: queue.table, name, returnId: true, notify: false });
   const placeholder = "$1::text::json";
   if (sql.split(placeholder).length !== 2) throw new Error("pg-boss's insert statement changed: its jobs parameter was not found");
-  return {
-    insert: sql.replace(placeholder, () => `(${jobsJson})::text::json`),
-    notify: queue.notify ? `pg_notify(${notifyChannelSql("pgboss")}, '${name}')` : null,
+  return sql.replace(placeholder, () => `(${jobsJson})::text::json`);
+}
+
+const waking = new Map<string, { inFlight: boolean; again: boolean }>();
+
+/**
+ * Wakes the workers listening on `key`'s queue (pg-boss's channel) after jobs were committed by
+ * jobInsertCte, coalesced: one NOTIFY in flight per queue and process, and one more after it if
+ * jobs were committed meanwhile. Not in the jobs' transaction, on purpose: a transaction that
+ * notifies holds a database-wide lock from its pre-commit to the end of its commit, WAL flush
+ * included, so notifying ingest transactions commit one at a time (bench:ingest: sessions waiting
+ * on Lock:object; docs/architecture.md#ingest-statement). A lost wake-up costs latency, not jobs:
+ * workers also poll.
+ */
+export function wakeWorkers(key: QueueKey): void {
+  const name = QUEUES[key].name;
+  let state = waking.get(name);
+  if (!state) waking.set(name, (state = { inFlight: false, again: false }));
+  if (state.inFlight) {
+    state.again = true;
+    return;
+  }
+  const s = state;
+  const send = (): void => {
+    s.inFlight = true;
+    s.again = false;
+    void queueTable(name)
+      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
+      .catch(() => {})
+      .then(() => {
+        s.inFlight = false;
+        if (s.again) send();
+      });
   };
+  send();
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { pool, withTransaction } from "../platform/db";
+import { wakeWorkers } from "../platform/queue";
 import { updateProfiles, type ProfileInput } from "../audiences/profiles";
 import { deliveriesAndJobsCtes } from "../delivery/enqueue";
 import { routeMessage } from "../routing/route-message";
@@ -42,8 +43,7 @@ async function storeStatement(): Promise<string> {
   ),
   ${deliveries}
   SELECT n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
-         CASE WHEN n.inserted < $5 THEN (SELECT array_agg(id) FROM new_messages) END AS ids,
-         (SELECT count(*) FROM deliver_notified)::int AS notified
+         CASE WHEN n.inserted < $5 THEN (SELECT array_agg(id) FROM new_messages) END AS ids
     FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
 }
 
@@ -136,14 +136,17 @@ export async function storeCall(opts: {
   const profiled = rows.some((x) => x.message.type === "identify" || x.message.type === "alias");
   if (!profiled && rejections.length === 0) {
     const stored = await store(pool());
+    if (stored.deliveries > 0) wakeWorkers("deliver");
     return result(stored.inserted, stored.deliveries);
   }
-  return withTransaction(async (client) => {
+  const stored = await withTransaction(async (client) => {
     const stored = await store(client);
     if (stored.inserted.length > 0) {
       await updateProfiles(client, { workspaceId: source.workspaceId, messages: stored.inserted.map((x) => toProfileInput(x.message)) });
     }
     if (rejections.length > 0) await recordRejections(client, { sourceId: source.id, receivedAt, rejections });
-    return result(stored.inserted, stored.deliveries);
+    return stored;
   });
+  if (stored.deliveries > 0) wakeWorkers("deliver");
+  return result(stored.inserted, stored.deliveries);
 }
