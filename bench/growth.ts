@@ -224,7 +224,9 @@ async function main() {
       try {
         await ingestRate(ingest.url, source.writeKey, "warm");
         const empty = await measured("empty");
-        log(`ingest on an empty database: ${empty.rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${empty.appMs.toFixed(0)} + postgres ${empty.pgMs.toFixed(0)}`);
+        log(
+          `ingest on an empty database: ${empty.rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${empty.appMs.toFixed(0)} + postgres ${empty.pgMs.toFixed(0)}`,
+        );
         await seedMessages(db, ws.workspace.id, source.id, destination.id);
         await db.query("CHECKPOINT");
         await ingestRate(ingest.url, source.writeKey, "warm-full");

@@ -37,7 +37,8 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 const HAND_WRITTEN_TRIGGER = /^CREATE TRIGGER captured_requests_bytes_(in|out) /;
 const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.captured_requests_count_bytes\(\)[\s\S]*?\n\$\$;/;
 /** Partial indexes (prisma/migrations/*_ingest_index_diet): schema.prisma describes them without their WHERE. */
-const HAND_WRITTEN_PARTIAL_INDEX = /^(CREATE INDEX messages_workspace_id_anonymous_id_idx ON public\.messages USING btree \(workspace_id, anonymous_id\)) WHERE \(user_id IS NULL\)$/;
+const HAND_WRITTEN_PARTIAL_INDEX =
+  /^(CREATE INDEX messages_workspace_id_anonymous_id_idx ON public\.messages USING btree \(workspace_id, anonymous_id\)) WHERE \(user_id IS NULL\)$/;
 
 /** The public schema's DDL, without _prisma_migrations, in an order-independent form. */
 async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): Promise<string[]> {

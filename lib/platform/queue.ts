@@ -223,13 +223,12 @@ const waking = new Map<string, { inFlight: boolean; again: boolean }>();
  */
 export function wakeWorkers(key: QueueKey): void {
   const name = QUEUES[key].name;
-  let state = waking.get(name);
-  if (!state) waking.set(name, (state = { inFlight: false, again: false }));
-  if (state.inFlight) {
-    state.again = true;
+  const s = waking.get(name) ?? { inFlight: false, again: false };
+  waking.set(name, s);
+  if (s.inFlight) {
+    s.again = true;
     return;
   }
-  const s = state;
   const send = (): void => {
     s.inFlight = true;
     s.again = false;

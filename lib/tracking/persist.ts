@@ -54,6 +54,12 @@ const storeSql = () => {
   return statement;
 };
 
+/**
+ * A uuid[] parameter written as its array literal: uuids need no quoting, and node-pg would quote
+ * and escape each of the request's hundreds of ids one by one.
+ */
+const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
+
 const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
 
 /**
@@ -119,7 +125,16 @@ export async function storeCall(opts: {
     } = await db.query<{ inserted: number; deliveries: number; ids: string[] | null }>({
       name: "tracking-store-call",
       text: await storeSql(),
-      values: [source.workspaceId, source.id, receivedAt, recordsetJson(rows), rows.length, deliveryIds, messageRowIds, destinationIds],
+      values: [
+        source.workspaceId,
+        source.id,
+        receivedAt,
+        recordsetJson(rows),
+        rows.length,
+        uuidArray(deliveryIds),
+        uuidArray(messageRowIds),
+        uuidArray(destinationIds),
+      ],
     });
     if (r.ids === null) return { inserted: rows, deliveries: r.deliveries };
     const ids = new Set(r.ids);
