@@ -47,12 +47,17 @@ async function storeStatement(): Promise<string> {
     FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
 }
 
+/** Built once per process (it embeds pg-boss's insert for the queue's table); a failed build is retried. */
 let statement: Promise<string> | null = null;
-const storeSql = () => {
-  statement ??= storeStatement();
-  statement.catch(() => (statement = null));
+function storeSql(): Promise<string> {
+  if (!statement) {
+    statement = storeStatement();
+    statement.catch(() => {
+      statement = null;
+    });
+  }
   return statement;
-};
+}
 
 /**
  * A uuid[] parameter written as its array literal: uuids need no quoting, and node-pg would quote
