@@ -585,6 +585,15 @@ describe("exact dedupe across requests", () => {
     expect(deliveries[0].message_row_id < deliveries[1].message_row_id).toBe(true);
   });
 
+  it("does not apply a re-sent identify's traits to the profile: a duplicate changes nothing", async () => {
+    const identify = (plan: string) => ({ type: "identify", userId: "dup-user", messageId: "dup-identify", traits: { plan } });
+    expect((await postTracking(stack.app.url, "/v1/identify", identify("first"), { writeKey: source.writeKey })).status).toBe(200);
+    const again = await postTracking(stack.app.url, "/v1/batch", { batch: [identify("second")] }, { writeKey: source.writeKey });
+    expect(again.status).toBe(200);
+    const { rows } = await db.query("SELECT traits FROM profiles WHERE workspace_id = $1 AND user_id = 'dup-user'", [source.workspaceId]);
+    expect(rows.map((r) => r.traits)).toEqual([{ plan: "first" }]);
+  });
+
   it("wakes the deliver workers once the batch is committed", async () => {
     const listener = await db.connect();
     try {

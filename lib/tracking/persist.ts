@@ -43,7 +43,7 @@ async function storeStatement(): Promise<string> {
   ),
   ${deliveries}
   SELECT n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
-         CASE WHEN n.inserted < $5 THEN (SELECT array_agg(id) FROM new_messages) END AS ids
+         CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
     FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
 }
 
