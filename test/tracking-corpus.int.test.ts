@@ -555,4 +555,63 @@ describe("exact dedupe across requests", () => {
     expect(after.messages - before.messages).toBe(300);
     expect(after.deliveries - before.deliveries).toBe(300);
   });
+
+  it("gives each new delivery exactly one deliver job, and a duplicate's none, in the statement that stores the batch", async () => {
+    const deliveryJobs = async () =>
+      (
+        await db.query<{ id: string }>(
+          `SELECT jsonb_array_elements_text(data->'deliveryIds') AS id FROM pgboss.job WHERE name = 'deliver' AND created_on >= now() - interval '1 hour'`,
+        )
+      ).rows.map((r) => r.id);
+    const jobsBefore = new Set(await deliveryJobs());
+    await postTracking(stack.app.url, "/v1/track", track({ messageId: "job-old" }), { writeKey: source.writeKey });
+    const batch = [track({ messageId: "job-old" }), ...Array.from({ length: 150 }, (_, i) => track({ messageId: `job-${i}` }))];
+    const res = await postTracking(stack.app.url, "/v1/batch", { batch }, { writeKey: source.writeKey });
+    expect(res.status).toBe(200);
+    const { rows: deliveries } = await db.query<{ id: string; message_row_id: string }>(
+      `SELECT d.id, d.message_row_id FROM deliveries d JOIN messages m ON m.id = d.message_row_id
+        WHERE m.source_id = $1 AND m.message_id LIKE 'job-%' ORDER BY m.received_at, m.id`,
+      [source.id],
+    );
+    expect(deliveries).toHaveLength(151);
+    const newJobIds = (await deliveryJobs()).filter((id) => !jobsBefore.has(id));
+    // Every delivery once across the jobs (100 ids per job), nothing else.
+    expect([...newJobIds].sort()).toEqual(deliveries.map((d) => d.id).sort());
+    // Row ids are UUIDv7, time-ordered (docs/architecture.md#row-ids).
+    for (const d of deliveries) {
+      expect(d.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/);
+      expect(d.message_row_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/);
+    }
+    expect(deliveries[0].message_row_id < deliveries[1].message_row_id).toBe(true);
+  });
+
+  it("does not apply a re-sent identify's traits to the profile: a duplicate changes nothing", async () => {
+    const identify = (plan: string) => ({ type: "identify", userId: "dup-user", messageId: "dup-identify", traits: { plan } });
+    expect((await postTracking(stack.app.url, "/v1/identify", identify("first"), { writeKey: source.writeKey })).status).toBe(200);
+    const again = await postTracking(stack.app.url, "/v1/batch", { batch: [identify("second")] }, { writeKey: source.writeKey });
+    expect(again.status).toBe(200);
+    const { rows } = await db.query("SELECT traits FROM profiles WHERE workspace_id = $1 AND user_id = 'dup-user'", [source.workspaceId]);
+    expect(rows.map((r) => r.traits)).toEqual([{ plan: "first" }]);
+  });
+
+  it("wakes the deliver workers once the batch is committed", async () => {
+    const listener = await db.connect();
+    try {
+      const channel = (await listener.query<{ c: string }>("SELECT ('pgboss_' || left(encode(sha224('pgboss'::bytea), 'hex'), 24)) AS c"))
+        .rows[0].c;
+      await listener.query(`LISTEN ${channel}`);
+      const woken = new Promise<string>((resolve) =>
+        listener.on("notification", (n) => {
+          if (n.payload === "deliver") resolve(n.payload);
+        }),
+      );
+      const res = await postTracking(stack.app.url, "/v1/track", track({ messageId: "wake-me" }), { writeKey: source.writeKey });
+      expect(res.status).toBe(200);
+      expect(await woken).toBe("deliver");
+      await listener.query(`UNLISTEN ${channel}`);
+    } finally {
+      listener.removeAllListeners("notification");
+      listener.release();
+    }
+  });
 });

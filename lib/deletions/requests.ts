@@ -81,7 +81,7 @@ export async function getDeletionRequest(opts: { workspaceId: string; id: string
   return toDetail(row, { sources: sources.rows, notifications: notifications.rows, totals: totals.rows });
 }
 
-// Delete notices are found through the (workspace_id, user_id, type, …) index: the request's users.
+// Delete notices are found through the (workspace_id, user_id) index: the request's users (after erasure only their notices keep the user id; docs/architecture.md#message-indexes).
 const NOTICES_FROM = "FROM messages m JOIN deliveries d ON d.message_row_id = m.id";
 const NOTICES_WHERE = `WHERE m.workspace_id = $1 AND m.user_id = ANY($3::text[]) AND m.type = 'delete' AND m.origin = 'deletion' AND m.origin_ref = $2`;
 

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { insertJobs } from "../platform/queue";
+import { jobInsertCte, insertJobs } from "../platform/queue";
+import { newRowId } from "../tracking/row-ids";
 
 /** How many deliveries one `deliver` job carries: one job per batch, not per message. */
 export const DELIVERIES_PER_JOB = 100;
@@ -11,16 +12,17 @@ export type NewDelivery = { workspaceId: string; messageRowId: string; destinati
  * Creates deliveries (one per message and destination) and their `deliver` jobs on the caller's
  * client, inside the caller's transaction: a committed message always has its jobs. Deliveries that
  * already exist (same message and destination; replay_number 0, replays are made by
- * lib/request-log/replay.ts) are skipped. Returns the new deliveries' ids.
+ * lib/request-log/replay.ts) are skipped. Returns the new deliveries' ids. Ids are time-ordered
+ * (lib/tracking/row-ids.ts), so the primary key grows at its right edge.
  */
 export async function createDeliveries(client: pg.PoolClient, rows: NewDelivery[], opts: { startAfter?: Date } = {}): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: created } = await client.query<{ id: string }>(
     `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id)
-     SELECT gen_random_uuid(), w, m, d FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS t(w, m, d)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[]) AS t(i, w, m, d)
      ON CONFLICT (message_row_id, destination_id, replay_number) DO NOTHING
      RETURNING id`,
-    [rows.map((r) => r.workspaceId), rows.map((r) => r.messageRowId), rows.map((r) => r.destinationId)],
+    [rows.map(() => newRowId()), rows.map((r) => r.workspaceId), rows.map((r) => r.messageRowId), rows.map((r) => r.destinationId)],
   );
   const ids = created.map((r) => r.id);
   await enqueueDeliveryJobs(client, ids, opts);
@@ -38,4 +40,35 @@ export async function enqueueDeliveryJobs(client: pg.PoolClient, deliveryIds: st
     });
   }
   await insertJobs("deliver", jobs, { client });
+}
+
+/**
+ * The deliveries-and-jobs part of ingest's one statement (docs/architecture.md#ingest-statement),
+ * as CTEs to follow a CTE `insertedMessages` that returns the new messages' `id`s: one delivery per
+ * (message, destination) pair whose message was inserted (a duplicate's pairs are dropped), and the
+ * `deliver` jobs for them, DELIVERIES_PER_JOB ids each — what createDeliveries does in two round
+ * trips, made by Postgres inside the statement. `p` names the statement's parameters: the
+ * workspace, and three parallel uuid[]: delivery ids, message row ids, destination ids.
+ * After the commit, call wakeWorkers("deliver") when deliveries were made.
+ */
+export async function deliveriesAndJobsCtes(p: {
+  insertedMessages: string;
+  workspaceId: string;
+  deliveryIds: string;
+  messageRowIds: string;
+  destinationIds: string;
+}): Promise<string> {
+  const jobsJson = `SELECT json_agg(json_build_object('data', json_build_object('deliveryIds', c.ids)))
+      FROM (SELECT array_agg(z.id) AS ids
+              FROM (SELECT id, (row_number() OVER () - 1) / ${DELIVERIES_PER_JOB} AS chunk FROM new_deliveries) z
+             GROUP BY z.chunk) c`;
+  const jobs = await jobInsertCte("deliver", jobsJson);
+  return `new_deliveries AS (
+    INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id)
+    SELECT x.i, ${p.workspaceId}, x.m, x.d
+      FROM unnest(${p.deliveryIds}::uuid[], ${p.messageRowIds}::uuid[], ${p.destinationIds}::uuid[]) AS x(i, m, d)
+      JOIN ${p.insertedMessages} n ON n.id = x.m
+    RETURNING id
+  ),
+  deliver_jobs AS (${jobs})`;
 }

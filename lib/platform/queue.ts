@@ -2,7 +2,9 @@ import "server-only";
 import type pg from "pg";
 import { PgBoss } from "pg-boss";
 import type { Queue } from "pg-boss";
+import { insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
+import { pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
 
@@ -173,4 +175,70 @@ export async function deleteJob(key: QueueKey, id: string, opts: { client: pg.Po
 export async function scheduleJobs<K extends QueueKey>(key: K, cron: string, data?: QueuePayload<K>): Promise<void> {
   const q = QUEUES[key];
   await (await boss()).schedule(q.name, cron, data === undefined ? undefined : parsed(key, data));
+}
+
+/** A queue's job table and whether it notifies: fixed once the queue exists, so read once per process. */
+const queueTables = new Map<string, Promise<{ table: string; notify: boolean }>>();
+function queueTable(name: string): Promise<{ table: string; notify: boolean }> {
+  let found = queueTables.get(name);
+  if (!found) {
+    found = (async () => {
+      const queue = await (await boss()).getQueue(name);
+      if (!queue) throw new Error(`queue ${name} does not exist`);
+      return { table: queue.table, notify: queue.notify === true };
+    })();
+    found.catch(() => queueTables.delete(name));
+    queueTables.set(name, found);
+  }
+  return found;
+}
+
+/**
+ * The INSERT that pg-boss itself uses for `key`'s jobs (its queue's table and options, as
+ * insertJobs above writes them), for embedding as a data-modifying CTE in a larger statement:
+ * ingest commits messages, deliveries and their jobs in one statement (docs/architecture.md#ingest-statement).
+ * `jobsJson` is an SQL expression giving the jobs as JSON text, `[{"data": …}, …]`, in the shape
+ * the queue's schema describes (it is built in SQL, so the caller answers for it; NULL = no jobs).
+ * The workers are not woken by it: call wakeWorkers after the commit.
+ */
+export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<string> {
+  const name = QUEUES[key].name;
+  const queue = await queueTable(name);
+  const sql = insertJobsPlan("pgboss", { table: queue.table, name, returnId: true, notify: false });
+  const placeholder = "$1::text::json";
+  if (sql.split(placeholder).length !== 2) throw new Error("pg-boss's insert statement changed: its jobs parameter was not found");
+  return sql.replace(placeholder, () => `(${jobsJson})::text::json`);
+}
+
+const waking = new Map<string, { inFlight: boolean; again: boolean }>();
+
+/**
+ * Wakes the workers listening on `key`'s queue (pg-boss's channel) after jobs were committed by
+ * jobInsertCte, coalesced: one NOTIFY in flight per queue and process, and one more after it if
+ * jobs were committed meanwhile. Not in the jobs' transaction, on purpose: a transaction that
+ * notifies holds a database-wide lock from its pre-commit to the end of its commit, WAL flush
+ * included, so notifying ingest transactions commit one at a time (bench:ingest: sessions waiting
+ * on Lock:object; docs/architecture.md#ingest-statement). A lost wake-up costs latency, not jobs:
+ * workers also poll.
+ */
+export function wakeWorkers(key: QueueKey): void {
+  const name = QUEUES[key].name;
+  const s = waking.get(name) ?? { inFlight: false, again: false };
+  waking.set(name, s);
+  if (s.inFlight) {
+    s.again = true;
+    return;
+  }
+  const send = (): void => {
+    s.inFlight = true;
+    s.again = false;
+    void queueTable(name)
+      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
+      .catch(() => {})
+      .then(() => {
+        s.inFlight = false;
+        if (s.again) send();
+      });
+  };
+  send();
 }

@@ -1,29 +1,69 @@
 import "server-only";
-import crypto from "node:crypto";
 import type pg from "pg";
-import { withTransaction } from "../platform/db";
+import { pool, withTransaction } from "../platform/db";
+import { wakeWorkers } from "../platform/queue";
 import { updateProfiles, type ProfileInput } from "../audiences/profiles";
-import { createDeliveries, type NewDelivery } from "../delivery/enqueue";
+import { deliveriesAndJobsCtes } from "../delivery/enqueue";
 import { routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
+import { newRowId } from "./row-ids";
 import type { TrackingSource } from "./write-key";
+
+type Queryable = Pick<pg.PoolClient, "query">;
 
 export type StoreResult = { inserted: number; duplicates: number; deliveries: number };
 
 /**
- * All accepted messages in one statement: a JSON recordset (one parameter, parsed by Postgres)
- * rather than 13 params × N rows. `p` is json: Postgres copies the payload's text as written, so
- * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
- * and not returned, so they are neither routed nor delivered again.
+ * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
+ * a single round trip, atomic without BEGIN/COMMIT. The messages come as a JSON recordset (one
+ * parameter, parsed by Postgres) rather than 13 params × N rows; `p` is json: Postgres copies the
+ * payload's text as written, so nested objects keep the client's key order
+ * (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
+ * and not returned, so they are neither routed nor delivered again — routing is decided in Node
+ * for every message beforehand, and only the pairs of inserted messages become deliveries.
+ * Returns the counts, and the inserted ids only when some message was a duplicate.
  */
-const INSERT_MESSAGES = `
-  INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
-                        "timestamp", original_timestamp, sent_at, received_at, payload)
-  SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
-    FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p json)
-  ON CONFLICT (source_id, message_id) DO NOTHING
-  RETURNING id`;
+async function storeStatement(): Promise<string> {
+  const deliveries = await deliveriesAndJobsCtes({
+    insertedMessages: "new_messages",
+    workspaceId: "$1::uuid",
+    deliveryIds: "$6",
+    messageRowIds: "$7",
+    destinationIds: "$8",
+  });
+  return `
+  WITH new_messages AS (
+    INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
+                          "timestamp", original_timestamp, sent_at, received_at, payload)
+    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
+      FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p json)
+    ON CONFLICT (source_id, message_id) DO NOTHING
+    RETURNING id
+  ),
+  ${deliveries}
+  SELECT n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
+         CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
+    FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
+}
+
+/** Built once per process (it embeds pg-boss's insert for the queue's table); a failed build is retried. */
+let statement: Promise<string> | null = null;
+function storeSql(): Promise<string> {
+  if (!statement) {
+    statement = storeStatement();
+    statement.catch(() => {
+      statement = null;
+    });
+  }
+  return statement;
+}
+
+/**
+ * A uuid[] parameter written as its array literal: uuids need no quoting, and node-pg would quote
+ * and escape each of the request's hundreds of ids one by one.
+ */
+const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
 
 const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
 
@@ -37,20 +77,6 @@ export function recordsetJson(rows: { rowId: string; message: NormalisedMessage 
       `{"i":"${rowId}","m":${str(m.messageId)},"t":"${m.type}","u":${str(m.userId)},"a":${str(m.anonymousId)},"e":${str(m.event)},"ts":"${m.timestamp}","ot":${str(m.originalTimestamp)},"sa":${str(m.sentAt)},"p":${m.payloadJson}}`,
   );
   return `[${parts.join(",")}]`;
-}
-
-async function insertMessages(
-  client: pg.PoolClient,
-  source: TrackingSource,
-  receivedAt: string,
-  rows: { rowId: string; message: NormalisedMessage }[],
-): Promise<Set<string>> {
-  const { rows: inserted } = await client.query<{ id: string }>({
-    name: "tracking-insert-messages",
-    text: INSERT_MESSAGES,
-    values: [source.workspaceId, source.id, receivedAt, recordsetJson(rows)],
-  });
-  return new Set(inserted.map((r) => r.id));
 }
 
 const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
@@ -86,25 +112,61 @@ export async function storeCall(opts: {
   unique.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0));
   if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0 };
 
-  return withTransaction(async (client) => {
-    let insertedMessages: { rowId: string; message: NormalisedMessage }[] = [];
-    if (unique.length > 0) {
-      const withIds = unique.map((message) => ({ rowId: crypto.randomUUID(), message }));
-      const inserted = await insertMessages(client, source, receivedAt, withIds);
-      insertedMessages = inserted.size === withIds.length ? withIds : withIds.filter((x) => inserted.has(x.rowId));
+  const rows = unique.map((message) => ({ rowId: newRowId(), message }));
+  const deliveryIds: string[] = [];
+  const messageRowIds: string[] = [];
+  const destinationIds: string[] = [];
+  for (const { rowId, message } of rows) {
+    for (const destinationId of routeMessage(message, source.destinations)) {
+      deliveryIds.push(newRowId());
+      messageRowIds.push(rowId);
+      destinationIds.push(destinationId);
     }
+  }
+  const store = async (db: Queryable) => {
+    if (rows.length === 0) return { inserted: [] as typeof rows, deliveries: 0 };
+    const {
+      rows: [r],
+    } = await db.query<{ inserted: number; deliveries: number; ids: string[] | null }>({
+      name: "tracking-store-call",
+      text: await storeSql(),
+      values: [
+        source.workspaceId,
+        source.id,
+        receivedAt,
+        recordsetJson(rows),
+        rows.length,
+        uuidArray(deliveryIds),
+        uuidArray(messageRowIds),
+        uuidArray(destinationIds),
+      ],
+    });
+    if (r.ids === null) return { inserted: rows, deliveries: r.deliveries };
+    const ids = new Set(r.ids);
+    const inserted = rows.filter((x) => ids.has(x.rowId));
+    return { inserted, deliveries: r.deliveries };
+  };
+  const result = (inserted: typeof rows, deliveries: number): StoreResult => ({
+    inserted: inserted.length,
+    duplicates: opts.accepted.length - inserted.length,
+    deliveries,
+  });
 
-    const deliveries: NewDelivery[] = [];
-    for (const { rowId, message } of insertedMessages) {
-      for (const destinationId of routeMessage(message, source.destinations)) {
-        deliveries.push({ workspaceId: source.workspaceId, messageRowId: rowId, destinationId });
-      }
-    }
-    const created = await createDeliveries(client, deliveries);
-    if (insertedMessages.length > 0) {
-      await updateProfiles(client, { workspaceId: source.workspaceId, messages: insertedMessages.map((x) => toProfileInput(x.message)) });
+  // The common call (track, page, screen, group; nothing rejected) is that one statement alone.
+  const profiled = rows.some((x) => x.message.type === "identify" || x.message.type === "alias");
+  if (!profiled && rejections.length === 0) {
+    const stored = await store(pool());
+    if (stored.deliveries > 0) wakeWorkers("deliver");
+    return result(stored.inserted, stored.deliveries);
+  }
+  const stored = await withTransaction(async (client) => {
+    const stored = await store(client);
+    if (stored.inserted.length > 0) {
+      await updateProfiles(client, { workspaceId: source.workspaceId, messages: stored.inserted.map((x) => toProfileInput(x.message)) });
     }
     if (rejections.length > 0) await recordRejections(client, { sourceId: source.id, receivedAt, rejections });
-    return { inserted: insertedMessages.length, duplicates: opts.accepted.length - insertedMessages.length, deliveries: created.length };
+    return stored;
   });
+  if (stored.deliveries > 0) wakeWorkers("deliver");
+  return result(stored.inserted, stored.deliveries);
 }
