@@ -3,7 +3,7 @@ import { env } from "../platform/env";
 import { pool } from "../platform/db";
 import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { processWide } from "../platform/runtime";
-import { postWebhook, type TimedAttempt } from "../webhooks/post";
+import { originOf, postWebhook, type TimedAttempt } from "../webhooks/post";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
@@ -260,14 +260,6 @@ function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): Del
     last_status: null,
     delivered_at: null,
   };
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }
 
 const originIsSlow = (url: string) => limiter().isSlow(originOf(url), BATCH_PATIENCE_MS);
