@@ -49,9 +49,14 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
-  const toSlowOrigin = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u)));
+  const toSlowOrigin = (i: number) => {
+    const d = deliveries[i];
+    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u));
+  };
+  const unwaited = deliveries.map((_, i) => toSlowOrigin(i));
   const running = deliveries.map((d) => runRound(d));
-  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, toSlowOrigin);
+  // After the patience, only rounds held by a slow origin are let go (detach.ts).
+  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, toSlowOrigin);
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
