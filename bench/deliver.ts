@@ -32,7 +32,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
 
-type Sink = { port: number; ask<T>(cmd: string): Promise<T>; stop(): void };
+type Sink = { port: number; pid: number | null; ask<T>(cmd: string): Promise<T>; stop(): void };
 
 async function startSink(): Promise<Sink> {
   const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
@@ -48,6 +48,7 @@ async function startSink(): Promise<Sink> {
   const ready = await new Promise<any>((resolve) => waiting.set("ready", resolve));
   return {
     port: ready.port,
+    pid: child.pid ?? null,
     ask: (cmd) =>
       new Promise((resolve) => {
         waiting.set(cmd, resolve);
@@ -113,6 +114,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   // CPU per delivery (load-independent, unlike the rate): the worker, the database's backends.
   // From the preload's commit (the workers cannot see its jobs before), so it does not count.
   const cpuStops = await Promise.all(workers.map((w) => measureCpu(cpuPool, w.child.pid ?? null)));
+  const sinkCpu = await measureCpu(cpuPool, sink.pid);
   const poll = new pg.Client({ connectionString: db.url });
   await poll.connect();
   let delivered = 0;
@@ -128,8 +130,8 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   const t1 = performance.now();
   await poll.end();
   const uses: CpuUse[] = await Promise.all(cpuStops.map((stop) => stop()));
+  const cpu = { workerMs: uses.reduce((n, u) => n + u.appMs, 0), pgMs: uses[0]?.pgMs ?? 0, sinkMs: (await sinkCpu()).appMs };
   await cpuPool.end();
-  const cpu = { workerMs: uses.reduce((n, u) => n + u.appMs, 0), pgMs: uses[0]?.pgMs ?? 0 };
   await sleep(1_500); // let backends flush their statistics
   const xact1 = await transactions(db.url, db.name);
   for (const w of workers) await w.stop();
@@ -293,7 +295,7 @@ async function main() {
       `[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`,
     );
     console.log(
-      `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included)`,
+      `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included); the sink answering them ${((tp.cpu.sinkMs / N) * 1000).toFixed(0)} ms`,
     );
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(
