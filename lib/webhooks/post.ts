@@ -160,11 +160,14 @@ function deadlineBucket(): Set<Exchange> {
     const set = new Set<Exchange>();
     members = set;
     deadlines.set(bucket, set);
-    setTimeout(() => {
-      deadlines.delete(bucket);
-      for (const x of set) x.expire();
-      set.clear();
-    }, bucket + ATTEMPT_TIMEOUT_MS - now).unref();
+    setTimeout(
+      () => {
+        deadlines.delete(bucket);
+        for (const x of set) x.expire();
+        set.clear();
+      },
+      bucket + ATTEMPT_TIMEOUT_MS - now,
+    ).unref();
   }
   return members;
 }
