@@ -55,8 +55,14 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   };
   const unwaited = deliveries.map((_, i) => toSlowOrigin(i));
   const running = deliveries.map((d) => runRound(d));
-  // After the patience, only rounds held by a slow origin are let go (detach.ts).
-  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, toSlowOrigin);
+  // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
+  // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
+  // every batch slot of the worker while other destinations' jobs wait (detach.ts).
+  const heldUp = (i: number) => {
+    const d = deliveries[i];
+    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u) || limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
+  };
+  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
