@@ -23,6 +23,7 @@ import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../tes
 import { insertDestination, insertWorkspace, withClient } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
+import { measureCpu, type CpuUse } from "./cpu";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -31,7 +32,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
 
-type Sink = { port: number; ask<T>(cmd: string): Promise<T>; stop(): void };
+type Sink = { port: number; pid: number | null; ask<T>(cmd: string): Promise<T>; stop(): void };
 
 async function startSink(): Promise<Sink> {
   const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
@@ -47,6 +48,7 @@ async function startSink(): Promise<Sink> {
   const ready = await new Promise<any>((resolve) => waiting.set("ready", resolve));
   return {
     port: ready.port,
+    pid: child.pid ?? null,
     ask: (cmd) =>
       new Promise((resolve) => {
         waiting.set(cmd, resolve);
@@ -96,15 +98,23 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     workers.push(
       await startWorker(db.url, {
         LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info",
-        ...(process.env.BENCH_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` } : {}),
+        ...(process.env.BENCH_PROFILE
+          ? { NODE_OPTIONS: `--import ${path.join(root, "bench/cpu-profile.mjs")}`, CPU_PROFILE_DIR: process.env.BENCH_PROFILE }
+          : {}),
       }),
     );
   await sleep(1_500);
   const xact0 = await transactions(db.url, db.name);
+  const cpuPool = new pg.Pool({ connectionString: db.url, max: 1 });
+  await cpuPool.query("SELECT 1");
 
   const tSeed = performance.now();
   await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: messages(N, "tp") });
   const t0 = performance.now();
+  // CPU per delivery (load-independent, unlike the rate): the worker, the database's backends.
+  // From the preload's commit (the workers cannot see its jobs before), so it does not count.
+  const cpuStops = await Promise.all(workers.map((w) => measureCpu(cpuPool, w.child.pid ?? null)));
+  const sinkCpu = await measureCpu(cpuPool, sink.pid);
   const poll = new pg.Client({ connectionString: db.url });
   await poll.connect();
   let delivered = 0;
@@ -119,6 +129,9 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   }
   const t1 = performance.now();
   await poll.end();
+  const uses: CpuUse[] = await Promise.all(cpuStops.map((stop) => stop()));
+  const cpu = { workerMs: uses.reduce((n, u) => n + u.appMs, 0), pgMs: uses[0]?.pgMs ?? 0, sinkMs: (await sinkCpu()).appMs };
+  await cpuPool.end();
   await sleep(1_500); // let backends flush their statistics
   const xact1 = await transactions(db.url, db.name);
   for (const w of workers) await w.stop();
@@ -145,6 +158,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     xactPerDelivery: (xact1 - xact0 - polls - 2) / N,
     failed,
     destinationId,
+    cpu,
   };
 }
 
@@ -280,6 +294,9 @@ async function main() {
     console.log(
       `[bench] worker: ${tp.rate.toFixed(0)} deliveries/s (${tp.seconds.toFixed(2)} s; preload took ${tp.seedSeconds.toFixed(2)} s; not delivered: ${tp.failed})`,
     );
+    console.log(
+      `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included); the sink answering them ${((tp.cpu.sinkMs / N) * 1000).toFixed(0)} ms`,
+    );
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(
         `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,
@@ -305,7 +322,7 @@ async function main() {
     console.log(
       `[bench] database transactions per delivery: ${tp.xactPerDelivery.toFixed(4)} (fetch + load + record + complete per batch of up to 500, plus pg-boss housekeeping)`,
     );
-    const e2e = await endToEnd(db, sink);
+    const e2e = E2E_SECONDS > 0 ? await endToEnd(db, sink) : { skipped: "BENCH_E2E_SECONDS=0" };
     if ("skipped" in e2e) console.log(`[bench] e2e latency: skipped — ${e2e.skipped}`);
     else
       console.log(

@@ -5,7 +5,17 @@ import { maskHeaders, type OutgoingRequest } from "../webhooks/request";
 import type { StoredMessage } from "../webhooks/payload";
 import { pgSafe, type AttemptRow } from "./record";
 
-const safeHeaders = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [pgSafe(k), pgSafe(v)]));
+/** The headers as received, unless one holds a NUL (rare): no copy per attempt in the common case. */
+function safeHeaders(h: Record<string, string>): Record<string, string> {
+  for (const k in h) {
+    if (k.includes("\0") || h[k].includes("\0")) {
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(h)) out[pgSafe(name)] = pgSafe(value);
+      return out;
+    }
+  }
+  return h;
+}
 
 /** The attempt log row for one HTTP attempt: request headers masked, response as received (body already capped). */
 export function toAttemptRow(opts: {

@@ -64,6 +64,30 @@ describe("settleWithin", () => {
     expect(result()).toEqual({ value: { done: ["healthy", "deferred"], late: [0] } });
   });
 
+  it("after the patience keeps waiting for rounds whose origins are healthy, and lets go of the slow ones", async () => {
+    const queued = deferred<string>(); // behind the origin's other requests, not slow
+    const hanging = deferred<string>();
+    const slow = new Set([1]);
+    const result = watch(settleWithin([queued.promise, hanging.promise, Promise.resolve("c")], 500, [], (i) => slow.has(i)));
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(result()).toBe("pending");
+    queued.resolve("a");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result()).toEqual({ value: { done: ["a", "c"], late: [1] } });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("lets go of a round whose origin turns slow while it is waited for", async () => {
+    const round = deferred<string>();
+    let slow = false;
+    const result = watch(settleWithin([round.promise], 500, [], () => slow));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(result()).toBe("pending");
+    slow = true;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(result()).toEqual({ value: { done: [], late: [0] } });
+  });
+
   it("rejects when a round fails within the patience (the job is retried)", async () => {
     const pending = deferred<number>();
     const settled = settleWithin([Promise.reject(new Error("db down")), pending.promise], 1_000);

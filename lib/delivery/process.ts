@@ -3,7 +3,7 @@ import { env } from "../platform/env";
 import { pool } from "../platform/db";
 import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { processWide } from "../platform/runtime";
-import { postWebhook, type TimedAttempt } from "../webhooks/post";
+import { originOf, postWebhook, type TimedAttempt } from "../webhooks/post";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
@@ -49,9 +49,20 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
-  const toSlowOrigin = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u)));
+  const toSlowOrigin = (i: number) => {
+    const d = deliveries[i];
+    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u));
+  };
+  const unwaited = deliveries.map((_, i) => toSlowOrigin(i));
   const running = deliveries.map((d) => runRound(d));
-  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, toSlowOrigin);
+  // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
+  // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
+  // every batch slot of the worker while other destinations' jobs wait (detach.ts).
+  const heldUp = (i: number) => {
+    const d = deliveries[i];
+    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u) || limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
+  };
+  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
@@ -260,14 +271,6 @@ function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): Del
     last_status: null,
     delivered_at: null,
   };
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
 }
 
 const originIsSlow = (url: string) => limiter().isSlow(originOf(url), BATCH_PATIENCE_MS);

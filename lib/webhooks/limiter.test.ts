@@ -85,4 +85,18 @@ describe("OriginLimiter", () => {
     // Nothing in flight now, but its recent requests took 5 s.
     expect(l.isSlow("dead", 500)).toBe(true);
   });
+  it("tells how long an origin's queue will take at its recent pace", async () => {
+    // An origin whose requests take 100 ms: remembered between requests (above maxWaitMs / 10), not slow.
+    const l = new OriginLimiter(2, 900);
+    expect(l.backlogMs("a")).toBe(0);
+    const first = await l.acquire("a");
+    first!(100);
+    const held = [await l.acquire("a"), await l.acquire("a")];
+    const queued = Array.from({ length: 6 }, () => l.acquire("a"));
+    // 6 waiting, 2 at a time, 100 ms each
+    expect(l.backlogMs("a")).toBe(300);
+    for (const h of held) h!(100);
+    for (const q of queued) (await q)!(100);
+    expect(l.backlogMs("a")).toBe(0);
+  });
 });

@@ -70,6 +70,15 @@ export class OriginLimiter {
     return !oldest.done && now - oldest.value > Math.max(ms, 4 * s.avgMs);
   }
 
+  /**
+   * How long the requests queued for the origin will take to get a slot, at its recent pace: the
+   * queue, `max` at a time, each as long as the average. 0 for an origin with no queue.
+   */
+  backlogMs(origin: string): number {
+    const s = this.origins.get(origin);
+    return s ? (s.waiting.length / this.max) * s.avgMs : 0;
+  }
+
   private releaser(origin: string, s: OriginState) {
     let done = false;
     const ticket = this.nextTicket++;

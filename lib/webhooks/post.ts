@@ -1,6 +1,5 @@
 import "server-only";
-import { setMaxListeners } from "node:events";
-import { request } from "undici";
+import type { Dispatcher } from "undici";
 import { dispatcherFor } from "./dispatchers";
 import { errorKindOf, type AttemptResult } from "./outcome";
 import type { OutgoingRequest } from "./request";
@@ -9,26 +8,6 @@ import type { OutgoingRequest } from "./request";
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 /** The attempt log keeps the first 64 KB of a response body. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
-
-/**
- * Requests starting within the same 50 ms share one deadline signal (each gets 5.00–5.05 s): a timer
- * and an AbortSignal per request cost more CPU than the rest of the attempt's bookkeeping.
- */
-const BUCKET_MS = 50;
-const deadlines = new Map<number, AbortSignal>();
-
-function deadlineSignal(): AbortSignal {
-  const now = Date.now();
-  const bucket = Math.ceil(now / BUCKET_MS) * BUCKET_MS;
-  let signal = deadlines.get(bucket);
-  if (!signal) {
-    signal = AbortSignal.timeout(bucket + ATTEMPT_TIMEOUT_MS - now);
-    setMaxListeners(0, signal);
-    deadlines.set(bucket, signal);
-    setTimeout(() => deadlines.delete(bucket), bucket - now + BUCKET_MS).unref();
-  }
-  return signal;
-}
 
 export type TimedAttempt = { startedAt: Date; durationMs: number; result: AttemptResult };
 
@@ -40,54 +19,157 @@ export async function postWebhook(url: string, req: OutgoingRequest): Promise<Ti
   return { startedAt, durationMs: Math.round(performance.now() - t0), result };
 }
 
-async function exchange(rawUrl: string, req: OutgoingRequest): Promise<AttemptResult> {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    return { kind: "error", errorKind: "internal", message: "invalid URL" };
-  }
-  const target = dispatcherFor(url);
-  if ("refused" in target) return { kind: "error", errorKind: "ssrf", message: `refused: ${target.refused}` };
+/** Parsed URLs by their text: a destination's few URLs are parsed once, not once per attempt. */
+const parsedUrls = new Map<string, URL | null>();
 
-  const signal = deadlineSignal();
-  try {
-    const res = await request(url, {
-      method: "POST",
-      headers: req.headers,
-      body: req.body,
-      dispatcher: target.dispatcher,
-      signal,
-      // undici never follows redirects unless told to: a 3xx is an answer, not a hop (docs/webhooks.md#outcomes).
-      headersTimeout: ATTEMPT_TIMEOUT_MS,
-      bodyTimeout: ATTEMPT_TIMEOUT_MS,
-    });
-    const body = await readCapped(res.body, RESPONSE_BODY_LIMIT);
-    return { kind: "response", status: res.statusCode, headers: flattenHeaders(res.headers), body };
-  } catch (err) {
-    const kind = signal.aborted ? "timeout" : errorKindOf(err);
-    return { kind: "error", errorKind: kind, message: describeError(err, kind) };
-  }
-}
-
-/** Keeps the first `limit` bytes and drains the rest, so the connection stays reusable. */
-async function readCapped(body: AsyncIterable<Buffer>, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  for await (const chunk of body) {
-    if (kept < limit) {
-      const part = chunk.subarray(0, limit - kept);
-      chunks.push(part);
-      kept += part.length;
+function parseUrl(raw: string): URL | null {
+  let url = parsedUrls.get(raw);
+  if (url === undefined) {
+    try {
+      url = new URL(raw);
+    } catch {
+      url = null;
     }
+    // A bound, not a cache policy: URLs are per destination, a process sees few of them.
+    if (parsedUrls.size >= 10_000) parsedUrls.clear();
+    parsedUrls.set(raw, url);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return url;
 }
 
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
-  return out;
+/** The origin a URL's requests count against (limiter.ts); the text itself when it does not parse. */
+export const originOf = (raw: string): string => parseUrl(raw)?.origin ?? raw;
+
+function exchange(rawUrl: string, req: OutgoingRequest): Promise<AttemptResult> {
+  const url = parseUrl(rawUrl);
+  if (!url) return Promise.resolve({ kind: "error", errorKind: "internal", message: "invalid URL" });
+  const target = dispatcherFor(url);
+  if ("refused" in target) return Promise.resolve({ kind: "error", errorKind: "ssrf", message: `refused: ${target.refused}` });
+  return new Promise((resolve) => {
+    const handler = new Exchange(resolve);
+    target.dispatcher.dispatch(
+      {
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: "POST",
+        headers: req.headers,
+        body: req.body,
+        // undici never follows redirects unless told to: a 3xx is an answer, not a hop (docs/webhooks.md#outcomes).
+        headersTimeout: ATTEMPT_TIMEOUT_MS,
+        bodyTimeout: ATTEMPT_TIMEOUT_MS,
+      },
+      handler,
+    );
+  });
+}
+
+/**
+ * The exchange as undici's low-level handler sees it: status, headers and body chunks arrive as
+ * callbacks, and the result is resolved once. This is undici's `request()` without what the worker
+ * does not use (a Readable per response, an async iterator over it, an abort listener and an async
+ * resource per request): at thousands of attempts a second those were a third of the worker's CPU
+ * (docs/webhooks.md#delivery-cost).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private abortRequest: ((reason: Error) => void) | null = null;
+  private timedOut = false;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  private readonly deadline: Set<Exchange>;
+
+  constructor(private readonly resolve: (r: AttemptResult) => void) {
+    this.deadline = deadlineBucket();
+    this.deadline.add(this);
+  }
+
+  /** Called once the 5 s deadline passed: ends the exchange as a timeout, whatever stage it is in. */
+  expire(): void {
+    if (this.settled) return;
+    this.timedOut = true;
+    this.abortRequest?.(new Error("attempt deadline passed"));
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.timedOut) abort(new Error("attempt deadline passed"));
+    else this.abortRequest = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    // 1xx are interim answers; the final one follows.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i].toString("latin1").toLowerCase();
+      const value = rawHeaders[i + 1].toString("latin1");
+      const before = headers[name];
+      headers[name] = before === undefined ? value : `${before}, ${value}`;
+    }
+    this.headers = headers;
+    return true;
+  }
+
+  /** Keeps the first RESPONSE_BODY_LIMIT bytes and drains the rest, so the connection stays reusable. */
+  onData(chunk: Buffer): boolean {
+    if (this.kept < RESPONSE_BODY_LIMIT) {
+      const part = chunk.length <= RESPONSE_BODY_LIMIT - this.kept ? chunk : chunk.subarray(0, RESPONSE_BODY_LIMIT - this.kept);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settle()) return;
+    const body = this.chunks.length === 1 ? this.chunks[0].toString("utf8") : Buffer.concat(this.chunks).toString("utf8");
+    this.resolve({ kind: "response", status: this.status, headers: this.headers, body });
+  }
+
+  onError(err: Error): void {
+    if (this.settle()) return;
+    const kind = this.timedOut ? "timeout" : errorKindOf(err);
+    this.resolve({ kind: "error", errorKind: kind, message: describeError(err, kind) });
+  }
+
+  /** Marks the exchange settled; true when it already was. */
+  private settle(): boolean {
+    if (this.settled) return true;
+    this.settled = true;
+    this.abortRequest = null;
+    this.deadline.delete(this);
+    return false;
+  }
+}
+
+/**
+ * Exchanges starting within the same 50 ms share one deadline timer (each gets 5.00–5.05 s): a
+ * timer per request costs more CPU than the rest of the attempt's bookkeeping.
+ */
+const BUCKET_MS = 50;
+const deadlines = new Map<number, Set<Exchange>>();
+
+/** The set of exchanges whose deadline timer fires with this one's. */
+function deadlineBucket(): Set<Exchange> {
+  const now = Date.now();
+  const bucket = Math.ceil(now / BUCKET_MS) * BUCKET_MS;
+  let members = deadlines.get(bucket);
+  if (!members) {
+    const set = new Set<Exchange>();
+    members = set;
+    deadlines.set(bucket, set);
+    setTimeout(
+      () => {
+        deadlines.delete(bucket);
+        for (const x of set) x.expire();
+        set.clear();
+      },
+      bucket + ATTEMPT_TIMEOUT_MS - now,
+    ).unref();
+  }
+  return members;
 }
 
 function describeError(err: unknown, kind: string): string {
