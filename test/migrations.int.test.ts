@@ -36,9 +36,20 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
  */
 const HAND_WRITTEN_TRIGGER = /^CREATE TRIGGER captured_requests_bytes_(in|out) /;
 const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.captured_requests_count_bytes\(\)[\s\S]*?\n\$\$;/;
-/** Partial indexes (prisma/migrations/*_ingest_index_diet): schema.prisma describes them without their WHERE. */
-const HAND_WRITTEN_PARTIAL_INDEX =
-  /^(CREATE INDEX messages_workspace_id_anonymous_id_idx ON public\.messages USING btree \(workspace_id, anonymous_id\)) WHERE \(user_id IS NULL\)$/;
+/**
+ * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes): schema.prisma
+ * describes them without their WHERE. Each is named with its exact predicate, so any other WHERE
+ * still shows as a difference.
+ */
+const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
+  messages_workspace_id_anonymous_id_idx: "(user_id IS NULL)",
+  messages_source_id_received_at_idx: "(source_id IS NOT NULL)",
+  messages_workspace_id_event_timestamp_idx: "(event IS NOT NULL)",
+};
+const withoutPartialPredicate = (statement: string) => {
+  const m = /^(CREATE INDEX (\w+) ON public\.messages USING btree \([^)]*\)) WHERE (.*)$/.exec(statement);
+  return m && HAND_WRITTEN_PARTIAL_INDEXES[m[2]] === m[3] ? m[1] : statement;
+};
 
 /** The public schema's DDL, without _prisma_migrations, in an order-independent form. */
 async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): Promise<string[]> {
@@ -63,7 +74,7 @@ async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): 
     .map((statement) => statement.trim())
     .filter(Boolean)
     .filter((statement) => !(opts.withoutChecks && HAND_WRITTEN_TRIGGER.test(statement)))
-    .map((statement) => (opts.withoutChecks ? statement.replace(HAND_WRITTEN_PARTIAL_INDEX, "$1") : statement))
+    .map((statement) => (opts.withoutChecks ? withoutPartialPredicate(statement) : statement))
     .map((statement) => {
       // A column added by a later migration sits last in the migrated table: ignore column order.
       const table = /^(CREATE TABLE [^(]+\()\n([\s\S]*)\n(\))$/.exec(statement);
