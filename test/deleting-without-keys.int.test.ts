@@ -70,10 +70,10 @@ describe("deleting a destination", () => {
     });
     const orphan = (await db.query<{ id: string }>("SELECT id FROM deliveries WHERE destination_id = $1", [gone.id])).rows[0].id;
 
-    await waitFor(
-      async () => (await count("SELECT count(*)::int AS n FROM deliveries WHERE id = $1", [orphan])) === 0,
-      { timeoutMs: 30_000, what: "the orphan delivery to be dropped" },
-    );
+    await waitFor(async () => (await count("SELECT count(*)::int AS n FROM deliveries WHERE id = $1", [orphan])) === 0, {
+      timeoutMs: 30_000,
+      what: "the orphan delivery to be dropped",
+    });
     const detail = await ctx.settled(rowIds[0]);
     expect(detail.deliveries.map((d: { destinationId: string; state: string }) => [d.destinationId, d.state])).toEqual([
       [live.id, "delivered"],
@@ -98,7 +98,10 @@ describe("deleting a source", () => {
       workspaceId: ctx.api.workspaceId!,
       sourceId: source.id,
       destinationIds: [dest.id],
-      messages: [{ type: "track", event: "A", userId: "u3" }, { type: "identify", userId: "u3" }],
+      messages: [
+        { type: "track", event: "A", userId: "u3" },
+        { type: "identify", userId: "u3" },
+      ],
     });
     await ctx.settled(rowIds[0]);
     await ctx.settled(rowIds[1]);
