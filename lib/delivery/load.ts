@@ -89,10 +89,32 @@ JOIN destinations t ON t.id = d.destination_id
 WHERE d.state = 'pending'
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')`;
 
-export async function loadDueDeliveries(db: Pick<pg.Pool, "query">, ids: string[]): Promise<LoadedDelivery[]> {
-  if (ids.length === 0) return [];
+/**
+ * Deliveries of the batch whose destination no longer exists. deleteDestination deletes a
+ * destination's deliveries in its transaction, but an ingest that read the source's destinations just
+ * before may commit deliveries for it afterwards: no foreign key stops it
+ * (docs/architecture.md#foreign-keys-on-the-hot-path). They are finished work: deleted, never sent
+ * nor retried (and while pending they would keep their message from retention).
+ */
+export const DROP_ORPHANS_SQL = `
+DELETE FROM deliveries d WHERE d.id = ANY($1::uuid[])
+  AND NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id)`;
+
+/**
+ * The batch's due deliveries. Only when some id did not load (done, not yet due, or orphaned) does a
+ * second statement drop the orphans among them, so a full batch costs one round trip as before.
+ */
+export async function loadDueDeliveries(
+  db: Pick<pg.Pool, "query">,
+  ids: string[],
+): Promise<{ deliveries: LoadedDelivery[]; orphansDropped: number }> {
+  if (ids.length === 0) return { deliveries: [], orphansDropped: 0 };
   const { rows } = await db.query<Row>(LOAD_DUE_SQL, [ids]);
-  return rows.map(toLoaded);
+  if (rows.length === ids.length) return { deliveries: rows.map(toLoaded), orphansDropped: 0 };
+  const loaded = new Set(rows.map((r) => r.id));
+  const missing = ids.filter((id) => !loaded.has(id));
+  const dropped = await db.query(DROP_ORPHANS_SQL, [missing]);
+  return { deliveries: rows.map(toLoaded), orphansDropped: dropped.rowCount ?? 0 };
 }
 
 function toLoaded(r: Row): LoadedDelivery {

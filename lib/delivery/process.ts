@@ -24,6 +24,8 @@ const limiter = () => processWide("origin limiter", () => new OriginLimiter(env(
 
 export type BatchSummary = {
   loaded: number;
+  /** deliveries whose destination was deleted meanwhile, dropped unsent (load.ts) */
+  orphansDropped: number;
   delivered: number;
   failed: number;
   retried: number;
@@ -46,7 +48,7 @@ export type BatchSummary = {
  */
 export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLateDue?: (due: Date[]) => void }): Promise<BatchSummary> {
   const t0 = performance.now();
-  const deliveries = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const { deliveries, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
   const toSlowOrigin = (i: number) => {
@@ -99,6 +101,7 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   return {
     ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
     loaded: deliveries.length,
+    orphansDropped,
     delivered: updates.filter((u) => u.state === "delivered").length,
     failed: updates.filter((u) => u.state === "failed").length,
     retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,

@@ -245,11 +245,18 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
   return toDto(row);
 }
 
-/** Deleting a destination removes its pending deliveries (cascade); the attempt log keeps its history. */
+/**
+ * Deleting a destination removes its deliveries in the same transaction; the attempt log keeps its
+ * history. No foreign key does it (docs/architecture.md#foreign-keys-on-the-hot-path): the
+ * destination first, then its deliveries by deliveries(destination_id, state, created_at), so the
+ * second statement's snapshot also sees deliveries an ingest committed meanwhile. One that commits
+ * later still is dropped by the worker (lib/delivery/load.ts).
+ */
 export async function deleteDestination(opts: Change & { id: string }): Promise<void> {
   await prisma().$transaction(async (tx) => {
     const current = await findRow(opts, tx);
     await tx.destination.delete({ where: { id: opts.id } });
+    await tx.$executeRaw`DELETE FROM deliveries WHERE destination_id = ${opts.id}::uuid`;
     await audit(tx, opts, "destination.delete", current, null);
   });
 }

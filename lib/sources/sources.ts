@@ -115,10 +115,17 @@ export async function updateSource(opts: Change & { id: string; input: UpdateSou
   return toDto(row);
 }
 
+/**
+ * Its messages stay (the request log and the attempt chain show them) with source_id set to null in
+ * the same transaction, by messages(source_id, received_at); no foreign key does it
+ * (docs/architecture.md#foreign-keys-on-the-hot-path). A message an ingest commits after this still
+ * names the deleted source: nothing joins messages to sources expecting a row.
+ */
 export async function deleteSource(opts: Change & { id: string }): Promise<void> {
   await prisma().$transaction(async (tx) => {
     const before = await findSource(opts, tx);
     await tx.source.delete({ where: { id: opts.id } });
+    await tx.$executeRaw`UPDATE messages SET source_id = NULL WHERE source_id = ${opts.id}::uuid`;
     await audit(tx, opts, "source.delete", before.id, { name: { before: before.name, after: null } });
   });
 }

@@ -1,0 +1,143 @@
+// Deleting a destination or a source does itself what foreign keys once did (deliveries → destinations
+// ON DELETE CASCADE, messages → sources ON DELETE SET NULL), and the worker drops deliveries an ingest
+// committed for a destination deleted meanwhile (docs/architecture.md#foreign-keys-on-the-hot-path).
+// Real app, real worker, real pg-boss, a real receiver on 127.0.0.1.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pruneExpiredData } from "../lib/maintenance/retention";
+import { waitFor } from "./harness/stack";
+import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { seedMessages } from "./harness/delivery/seed";
+
+let ctx: DeliveryContext;
+let db: pg.Pool;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  ctx = await startDeliveryContext();
+  db = new pg.Pool({ connectionString: ctx.stack.databaseUrl, max: 2 });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await db?.end();
+  await ctx?.close();
+});
+
+const receiver = async () => {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+};
+const count = async (sql: string, params: unknown[]) => (await db.query<{ n: number }>(sql, params)).rows[0].n;
+
+describe("deleting a destination", () => {
+  it("deletes its deliveries, delivered and pending, in the same transaction; keeps others' and the attempt log", async () => {
+    const rx = await receiver();
+    const gone = await ctx.destination({ urls: [`${rx.url}/gone`] });
+    const kept = await ctx.destination({ urls: [`${rx.url}/kept`] });
+    const [delivered] = await ctx.send(gone.id, [{ type: "track", event: "Delivered", userId: "u1" }]);
+    await ctx.settled(delivered);
+    // Pending: due in an hour, so no worker touches it before the delete.
+    const [pending] = await ctx.send(gone.id, [{ type: "track", event: "Pending", userId: "u1" }]);
+    await db.query("UPDATE deliveries SET next_attempt_at = now() + interval '1 hour' WHERE message_row_id = $1", [pending]);
+    const [other] = await ctx.send(kept.id, [{ type: "track", event: "Other", userId: "u1" }]);
+    await ctx.settled(other);
+    const attemptsBefore = await count("SELECT count(*)::int AS n FROM attempts WHERE destination_id = $1", [gone.id]);
+    expect(attemptsBefore).toBeGreaterThan(0);
+
+    expect((await ctx.api.request("DELETE", `/api/destinations/${gone.id}`)).status).toBe(204);
+
+    expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1", [gone.id])).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1", [kept.id])).toBe(1);
+    expect(await count("SELECT count(*)::int AS n FROM attempts WHERE destination_id = $1", [gone.id])).toBe(attemptsBefore);
+    // The message view lists the deliveries that are left.
+    expect((await ctx.api.get(`/api/messages/${pending}`)).deliveries).toEqual([]);
+  });
+
+  it("the worker drops, unsent and without retrying, a delivery an ingest committed after the destination was deleted", async () => {
+    const rx = await receiver();
+    const gone = await ctx.destination({ urls: [`${rx.url}/gone`] });
+    const live = await ctx.destination({ urls: [`${rx.url}/live`] });
+    expect((await ctx.api.request("DELETE", `/api/destinations/${gone.id}`)).status).toBe(204);
+    // The race: routing read the source's destinations before the delete; its deliveries and deliver
+    // jobs commit after it (createDeliveries, as ingest does), for the gone destination and a live one.
+    const { rowIds } = await seedMessages(ctx.stack.databaseUrl, {
+      workspaceId: ctx.api.workspaceId!,
+      sourceId: ctx.sourceId,
+      destinationIds: [gone.id, live.id],
+      messages: [{ type: "track", event: "Raced", userId: "u2" }],
+    });
+    const orphan = (await db.query<{ id: string }>("SELECT id FROM deliveries WHERE destination_id = $1", [gone.id])).rows[0].id;
+
+    await waitFor(async () => (await count("SELECT count(*)::int AS n FROM deliveries WHERE id = $1", [orphan])) === 0, {
+      timeoutMs: 30_000,
+      what: "the orphan delivery to be dropped",
+    });
+    const detail = await ctx.settled(rowIds[0]);
+    expect(detail.deliveries.map((d: { destinationId: string; state: string }) => [d.destinationId, d.state])).toEqual([
+      [live.id, "delivered"],
+    ]);
+    expect(rx.requests.map((r) => r.path)).toEqual(["/live"]);
+    // No job is left to retry it, and no attempt was logged for it.
+    const jobs = await count(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND data->'deliveryIds' ? $1 AND state NOT IN ('completed', 'cancelled')`,
+      [orphan],
+    );
+    expect(jobs).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM attempts WHERE delivery_id = $1", [orphan])).toBe(0);
+  });
+});
+
+describe("deleting a source", () => {
+  it("keeps its messages with source_id null, and the request log still shows them", async () => {
+    const rx = await receiver();
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const source = await ctx.api.post("/api/sources", { name: "Doomed" });
+    const { rowIds } = await seedMessages(ctx.stack.databaseUrl, {
+      workspaceId: ctx.api.workspaceId!,
+      sourceId: source.id,
+      destinationIds: [dest.id],
+      messages: [
+        { type: "track", event: "A", userId: "u3" },
+        { type: "identify", userId: "u3" },
+      ],
+    });
+    await ctx.settled(rowIds[0]);
+    await ctx.settled(rowIds[1]);
+
+    expect((await ctx.api.request("DELETE", `/api/sources/${source.id}`)).status).toBe(204);
+
+    const { rows } = await db.query<{ source_id: string | null }>("SELECT source_id FROM messages WHERE id = ANY($1::uuid[])", [rowIds]);
+    expect(rows).toEqual([{ source_id: null }, { source_id: null }]);
+    const detail = await ctx.api.get(`/api/messages/${rowIds[0]}`);
+    expect(detail.message.sourceId).toBeNull();
+    expect(detail.deliveries.map((d: { state: string }) => d.state)).toEqual(["delivered"]);
+  });
+
+  it("a message an ingest committed after the delete, naming the gone source, breaks neither the log, the debugger nor retention", async () => {
+    const rx = await receiver();
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const source = await ctx.api.post("/api/sources", { name: "Raced" });
+    expect((await ctx.api.request("DELETE", `/api/sources/${source.id}`)).status).toBe(204);
+    const { rowIds } = await seedMessages(ctx.stack.databaseUrl, {
+      workspaceId: ctx.api.workspaceId!,
+      sourceId: source.id,
+      destinationIds: [dest.id],
+      messages: [{ type: "track", event: "Late", userId: "u4" }],
+    });
+    const detail = await ctx.settled(rowIds[0]);
+    expect(detail.message.sourceId).toBe(source.id);
+    expect(detail.deliveries.map((d: { state: string }) => d.state)).toEqual(["delivered"]);
+    const log = await ctx.api.get(`/api/attempts?messageId=${detail.message.messageId}`);
+    expect(log.attempts.length).toBe(1);
+    // The debugger of a deleted source is a 404, as before; another source's debugger is unaffected.
+    expect((await ctx.api.request("GET", `/api/sources/${source.id}/events`)).status).toBe(404);
+    expect((await ctx.api.request("GET", `/api/sources/${ctx.sourceId}/events`)).status).toBe(200);
+
+    await db.query("UPDATE messages SET received_at = now() - interval '40 days' WHERE id = $1", [rowIds[0]]);
+    await pruneExpiredData({ days: { messages: 30, attempts: 3650, captures: 7 } });
+    expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [rowIds[0]])).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE message_row_id = $1", [rowIds[0]])).toBe(0);
+  });
+});
