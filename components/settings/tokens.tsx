@@ -45,7 +45,8 @@ export function TokensSettings() {
             );
           }}
         >
-          <div className="flex-1">
+          {/* basis-56: on a phone the name takes a line of its own rather than a sliver beside Access. */}
+          <div className="min-w-0 flex-1 basis-56">
             <Field label="New API token" htmlFor="token-name" error={nameError}>
               <Input id="token-name" placeholder="e.g. CI pipeline" value={name} onChange={(e) => setName(e.target.value)} />
             </Field>
