@@ -13,9 +13,9 @@ process.env.EVENTRAIL_PROCESS ??= "ingest";
  * close the pool.
  */
 async function main() {
-  const { PORT, HOST, EVENTRAIL_WEB_URL } = env();
+  const { PORT, HOST, EVENTRAIL_WEB_URL, EVENTRAIL_WEB_CONCURRENCY } = env();
   const log = logger();
-  const server = createIngestServer({ webUrl: EVENTRAIL_WEB_URL ?? null });
+  const server = createIngestServer({ webUrl: EVENTRAIL_WEB_URL ?? null, webConcurrency: EVENTRAIL_WEB_CONCURRENCY });
   // Longer than common load balancers' idle timeout (60 s), so that they close idle connections first.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

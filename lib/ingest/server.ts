@@ -3,7 +3,8 @@ import http from "node:http";
 import type { IncomingCall } from "../tracking/body";
 import type { TrackingEndpoint } from "../tracking/ingest";
 import { answerTrackingCall } from "../tracking/route-handler";
-import { proxyToWeb } from "./proxy";
+import os from "node:os";
+import { createWebProxy } from "./proxy";
 
 /**
  * The ingest server (docs/architecture.md#processes): a plain node:http server that answers the
@@ -59,12 +60,20 @@ function send(res: http.ServerResponse, status: number, body: string, headers: R
 
 const plainJson = { "content-type": "application/json", "cache-control": "no-store" };
 
-export function createIngestServer(opts: { webUrl: string | null }): http.Server {
-  const web = opts.webUrl ? new URL(opts.webUrl) : null;
+/**
+ * Web requests in flight at once by default: one fewer than the cores, at least 2, so that a busy
+ * dashboard leaves a core to the Tracking API (docs/architecture.md#processes).
+ */
+export const defaultWebConcurrency = () => Math.max(2, os.availableParallelism() - 1);
+
+export function createIngestServer(opts: { webUrl: string | null; webConcurrency?: number }): http.Server {
+  const proxyToWeb = opts.webUrl
+    ? createWebProxy(new URL(opts.webUrl), { concurrency: opts.webConcurrency ?? defaultWebConcurrency() })
+    : null;
   return http.createServer((req, res) => {
     const endpoint = trackingEndpointOf(req.url ?? "/");
     if (endpoint === null) {
-      if (web) return proxyToWeb(web, req, res);
+      if (proxyToWeb) return proxyToWeb(req, res);
       return send(res, 404, JSON.stringify({ success: false, error: { code: "not_found", message: "Not found" } }), plainJson);
     }
     if (req.method === "OPTIONS") return send(res, 204, "", { allow: "OPTIONS, POST" });

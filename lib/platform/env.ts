@@ -13,6 +13,11 @@ const schema = z.object({
    * (docs/architecture.md#processes); unset, the ingest server serves /v1 only.
    */
   EVENTRAIL_WEB_URL: z.string().url().optional(),
+  /**
+   * How many requests the ingest server passes to the web app at once; the rest wait their turn
+   * (docs/architecture.md#processes). Unset: one fewer than the cores, at least 2.
+   */
+  EVENTRAIL_WEB_CONCURRENCY: z.coerce.number().int().positive().optional(),
   /** Operator token for automation; acts on the oldest workspace or X-Eventrail-Workspace. */
   EVENTRAIL_ADMIN_TOKEN: z.string().min(16).optional(),
   /** Allow webhook targets on loopback/private networks (self-hosting, tests). */

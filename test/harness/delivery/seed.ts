@@ -12,7 +12,7 @@ export type SeedMessage = Record<string, unknown> & { type: string };
 export async function seedMessages(
   databaseUrl: string,
   opts: { workspaceId: string; sourceId?: string | null; destinationIds: string[]; messages: SeedMessage[] },
-): Promise<{ rowIds: string[]; messageIds: string[] }> {
+): Promise<{ rowIds: string[]; messageIds: string[]; deliveryIds: string[] }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -49,14 +49,14 @@ export async function seedMessages(
     );
     const idByMessageId = new Map(inserted.map((r) => [r.message_id, r.id]));
     const ids = rows.map((r) => idByMessageId.get(r.messageId)!);
-    await createDeliveries(
+    const deliveryIds = await createDeliveries(
       client as unknown as pg.PoolClient,
       ids.flatMap((messageRowId) =>
         opts.destinationIds.map((destinationId) => ({ workspaceId: opts.workspaceId, messageRowId, destinationId })),
       ),
     );
     await client.query("COMMIT");
-    return { rowIds: ids, messageIds: rows.map((r) => r.messageId) };
+    return { rowIds: ids, messageIds: rows.map((r) => r.messageId), deliveryIds };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
     throw err;
