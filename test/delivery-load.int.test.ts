@@ -2,10 +2,9 @@
 // its cost follows the batch, not the backlog: with thousands of deliveries pending and no fresh
 // statistics (a burst right after ingest), the planner once chose to bitmap-scan every pending
 // delivery through deliveries(state, next_attempt_at) and filter them by id (docs/webhooks.md#delivery-cost).
-import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./harness/pg";
+import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg";
 import { LOAD_DUE_SQL } from "../lib/delivery/load";
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -23,13 +22,7 @@ describe("loading a batch of deliveries", () => {
   it("reads only the batch's rows however many deliveries are pending", async () => {
     // No statistics but those of the empty table, as right after a burst: autovacuum kept out.
     await pool.query("ALTER TABLE deliveries SET (autovacuum_enabled = false)");
-    const ws = crypto.randomUUID();
-    const dest = crypto.randomUUID();
-    await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [ws]);
-    await pool.query(
-      "INSERT INTO destinations (id, workspace_id, name, urls, updated_at) VALUES ($1, $2, 'd', '{http://127.0.0.1:9/x}', now())",
-      [dest, ws],
-    );
+    const { ws, dest } = await insertWorkspaceAndDestination(pool);
     await pool.query(
       `INSERT INTO messages (id, workspace_id, message_id, type, user_id, timestamp, payload)
        SELECT md5('m' || g)::uuid, $1, 'm-' || g, 'track', 'u1', now(), '{}' FROM generate_series(1, 5000) g`,

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase } from "./harness/pg";
+import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg";
 import { recordRound, type AttemptRow } from "../lib/delivery/record";
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -16,15 +16,9 @@ afterAll(async () => {
 });
 
 async function seed(payload: object | null) {
-  const ws = crypto.randomUUID();
-  const dest = crypto.randomUUID();
   const msg = crypto.randomUUID();
   const delivery = crypto.randomUUID();
-  await pool.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [ws]);
-  await pool.query(
-    "INSERT INTO destinations (id, workspace_id, name, urls, updated_at) VALUES ($1, $2, 'd', '{http://127.0.0.1:9/x}', now())",
-    [dest, ws],
-  );
+  const { ws, dest } = await insertWorkspaceAndDestination(pool);
   await pool.query(
     "INSERT INTO messages (id, workspace_id, message_id, type, user_id, timestamp, payload) VALUES ($1, $2, $3, 'track', 'u1', now(), $4)",
     [msg, ws, `m-${msg}`, payload === null ? null : JSON.stringify(payload)],

@@ -51,19 +51,13 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const { deliveries, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
-  const toSlowOrigin = (i: number) => {
-    const d = deliveries[i];
-    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u));
-  };
-  const unwaited = deliveries.map((_, i) => toSlowOrigin(i));
+  const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
+  const unwaited = urls.map((us) => us.some(originIsSlow));
   const running = deliveries.map((d) => runRound(d));
   // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
   // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
   // every batch slot of the worker while other destinations' jobs wait (detach.ts).
-  const heldUp = (i: number) => {
-    const d = deliveries[i];
-    return roundUrls(d.destination.urls, d.pendingUrls).some((u) => originIsSlow(u) || limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
-  };
+  const heldUp = (i: number) => urls[i].some((u) => originIsSlow(u) || limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
   const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const t2 = performance.now();
 

@@ -1,7 +1,7 @@
 // Throwaway Postgres databases for integration tests, one per test file (or test), on the
 // server of TEST_DATABASE_ADMIN_URL (default: the local server, user postgres).
 
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { migrate } from "../../lib/platform/migrate";
 
@@ -52,4 +52,19 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
     }
   }
   return { url: url.href, name, drop };
+}
+
+/**
+ * A workspace and one destination in it, written with plain SQL, for tests of one statement
+ * (load, record) that need the rows a delivery points at and nothing of the app.
+ */
+export async function insertWorkspaceAndDestination(db: Pick<pg.Pool, "query">): Promise<{ ws: string; dest: string }> {
+  const ws = randomUUID();
+  const dest = randomUUID();
+  await db.query("INSERT INTO workspaces (id, name) VALUES ($1, 'w')", [ws]);
+  await db.query(
+    "INSERT INTO destinations (id, workspace_id, name, urls, updated_at) VALUES ($1, $2, 'd', '{http://127.0.0.1:9/x}', now())",
+    [dest, ws],
+  );
+  return { ws, dest };
 }
