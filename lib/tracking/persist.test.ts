@@ -51,7 +51,20 @@ describe("recordsetJson", () => {
   });
 
   it("writes every id and name exactly as JSON.stringify does, escapes and all", () => {
-    const tricky = ["plain", 'q"uote', "back\\slash", "tab\t", "nl\n", "nul\u0000", "del\u007f", "ls\u2028", "emoji 😀", "é", "", "lone \ud800"];
+    const tricky = [
+      "plain",
+      'q"uote',
+      "back\\slash",
+      "tab\t",
+      "nl\n",
+      "nul\u0000",
+      "del\u007f",
+      "ls\u2028",
+      "emoji 😀",
+      "é",
+      "",
+      "lone \ud800",
+    ];
     for (const v of tricky) {
       const m = { ...normalised({ type: "track", userId: "u", event: "e" }), userId: v, event: v, messageId: v };
       const json = recordsetJson([{ rowId: "r", message: m }]);
@@ -60,4 +73,3 @@ describe("recordsetJson", () => {
     }
   });
 });
-

@@ -66,6 +66,7 @@ function storeSql(): Promise<string> {
 const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
 
 /** What JSON.stringify would escape in a string: quote, backslash, control characters, surrogates (lone or not, to be safe). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /**
  * A column value as a JSON string. Ids and names rarely need escaping, and a regex test is cheaper
