@@ -1,9 +1,11 @@
-// Deleting a destination or a source does itself what foreign keys once did (deliveries → destinations
-// ON DELETE CASCADE, messages → sources ON DELETE SET NULL), and the worker drops deliveries an ingest
-// committed for a destination deleted meanwhile (docs/architecture.md#foreign-keys-on-the-hot-path).
+// Deleting a destination, a source or a message does itself what foreign keys once did (deliveries →
+// destinations and deliveries → messages ON DELETE CASCADE, messages → sources ON DELETE SET NULL), and
+// the worker drops deliveries committed for a destination or a message deleted meanwhile
+// (docs/architecture.md#foreign-keys-on-the-hot-path).
 // Real app, real worker, real pg-boss, a real receiver on 127.0.0.1.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDeliveries } from "../lib/delivery/enqueue";
 import { pruneExpiredData } from "../lib/maintenance/retention";
 import { waitFor } from "./harness/stack";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
@@ -142,5 +144,71 @@ describe("deleting a source", () => {
     await pruneExpiredData({ days: { messages: 30, attempts: 3650, captures: 7 } });
     expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [rowIds[0]])).toBe(0);
     expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE message_row_id = $1", [rowIds[0]])).toBe(0);
+  });
+});
+
+describe("deleting messages (retention)", () => {
+  const prune = () => pruneExpiredData({ days: { messages: 30, attempts: 3650, captures: 7 } });
+
+  it("deletes an expired message's deliveries, its replays' included, in the same statement; keeps others' and the attempt log", async () => {
+    const rx = await receiver();
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const [old, young] = await ctx.send(dest.id, [
+      { type: "track", event: "Old", userId: "u5" },
+      { type: "track", event: "Young", userId: "u5" },
+    ]);
+    await ctx.settled(old);
+    await ctx.settled(young);
+    // A replay of the old message makes a second delivery of it (replay_number 1).
+    expect((await ctx.api.post("/api/messages/replay", { ids: [old], includeDelivered: true })).replayed).toBe(1);
+    expect((await ctx.settled(old)).deliveries).toHaveLength(2);
+    const attemptsBefore = await count("SELECT count(*)::int AS n FROM attempts WHERE message_row_id = $1", [old]);
+    expect(attemptsBefore).toBe(2);
+
+    await db.query("UPDATE messages SET received_at = now() - interval '40 days' WHERE id = $1", [old]);
+    expect((await prune()).messages).toBeGreaterThanOrEqual(1);
+
+    expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [old])).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE message_row_id = $1", [old])).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM deliveries WHERE message_row_id = $1", [young])).toBe(1);
+    // The attempt log has its own retention.
+    expect(await count("SELECT count(*)::int AS n FROM attempts WHERE message_row_id = $1", [old])).toBe(attemptsBefore);
+  });
+
+  it("the worker drops, unsent and without retrying, a delivery a replay committed after retention deleted its message", async () => {
+    const rx = await receiver();
+    const dest = await ctx.destination({ urls: [`${rx.url}/hook`] });
+    const [gone] = await ctx.send(dest.id, [{ type: "track", event: "Expired", userId: "u6" }]);
+    const [original] = (await ctx.settled(gone)).deliveries;
+    await db.query("UPDATE messages SET received_at = now() - interval '40 days' WHERE id = $1", [gone]);
+    await prune();
+    expect(await count("SELECT count(*)::int AS n FROM messages WHERE id = $1", [gone])).toBe(0);
+
+    // The race: a replay read the message's delivery before retention ran, and commits its new
+    // delivery and deliver job after it, as replayMessages does.
+    const client = await db.connect();
+    let replayId: string;
+    try {
+      await client.query("BEGIN");
+      [replayId] = await createDeliveries(client, [{ workspaceId: ctx.api.workspaceId!, messageRowId: gone, destinationId: dest.id }]);
+      await client.query("UPDATE deliveries SET replay_of = $2, replay_number = 1 WHERE id = $1", [replayId, original.id]);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect(replayId).toBeDefined();
+
+    await waitFor(async () => (await count("SELECT count(*)::int AS n FROM deliveries WHERE id = $1", [replayId])) === 0, {
+      timeoutMs: 30_000,
+      what: "the delivery without a message to be dropped",
+    });
+    const jobs = await count(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND data->'deliveryIds' ? $1 AND state NOT IN ('completed', 'cancelled')`,
+      [replayId],
+    );
+    expect(jobs).toBe(0);
+    expect(await count("SELECT count(*)::int AS n FROM attempts WHERE delivery_id = $1", [replayId])).toBe(0);
+    // Only the original delivery reached the receiver.
+    expect(rx.requests).toHaveLength(1);
   });
 });

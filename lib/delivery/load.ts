@@ -90,15 +90,17 @@ WHERE d.state = 'pending'
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')`;
 
 /**
- * Deliveries of the batch whose destination no longer exists. deleteDestination deletes a
- * destination's deliveries in its transaction, but an ingest that read the source's destinations just
- * before may commit deliveries for it afterwards: no foreign key stops it
+ * Deliveries of the batch whose destination or message no longer exists. deleteDestination deletes
+ * a destination's deliveries in its transaction, but an ingest that read the source's destinations
+ * just before may commit deliveries for it afterwards; retention deletes a message's deliveries with
+ * it, but a replay racing it may commit a new one afterwards. No foreign key stops either
  * (docs/architecture.md#foreign-keys-on-the-hot-path). They are finished work: deleted, never sent
  * nor retried (and while pending they would keep their message from retention).
  */
 export const DROP_ORPHANS_SQL = `
 DELETE FROM deliveries d WHERE d.id = ANY($1::uuid[])
-  AND NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id)`;
+  AND (NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id)
+       OR NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = d.message_row_id))`;
 
 /**
  * The batch's due deliveries. Only when some id did not load (done, not yet due, or orphaned) does a

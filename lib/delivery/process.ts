@@ -24,7 +24,7 @@ const limiter = () => processWide("origin limiter", () => new OriginLimiter(env(
 
 export type BatchSummary = {
   loaded: number;
-  /** deliveries whose destination was deleted meanwhile, dropped unsent (load.ts) */
+  /** deliveries whose destination or message was deleted meanwhile, dropped unsent (load.ts) */
   orphansDropped: number;
   delivered: number;
   failed: number;

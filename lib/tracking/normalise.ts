@@ -118,13 +118,15 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   if (type === undefined || type === null) reject("type is missing");
   if (!isMessageType(type)) return reject(`unknown type ${JSON.stringify(type).slice(0, 40)}`);
 
-  let messageId = input.newMessageId();
+  let messageId: string;
   const givenId = msg.messageId;
   if (givenId !== undefined && givenId !== null && givenId !== "") {
     if (typeof givenId !== "string" && typeof givenId !== "number") reject(`messageId must be a string, got ${describeValue(givenId)}`);
     messageId = String(givenId);
     if (messageId.length > MAX_MESSAGE_ID_CHARS)
       reject(`messageId is ${messageId.length} characters; the limit is ${MAX_MESSAGE_ID_CHARS}`);
+  } else {
+    messageId = input.newMessageId();
   }
 
   const userId = idField(msg, "userId");

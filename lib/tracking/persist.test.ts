@@ -49,4 +49,27 @@ describe("recordsetJson", () => {
       { i: "r2", m: "gen", t: "identify", u: null, a: "anon", e: null, ts: b.timestamp, ot: null, sa: null, p: b.payload },
     ]);
   });
+
+  it("writes every id and name exactly as JSON.stringify does, escapes and all", () => {
+    const tricky = [
+      "plain",
+      'q"uote',
+      "back\\slash",
+      "tab\t",
+      "nl\n",
+      "nul\u0000",
+      "del\u007f",
+      "ls\u2028",
+      "emoji 😀",
+      "é",
+      "",
+      "lone \ud800",
+    ];
+    for (const v of tricky) {
+      const m = { ...normalised({ type: "track", userId: "u", event: "e" }), userId: v, event: v, messageId: v };
+      const json = recordsetJson([{ rowId: "r", message: m }]);
+      const s = JSON.stringify(v);
+      expect(json, JSON.stringify(v)).toContain(`"m":${s},"t":"track","u":${s},"a":null,"e":${s},`);
+    }
+  });
 });

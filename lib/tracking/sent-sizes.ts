@@ -12,8 +12,10 @@ import "server-only";
 const QUOTE = 34;
 const BACKSLASH = 92;
 const COMMA = 44;
-const OPEN = new Set([123, 91]); // { [
-const CLOSE = new Set([125, 93]); // } ]
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
 
 /**
  * Index of the quote that closes the string opened at `open`: one preceded by an even run of
@@ -49,13 +51,13 @@ export function sentBatchMessageBytes(text: string): number[] {
       if (inBatch && depth === 2 && elementStart < 0) elementStart = start;
       continue;
     }
-    if (OPEN.has(c)) {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
-      if (depth === 2 && c === 91 && lastKey === "batch") inBatch = true;
+      if (depth === 2 && c === OPEN_BRACKET && lastKey === "batch") inBatch = true;
       else if (inBatch && depth === 3 && elementStart < 0) elementStart = i;
       continue;
     }
-    if (CLOSE.has(c)) {
+    if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (inBatch && depth === 2) {
         endElement(i);
         return sizes;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { correctedTimestamp, parseIsoTimestamp, toIso } from "./timestamps";
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS, correctedTimestamp, parseIsoTimestamp, toIso } from "./timestamps";
 
 const iso = (s: string) => {
   const ms = parseIsoTimestamp(s);
@@ -70,5 +70,51 @@ describe("correctedTimestamp", () => {
   it("uses the client's timestamp without sentAt, and the arrival time without either", () => {
     expect(correctedTimestamp({ receivedAt: 5, sentAt: null, original: 3 })).toBe(3);
     expect(correctedTimestamp({ receivedAt: 5, sentAt: 9, original: null })).toBe(5);
+  });
+});
+
+describe("toIso", () => {
+  // Its own calendar arithmetic must write what Date#toISOString writes, for every storable instant.
+  const edges = [
+    MIN_TIMESTAMP_MS,
+    MAX_TIMESTAMP_MS,
+    0,
+    -1,
+    1,
+    Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+    Date.UTC(2000, 1, 29, 12),
+    Date.UTC(2100, 1, 28, 23, 59, 59, 999),
+    Date.UTC(2100, 2, 1),
+    Date.UTC(2400, 1, 29),
+    Date.UTC(1600, 1, 29),
+    Date.UTC(2026, 10, 21, 15, 5, 50, 123),
+  ];
+  it("matches Date#toISOString at the edges of months, leap years, the epoch and the storable range", () => {
+    for (const ms of edges) expect(toIso(ms), String(ms)).toBe(new Date(ms).toISOString());
+    const y99 = new Date(0);
+    y99.setUTCFullYear(99, 11, 31);
+    expect(toIso(y99.getTime())).toBe("0099-12-31T00:00:00.000Z");
+  });
+
+  it("matches Date#toISOString for 200,000 random instants in years 0001–9999", () => {
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let i = 0; i < 200_000; i++) {
+      const ms = Math.floor(MIN_TIMESTAMP_MS + random() * (MAX_TIMESTAMP_MS - MIN_TIMESTAMP_MS));
+      const expected = new Date(ms).toISOString();
+      if (toIso(ms) !== expected) expect(toIso(ms), String(ms)).toBe(expected);
+      // and reading it back gives the same instant
+      if (parseIsoTimestamp(expected) !== ms) expect(parseIsoTimestamp(expected), expected).toBe(ms);
+    }
+  });
+
+  it("leaves what is outside the storable years, fractional or invalid to Date#toISOString", () => {
+    expect(toIso(MAX_TIMESTAMP_MS + 1)).toBe("+010000-01-01T00:00:00.000Z");
+    expect(toIso(MIN_TIMESTAMP_MS - 1)).toBe("0000-12-31T23:59:59.999Z");
+    expect(toIso(1.5)).toBe("1970-01-01T00:00:00.001Z");
+    expect(() => toIso(Number.NaN)).toThrow(RangeError);
   });
 });

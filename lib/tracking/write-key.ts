@@ -21,8 +21,9 @@ export type TrackingSource = { id: string; workspaceId: string; enabled: boolean
 /**
  * One indexed query per request, no cache: a rotated or disabled key stops working at once in
  * every process. The key before the last rotation works until its grace period ends, by the
- * database's clock (docs/tracking-api.md#write-key-rotation). Measured: ~0.2 ms of Postgres CPU per request, about 1–2% of what a 100-message
- * batch costs in all (bench/ingest.ts), so a cache would buy little and weaken revocation.
+ * database's clock (docs/tracking-api.md#write-key-rotation). Measured: ~0.1 ms of Postgres and
+ * ~0.2 ms of Node CPU per request, 3–4 % of what a 100-message batch costs in all; a cache that
+ * keeps revocation exact is sketched in docs/architecture.md#ingest-throughput.
  */
 export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSource | null> {
   // Keys are 32 alphanumerics (lib/sources/sources.ts); anything far from that names no source and
