@@ -79,7 +79,15 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
 
   const deadline = started + s.timeLimitMs;
   const [sent] = await Promise.all([
-    sendEvents({ baseUrl: stack.appUrl, writeKey: source.writeKey, tag: `d${s.id}`, count: s.events, deadline, spacingMs: s.spacingMs, batchSize: s.batchSize }),
+    sendEvents({
+      baseUrl: stack.appUrl,
+      writeKey: source.writeKey,
+      tag: `d${s.id}`,
+      count: s.events,
+      deadline,
+      spacingMs: s.spacingMs,
+      batchSize: s.batchSize,
+    }),
     s.fault?.(stack),
   ]);
 
