@@ -44,7 +44,8 @@ export type DrillResult = DrillReport & {
   attempts: number;
   refusals: number;
   requestsReceived: number;
-  latency?: { p50: number; p99: number; n: number };
+  /** sent → received; afterAck: the Tracking API's 200 → received (the worker's part, without ingest's noise) */
+  latency?: { p50: number; p99: number; n: number; afterAck?: { p50: number; p99: number } };
   /** where the measured receiver's latency went, stage by stage (p50 / p99 ms of each stage) */
   stages?: { name: string; p50: number; p99: number }[];
   pendingAtLimit: boolean;
@@ -126,6 +127,8 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
     const rx = measured.d.receivers[0];
     const ms = [...rx.firstAt].map(([m, at]) => at - (sent.sentAt.get(m) ?? at)).sort((a, b) => a - b);
     latency = { p50: percentile(ms, 50), p99: percentile(ms, 99), n: ms.length };
+    const fromAck = [...rx.firstAt].map(([m, at]) => at - (sent.ackedAt.get(m) ?? at)).sort((a, b) => a - b);
+    latency.afterAck = { p50: percentile(fromAck, 50), p99: percentile(fromAck, 99) };
     stages = await latencyStages(stack.db, measured.id, sent, rx.firstAt).catch(() => undefined);
   }
   const requestsReceived = [...new Set(created.flatMap((c) => c.d.receivers))].reduce((n, rx) => n + rx.requests, 0);
@@ -153,7 +156,9 @@ export function formatResult(r: DrillResult): string {
     `  deliveries ${r.deliveries} · HTTP attempts recorded ${r.attempts}, requests received ${r.requestsReceived} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
   ];
   if (r.latency)
-    lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
+    lines.push(
+      `  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events${r.latency.afterAck ? ` (acked → received: p50 ${r.latency.afterAck.p50} ms · p99 ${r.latency.afterAck.p99} ms)` : ""}`,
+    );
   if (r.stages) lines.push(`  its stages (p50 / p99 ms): ${r.stages.map((s) => `${s.name} ${s.p50} / ${s.p99}`).join(" · ")}`);
   for (const l of r.lostExamples) lines.push(`  LOST ${l}`);
   return lines.join("\n");
