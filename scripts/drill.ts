@@ -116,6 +116,19 @@ async function main() {
   // The isolation goal (≤ ×1.2) is against 6b: the same destinations with nothing hanging.
   ratio("the same destinations all answering (6b)", results.find((r) => r.id === "6b")?.latency);
   ratio("alone (6a)", results.find((r) => r.id === "6a")?.latency);
+  // The same ratios from the Tracking API's 200 on: the delivery engine's part, without ingest's own noise.
+  const afterAck = (r?: DrillResult) => r?.latency?.afterAck && { ...r.latency.afterAck, n: r.latency.n };
+  const deadAfterAck = afterAck(results.find((r) => r.id === "6"));
+  for (const [label, id] of [
+    ["6b", "6b"],
+    ["6a", "6a"],
+  ] as const) {
+    const base = afterAck(results.find((r) => r.id === id));
+    if (deadAfterAck && base)
+      console.log(
+        `  drill 6 acked → received beside a dead URL vs ${label}: p50 ${deadAfterAck.p50} / ${base.p50} ms (×${(deadAfterAck.p50 / Math.max(1, base.p50)).toFixed(2)}), p99 ${deadAfterAck.p99} / ${base.p99} ms (×${(deadAfterAck.p99 / Math.max(1, base.p99)).toFixed(2)})`,
+      );
+  }
   const lost = results.reduce((t, r) => t + r.lost, 0);
   console.log(lost === 0 ? "[drill] 0 events lost in every drill" : `[drill] ${lost} events LOST`);
   process.exit(lost === 0 && results.every((r) => !r.pendingAtLimit) ? 0 : 1);

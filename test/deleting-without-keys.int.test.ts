@@ -86,7 +86,7 @@ describe("deleting a destination", () => {
     expect(orphan).toBeDefined();
     // No job is left to retry it, and no attempt was logged for it.
     const jobs = await count(
-      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND data->'deliveryIds' ? $1 AND state NOT IN ('completed', 'cancelled')`,
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('deliver', 'deliver-retry') AND data->'deliveryIds' ? $1 AND state NOT IN ('completed', 'cancelled')`,
       [orphan],
     );
     expect(jobs).toBe(0);

@@ -34,13 +34,13 @@ function jsonbOrder<T>(v: T): T {
   return Object.fromEntries(keys.map((k) => [k, jsonbOrder((v as Record<string, unknown>)[k])])) as T;
 }
 
-/** True when no deliver job for this delivery is waiting: nothing will retry it. */
+/** True when a job for this delivery waits in either lane (new or due again): something will retry it. */
 async function hasQueuedJob(deliveryId: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: ctx.stack.databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query(
-      `SELECT 1 FROM pgboss.job WHERE name = 'deliver' AND state IN ('created', 'retry') AND data->'deliveryIds' ? $1`,
+      `SELECT 1 FROM pgboss.job WHERE name IN ('deliver', 'deliver-retry') AND state IN ('created', 'retry') AND data->'deliveryIds' ? $1`,
       [deliveryId],
     );
     return rows.length > 0;

@@ -46,7 +46,9 @@ describe("graceful shutdown", () => {
 
     // Nothing half-done: no job left active, and everything the receiver got is recorded — one attempt
     // row per request received and each of those deliveries marked delivered.
-    const active = await pool().query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver' AND state = 'active'`);
+    const active = await pool().query(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name IN ('deliver', 'deliver-retry') AND state = 'active'`,
+    );
     expect(active.rows[0].n).toBe(0);
     const attempts = await pool().query(`SELECT count(*)::int AS n FROM attempts WHERE destination_id = $1`, [destinationId]);
     expect(attempts.rows[0].n).toBe(rx.requests.length);

@@ -77,6 +77,14 @@ describe("decideRound, mode any", () => {
     const d = decideRound({ ...common, mode: "any", results: [{ url: "a", attempted: false }] });
     expect(d).toMatchObject({ state: "pending", attempted: false, pendingUrls: ["a"] });
   });
+
+  it("brings a deferred round back at the latest turn its origins gave it, not sooner than the defer step", () => {
+    const now = new Date("2026-01-01T00:00:10.200Z");
+    const later = decideRound({ ...common, mode: "any", now, results: [{ url: "a", attempted: false, turnInMs: 4_500 }] });
+    expect(later.nextAttemptAt?.toISOString()).toBe("2026-01-01T00:00:15.000Z");
+    const soon = decideRound({ ...common, mode: "any", now, results: [{ url: "a", attempted: false, turnInMs: 10 }] });
+    expect(soon.nextAttemptAt?.toISOString()).toBe("2026-01-01T00:00:12.000Z");
+  });
 });
 
 describe("decideRound, mode every", () => {

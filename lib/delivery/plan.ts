@@ -8,10 +8,13 @@ import type { Classification } from "../webhooks/outcome";
 
 export type Mode = "any" | "every";
 
-/** One URL of a round: attempted (with its classification and status) or deferred (no slot; not an attempt). */
+/**
+ * One URL of a round: attempted (with its classification and status) or deferred (no slot; not an
+ * attempt), with the turn its origin gave it (limiter.ts deferTurnMs) when it has one.
+ */
 export type UrlResult =
   | { url: string; attempted: true; classification: Classification; status: number | null }
-  | { url: string; attempted: false };
+  | { url: string; attempted: false; turnInMs?: number };
 
 export type RoundDecision = {
   state: "pending" | "delivered" | "failed";
@@ -59,10 +62,12 @@ export function decideRound(opts: {
   for (const r of attemptedResults) loggedOutcome.set(r.url, r.classification.outcome);
 
   if (!attempted) {
+    // Not sooner than DEFER_MS, nor before the latest turn its origins gave it.
+    const wait = Math.max(DEFER_MS, ...results.map((r) => (r.attempted ? 0 : (r.turnInMs ?? 0))));
     return {
       state: "pending",
       pendingUrls: results.map((r) => r.url),
-      nextAttemptAt: new Date(Math.ceil((now.getTime() + DEFER_MS) / 1000) * 1000),
+      nextAttemptAt: new Date(Math.ceil((now.getTime() + wait) / 1000) * 1000),
       lastError: null,
       lastStatus: opts.lastStatusBefore ?? null,
       loggedOutcome,

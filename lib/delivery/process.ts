@@ -18,6 +18,8 @@ import { recordRound, type AttemptRow, type DeliveryUpdate } from "./record";
 
 /** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
 const MAX_SLOT_WAIT_MS = 3_000;
+/** A deferred round comes back at its origin's pace (limiter.ts deferTurnMs), but never later than this. */
+const MAX_DEFER_MS = 30_000;
 
 /** One per process (runtime.ts), shared by every batch: the cap is per origin, not per batch. Memory only. */
 const limiter = () => processWide("origin limiter", () => new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
@@ -107,7 +109,8 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
 }
 
 /**
- * Records rounds in ONE statement, in one transaction with their retry jobs when there are any, and
+ * Records rounds in ONE statement, in one transaction with their retry jobs when there are any (on the
+ * retry lane, queue.ts deliverRetry: never ahead of fresh deliveries), and
  * with the late deliveries' safety job (lateIds) or the deletion of the safety job they no longer
  * need (cancelJobId). Throws when the database fails, so pg-boss retries the jobs (at-least-once).
  */
@@ -128,16 +131,16 @@ async function commitRounds(
   try {
     await client.query("BEGIN");
     await recordRound(client, attempts, updates);
-    if (retries.length > 0) await insertJobs("deliver", retryJobs(retries), { client });
+    if (retries.length > 0) await insertJobs("deliverRetry", retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {
       await client.query(
         `UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
         [lateIds, SAFETY_DELAY_S],
       );
-      safetyJobId = await sendJob("deliver", { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
+      safetyJobId = await sendJob("deliverRetry", { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
     }
-    if (opts.cancelJobId) await deleteJob("deliver", opts.cancelJobId, { client });
+    if (opts.cancelJobId) await deleteJob("deliverRetry", opts.cancelJobId, { client });
     await client.query("COMMIT");
     return { safetyJobId, dueTimes };
   } catch (err) {
@@ -194,7 +197,7 @@ async function runRound(d: LoadedDelivery): Promise<Round> {
           classification: classifyAttempt(s.attempt.result),
           status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
         }
-      : { url: s.url, attempted: false },
+      : { url: s.url, attempted: false, turnInMs: s.turnInMs },
   );
   const decision = decideRound({
     mode: d.destination.mode,
@@ -272,9 +275,12 @@ function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): Del
 
 const originIsSlow = (url: string) => limiter().isSlow(originOf(url), BATCH_PATIENCE_MS);
 
-async function attemptUrl(url: string, request: OutgoingRequest): Promise<{ url: string; attempt: TimedAttempt | null }> {
+async function attemptUrl(
+  url: string,
+  request: OutgoingRequest,
+): Promise<{ url: string; attempt: TimedAttempt | null; turnInMs?: number }> {
   const release = await limiter().acquire(originOf(url));
-  if (!release) return { url, attempt: null };
+  if (!release) return { url, attempt: null, turnInMs: limiter().deferTurnMs(originOf(url), MAX_DEFER_MS) };
   let attempt: TimedAttempt | undefined;
   try {
     attempt = await postWebhook(url, request);

@@ -13,7 +13,7 @@ import { existing, forget, processWide, type Closing } from "./runtime";
  * The web app and the worker create queues from this list; handlers live in worker/handlers/.
  */
 export const QUEUES = {
-  /** A batch of deliveries to attempt now (ingest, replay, audience syncs, deletions). */
+  /** A batch of deliveries to attempt now (ingest, replay, audience syncs, deletions): the fresh lane. */
   deliver: {
     name: "deliver",
     schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
@@ -21,6 +21,26 @@ export const QUEUES = {
     // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
     options: {
       notify: true,
+      retryLimit: 10,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 300,
+      expireInSeconds: 300,
+      heartbeatSeconds: 10,
+    },
+  },
+  /**
+   * The retry lane: deliveries attempted (or deferred) before, due again later — retries, deferrals,
+   * late rounds' safety jobs. A queue (and table) of its own with its own worker slots, so a dead
+   * endpoint's retries never take a slot or a place in the fetch order that a fresh delivery needs
+   * (docs/webhooks.md#endpoint-isolation). Its jobs are due later, not now: no NOTIFY on insert; the
+   * worker that schedules them wakes itself when they fall due (worker/handlers/deliver.ts).
+   */
+  deliverRetry: {
+    name: "deliver-retry",
+    schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
+    options: {
+      notify: false,
       retryLimit: 10,
       retryDelay: 5,
       retryBackoff: true,

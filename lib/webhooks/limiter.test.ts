@@ -99,4 +99,20 @@ describe("OriginLimiter", () => {
     for (const q of queued) (await q)!(100);
     expect(l.backlogMs("a")).toBe(0);
   });
+
+  it("spreads the requests a slow origin deferred at its pace, up to a cap", async () => {
+    const l = new OriginLimiter(2, 3_000);
+    const t0 = performance.now();
+    const a = await l.acquire("dead");
+    const b = await l.acquire("dead");
+    // Both slots held for 1 s: each deferred request gets the next turn, 1 s / 2 slots after the previous.
+    const now = t0 + 1_000;
+    const turns = [1, 2, 3].map(() => l.deferTurnMs("dead", 60_000, now));
+    expect(turns[1] - turns[0]).toBeCloseTo(turns[2] - turns[1], 0);
+    expect(turns[1] - turns[0]).toBeGreaterThan(499);
+    expect(l.deferTurnMs("dead", 2_000, now)).toBeCloseTo(2_000, 0);
+    expect(l.deferTurnMs("unknown", 2_000, now)).toBe(0);
+    a!(1_000);
+    b!(1_000);
+  });
 });

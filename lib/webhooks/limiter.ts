@@ -15,6 +15,8 @@ type OriginState = {
   avgMs: number;
   /** start times of the requests in flight, oldest first (a Map keeps insertion order; ends may come in any order) */
   started: Map<number, number>;
+  /** the latest turn handed to a deferred request (deferTurnMs), performance.now() ms */
+  lastTurn: number;
 };
 
 /** Weight of the newest duration in the moving average. */
@@ -33,7 +35,7 @@ export class OriginLimiter {
   async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
     let s = this.origins.get(origin);
     if (!s) {
-      s = { active: 0, waiting: [], avgMs: 0, started: new Map() };
+      s = { active: 0, waiting: [], avgMs: 0, started: new Map(), lastTurn: 0 };
       this.origins.set(origin, s);
     }
     if (s.active < this.max) {
@@ -68,6 +70,25 @@ export class OriginLimiter {
     if (s.avgMs > ms) return true;
     const oldest = s.started.values().next();
     return !oldest.done && now - oldest.value > Math.max(ms, 4 * s.avgMs);
+  }
+
+  /**
+   * When a request the origin deferred (acquire gave null) should come back, in ms from now: its turn
+   * at the pace the origin takes requests — `max` at a time, each as long as its average (or as its
+   * oldest request in flight, for an origin that has not answered yet) — one turn after the previous
+   * deferred request's, at most `capMs` ahead. A deferral is not an attempt: coming back sooner only
+   * loads, defers and records the delivery again. A dead origin with thousands of deliveries pending
+   * had them all back every second, and that churn took the CPU and the worker's batch slots that
+   * healthy destinations needed (drill 6, docs/webhooks.md#endpoint-isolation).
+   */
+  deferTurnMs(origin: string, capMs: number, now = performance.now()): number {
+    const s = this.origins.get(origin);
+    if (!s) return 0;
+    const oldest = s.started.values().next();
+    const duration = Math.max(s.avgMs, oldest.done ? 0 : now - oldest.value);
+    const turn = Math.min(Math.max(now, s.lastTurn) + duration / this.max, now + capMs);
+    s.lastTurn = turn;
+    return turn - now;
   }
 
   /**

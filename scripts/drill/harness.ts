@@ -27,6 +27,8 @@ export type Scenario = {
   events: number;
   /** pause between batches of 100, to spread the events over the fault */
   spacingMs: number;
+  /** events per /v1/batch request (100 unless told) */
+  batchSize?: number;
   timeLimitMs: number;
   destinations(): Promise<DrillDestination[]>;
   /** runs alongside the sending; resolves when the fault is over */
@@ -42,7 +44,10 @@ export type DrillResult = DrillReport & {
   attempts: number;
   refusals: number;
   requestsReceived: number;
-  latency?: { p50: number; p99: number; n: number };
+  /** sent → received; afterAck: the Tracking API's 200 → received (the worker's part, without ingest's noise) */
+  latency?: { p50: number; p99: number; n: number; afterAck?: { p50: number; p99: number } };
+  /** where the measured receiver's latency went, stage by stage (p50 / p99 ms of each stage) */
+  stages?: { name: string; p50: number; p99: number }[];
   pendingAtLimit: boolean;
 };
 
@@ -75,7 +80,15 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
 
   const deadline = started + s.timeLimitMs;
   const [sent] = await Promise.all([
-    sendEvents({ baseUrl: stack.appUrl, writeKey: source.writeKey, tag: `d${s.id}`, count: s.events, deadline, spacingMs: s.spacingMs }),
+    sendEvents({
+      baseUrl: stack.appUrl,
+      writeKey: source.writeKey,
+      tag: `d${s.id}`,
+      count: s.events,
+      deadline,
+      spacingMs: s.spacingMs,
+      batchSize: s.batchSize,
+    }),
     s.fault?.(stack),
   ]);
 
@@ -108,11 +121,15 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
   ).rows[0].n;
 
   let latency: DrillResult["latency"];
+  let stages: DrillResult["stages"];
   const measured = created.find((c) => c.d.name === s.latencyOf);
   if (measured) {
     const rx = measured.d.receivers[0];
     const ms = [...rx.firstAt].map(([m, at]) => at - (sent.sentAt.get(m) ?? at)).sort((a, b) => a - b);
     latency = { p50: percentile(ms, 50), p99: percentile(ms, 99), n: ms.length };
+    const fromAck = [...rx.firstAt].map(([m, at]) => at - (sent.ackedAt.get(m) ?? at)).sort((a, b) => a - b);
+    latency.afterAck = { p50: percentile(fromAck, 50), p99: percentile(fromAck, 99) };
+    stages = await latencyStages(stack.db, measured.id, sent, rx.firstAt).catch(() => undefined);
   }
   const requestsReceived = [...new Set(created.flatMap((c) => c.d.receivers))].reduce((n, rx) => n + rx.requests, 0);
   return {
@@ -124,6 +141,7 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
     refusals: sent.refusals,
     requestsReceived,
     latency,
+    stages,
     pendingAtLimit,
   };
 }
@@ -138,7 +156,51 @@ export function formatResult(r: DrillResult): string {
     `  deliveries ${r.deliveries} · HTTP attempts recorded ${r.attempts}, requests received ${r.requestsReceived} · /v1 refusals retried by the client ${r.refusals} · ${r.seconds.toFixed(1)} s${r.pendingAtLimit ? " · TIME LIMIT REACHED" : ""}`,
   ];
   if (r.latency)
-    lines.push(`  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events`);
+    lines.push(
+      `  healthy URL latency (sent → received): p50 ${r.latency.p50} ms · p99 ${r.latency.p99} ms over ${r.latency.n} events${r.latency.afterAck ? ` (acked → received: p50 ${r.latency.afterAck.p50} ms · p99 ${r.latency.afterAck.p99} ms)` : ""}`,
+    );
+  if (r.stages) lines.push(`  its stages (p50 / p99 ms): ${r.stages.map((s) => `${s.name} ${s.p50} / ${s.p99}`).join(" · ")}`);
   for (const l of r.lostExamples) lines.push(`  LOST ${l}`);
   return lines.join("\n");
+}
+
+/**
+ * Splits the measured receiver's latency into stages, from the database: sent → answered 200 by the
+ * Tracking API (acked) → its `deliver` job fetched by a worker (pg-boss started_on) → the first
+ * attempt's POST started (attempts.started_at) → received. Which stage grows beside a dead URL says
+ * where a healthy delivery waits (docs/webhooks.md#endpoint-isolation).
+ */
+async function latencyStages(
+  db: pg.Pool,
+  destinationId: string,
+  sent: { sentAt: Map<string, number>; ackedAt: Map<string, number> },
+  receivedAt: Map<string, number>,
+): Promise<{ name: string; p50: number; p99: number }[]> {
+  const { rows } = await db.query<{ message_id: string; fetched: number | null; posted: number | null }>(
+    `SELECT m.message_id,
+            extract(epoch FROM j.started_on) * 1000 AS fetched,
+            extract(epoch FROM a.started_at) * 1000 AS posted
+       FROM deliveries d
+       JOIN messages m ON m.id = d.message_row_id
+       LEFT JOIN LATERAL (SELECT started_on FROM pgboss.job
+                           WHERE name = 'deliver' AND data->'deliveryIds' ? d.id::text ORDER BY created_on LIMIT 1) j ON true
+       LEFT JOIN LATERAL (SELECT started_at FROM attempts WHERE delivery_id = d.id ORDER BY started_at LIMIT 1) a ON true
+      WHERE d.destination_id = $1`,
+    [destinationId],
+  );
+  const spans: Record<string, number[]> = { "sent→acked": [], "acked→fetched": [], "fetched→posted": [], "posted→received": [] };
+  for (const r of rows) {
+    const sentAt = sent.sentAt.get(r.message_id);
+    const acked = sent.ackedAt.get(r.message_id);
+    const received = receivedAt.get(r.message_id);
+    if (sentAt === undefined || acked === undefined || received === undefined || r.fetched === null || r.posted === null) continue;
+    spans["sent→acked"].push(acked - sentAt);
+    spans["acked→fetched"].push(Number(r.fetched) - acked);
+    spans["fetched→posted"].push(Number(r.posted) - Number(r.fetched));
+    spans["posted→received"].push(received - Number(r.posted));
+  }
+  return Object.entries(spans).map(([name, v]) => {
+    const sorted = v.sort((a, b) => a - b);
+    return { name, p50: Math.round(percentile(sorted, 50)), p99: Math.round(percentile(sorted, 99)) };
+  });
 }

@@ -3,7 +3,7 @@
  * and a refused batch (503, network error) retried after a pause until the deadline. Returns the
  * messageIds acknowledged with a 200 (and not listed as rejected), and when each batch was sent.
  */
-export type SendResult = { accepted: Set<string>; sentAt: Map<string, number>; refusals: number };
+export type SendResult = { accepted: Set<string>; sentAt: Map<string, number>; ackedAt: Map<string, number>; refusals: number };
 
 export async function sendEvents(opts: {
   baseUrl: string;
@@ -13,14 +13,18 @@ export async function sendEvents(opts: {
   concurrency?: number;
   deadline: number;
   spacingMs?: number;
+  /** events per /v1/batch request (100 unless told) */
+  batchSize?: number;
 }): Promise<SendResult> {
+  const size = opts.batchSize ?? 100;
   const accepted = new Set<string>();
   const sentAt = new Map<string, number>();
+  const ackedAt = new Map<string, number>();
   let refusals = 0;
   const batches: { messageId: string; type: string; userId: string; event: string; properties: object }[][] = [];
-  for (let i = 0; i < opts.count; i += 100) {
+  for (let i = 0; i < opts.count; i += size) {
     batches.push(
-      Array.from({ length: Math.min(100, opts.count - i) }, (_, j) => ({
+      Array.from({ length: Math.min(size, opts.count - i) }, (_, j) => ({
         messageId: `${opts.tag}-${i + j}`,
         type: "track",
         userId: `user-${(i + j) % 50}`,
@@ -45,11 +49,13 @@ export async function sendEvents(opts: {
           .then(async (r) => (r.status === 200 ? ((await r.json()) as { rejected?: { messageId: string }[] }) : null))
           .catch(() => null);
         if (ok) {
+          const acked = Date.now();
           const rejected = new Set((ok.rejected ?? []).map((r) => r.messageId));
           for (const m of batch) {
             if (rejected.has(m.messageId)) continue;
             accepted.add(m.messageId);
             sentAt.set(m.messageId, at);
+            ackedAt.set(m.messageId, acked);
           }
           break;
         }
@@ -61,5 +67,5 @@ export async function sendEvents(opts: {
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 2 }, lane));
-  return { accepted, sentAt, refusals };
+  return { accepted, sentAt, ackedAt, refusals };
 }
