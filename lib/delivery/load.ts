@@ -52,7 +52,9 @@ type Row = {
   received_at: string;
   sent_at: string | null;
   payload: Record<string, unknown> | null;
-};
+  /** true on one row per destination, the only one that carries the destination's settings */
+  first_of_destination: boolean;
+} & { [K in keyof Omit<DestinationRow, "id">]: DestinationRow[K] | null };
 
 type DestinationRow = {
   id: string;
@@ -70,12 +72,15 @@ type DestinationRow = {
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** A destination column on the first row of each destination only, NULL on the others. */
+const once = (expr: string) => `CASE WHEN row_number() OVER (PARTITION BY d.destination_id) = 1 THEN ${expr} END`;
+
 /**
  * The load statement ($1: the delivery ids); exported for its plan test (test/delivery-load.int.test.ts).
  * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a crash
  * finds delivered ones done and rescheduled ones not yet due, and skips them), joined with their
- * messages. The destination is joined only to tell a deleted one (no row) and its mode; its settings
- * come once per batch from DESTINATIONS_SQL, not once per delivery (docs/webhooks.md#delivery-cost).
+ * messages and destinations. A destination's settings travel on one row per destination, not on each
+ * of its deliveries, and are parsed once (docs/webhooks.md#delivery-cost).
  */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
@@ -89,21 +94,18 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
        )) AS some_url_failed,
        m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
-       ${iso("m.sent_at")} AS sent_at, m.payload
+       ${iso("m.sent_at")} AS sent_at, m.payload,
+       ${once("true")} IS NOT NULL AS first_of_destination,
+       -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
+       ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
+       ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
+       ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
+       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
 WHERE d.state = 'pending'
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')`;
-
-/** The settings of the batch's destinations ($1: their ids), one row each. */
-export const DESTINATIONS_SQL = `
-SELECT t.id,
-       -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
-       ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
-       coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode,
-       t.retry_window_minutes
-FROM destinations t WHERE t.id = ANY($1::uuid[])`;
 
 /**
  * Deliveries of the batch whose destination no longer exists. deleteDestination deletes a
@@ -117,9 +119,8 @@ DELETE FROM deliveries d WHERE d.id = ANY($1::uuid[])
   AND NOT EXISTS (SELECT 1 FROM destinations t WHERE t.id = d.destination_id)`;
 
 /**
- * The batch's due deliveries, with their destinations' settings (a second, one-row-per-destination
- * statement). Only when some id did not load (done, not yet due, or orphaned), or its destination
- * was deleted between the two statements, does a third statement drop the orphans among them.
+ * The batch's due deliveries. Only when some id did not load (done, not yet due, or orphaned) does a
+ * second statement drop the orphans among them, so a full batch costs one round trip.
  */
 export async function loadDueDeliveries(
   db: Pick<pg.Pool, "query">,
@@ -128,18 +129,11 @@ export async function loadDueDeliveries(
   if (ids.length === 0) return { deliveries: [], orphansDropped: 0 };
   const { rows } = await db.query<Row>(LOAD_DUE_SQL, [ids]);
   const destinations = new Map<string, LoadedDestination>();
-  if (rows.length > 0) {
-    const destinationIds = [...new Set(rows.map((r) => r.destination_id))];
-    const found = await db.query<DestinationRow>(DESTINATIONS_SQL, [destinationIds]);
-    for (const t of found.rows) destinations.set(t.id, toDestination(t));
-  }
-  const deliveries: LoadedDelivery[] = [];
-  for (const r of rows) {
-    const destination = destinations.get(r.destination_id);
-    if (destination) deliveries.push(toLoaded(r, destination));
-  }
-  if (deliveries.length === ids.length) return { deliveries, orphansDropped: 0 };
-  const loaded = new Set(deliveries.map((d) => d.id));
+  for (const r of rows)
+    if (r.first_of_destination) destinations.set(r.destination_id, toDestination({ ...r, id: r.destination_id } as DestinationRow));
+  const deliveries = rows.map((r) => toLoaded(r, destinations.get(r.destination_id)!));
+  if (rows.length === ids.length) return { deliveries, orphansDropped: 0 };
+  const loaded = new Set(rows.map((r) => r.id));
   const missing = ids.filter((id) => !loaded.has(id));
   const dropped = await db.query(DROP_ORPHANS_SQL, [missing]);
   return { deliveries, orphansDropped: dropped.rowCount ?? 0 };
