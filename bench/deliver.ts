@@ -10,7 +10,9 @@
  * 4. End-to-end latency: POST /v1/batch at a steady 500 events/s through the Tracking API (next start),
  *    from each 200 to the sink's receipt of that messageId; p50 / p99.
  *
- * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500).
+ * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500),
+ * BENCH_SETUP_SQL (run on the bench's database after its migrations: to try a lever, e.g. an index,
+ * before it becomes a migration).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
@@ -134,6 +136,13 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   await cpuPool.end();
   await sleep(1_500); // let backends flush their statistics
   const xact1 = await transactions(db.url, db.name);
+  // HOT updates (no new index entries) of the deliveries during the run (docs/webhooks.md#delivery-cost).
+  const updates = await withClient(db.url, async (c) => {
+    const { rows } = await c.query(
+      `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'deliveries'`,
+    );
+    return { updated: rows[0].upd as number, hot: rows[0].hot as number };
+  });
   for (const w of workers) await w.stop();
   if (process.env.BENCH_WORKER_LOG)
     for (const w of workers)
@@ -159,6 +168,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     failed,
     destinationId,
     cpu,
+    updates,
   };
 }
 
@@ -286,6 +296,7 @@ async function main() {
   const db = await createTestDatabase();
   process.env.DATABASE_URL = db.url;
   try {
+    if (process.env.BENCH_SETUP_SQL) await withClient(db.url, (c) => c.query(process.env.BENCH_SETUP_SQL!));
     console.log(`[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}`);
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
@@ -297,6 +308,7 @@ async function main() {
     console.log(
       `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included); the sink answering them ${((tp.cpu.sinkMs / N) * 1000).toFixed(0)} ms`,
     );
+    console.log(`[bench] delivery updates: ${tp.updates.updated}, of which HOT ${tp.updates.hot}`);
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(
         `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,

@@ -145,7 +145,13 @@ describe("endpoint alerts", () => {
     const good = await receiver(() => 200);
     const dest = await ctx.destination({ name: "Pair", urls: [`${bad.url}/in`, `${good.url}/in`], mode: "every", retryWindowMinutes: 5 });
     const [first] = await ctx.send(dest.id, [{ type: "track", userId: "u2", event: "Signed Up" }]);
-    await waitFor(async () => bad.requests.length >= 1 && good.requests.length >= 1, { what: "both URLs tried" });
+    // The evaluation reads the attempt log: wait for both URLs' attempts there, not only at the receivers
+    // (a receiver has the request before the worker has recorded its answer).
+    await waitFor(
+      async () =>
+        new Set((await attemptsTo(dest.id)).map((a) => a.url)).size === 2 && bad.requests.length >= 1 && good.requests.length >= 1,
+      { what: "both URLs tried and logged" },
+    );
 
     const t0 = Date.now();
     const disabled = await evaluate(t0 + 5 * DAY + MINUTE);

@@ -1,7 +1,7 @@
 import "server-only";
 import type { TimedAttempt } from "../webhooks/post";
 import type { Classification } from "../webhooks/outcome";
-import { maskHeaders, type OutgoingRequest } from "../webhooks/request";
+import type { OutgoingRequest } from "../webhooks/request";
 import type { StoredMessage } from "../webhooks/payload";
 import { pgSafe, type AttemptRow } from "./record";
 
@@ -46,7 +46,7 @@ export function toAttemptRow(opts: {
     attempt_number: opts.attemptNumber,
     started_at: a.startedAt.toISOString(),
     duration_ms: a.durationMs,
-    request_headers: maskHeaders(opts.request.headers),
+    request_headers: opts.request.loggedHeaders,
     request_body: opts.request.body,
     response_status: response?.status ?? null,
     response_headers: response ? safeHeaders(response.headers) : null,

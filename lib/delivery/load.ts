@@ -3,6 +3,17 @@ import type pg from "pg";
 import type { StoredMessage } from "../webhooks/payload";
 import type { SigningSettings } from "../webhooks/request";
 
+/** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
+export type LoadedDestination = SigningSettings & {
+  id: string;
+  /** the destination's URLs less `disabledUrls`, those the endpoint alerts disabled */
+  urls: string[];
+  disabledUrls: string[];
+  enabled: boolean;
+  mode: "any" | "every";
+  retryWindowMinutes: number;
+};
+
 /** A pending delivery with its message and destination, as the worker needs them. */
 export type LoadedDelivery = {
   id: string;
@@ -18,14 +29,8 @@ export type LoadedDelivery = {
   someUrlFailed: boolean;
   message: StoredMessage;
   erased: boolean;
-  /** `urls`: the destination's URLs less `disabledUrls`, those the endpoint alerts disabled. */
-  destination: SigningSettings & {
-    urls: string[];
-    disabledUrls: string[];
-    enabled: boolean;
-    mode: "any" | "every";
-    retryWindowMinutes: number;
-  };
+  /** the same object for every delivery of the batch to this destination */
+  destination: LoadedDestination;
 };
 
 type Row = {
@@ -47,6 +52,12 @@ type Row = {
   received_at: string;
   sent_at: string | null;
   payload: Record<string, unknown> | null;
+  /** true on one row per destination, the only one that carries the destination's settings */
+  first_of_destination: boolean;
+} & { [K in keyof Omit<DestinationRow, "id">]: DestinationRow[K] | null };
+
+type DestinationRow = {
+  id: string;
   urls: string[];
   disabled_urls: string[];
   headers: { name: string; value: string }[] | null;
@@ -58,15 +69,19 @@ type Row = {
   retry_window_minutes: number;
 };
 
-/**
- * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a
- * crash finds delivered ones done and rescheduled ones not yet due, and skips them), joined with
- * their messages and destinations.
- */
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The load statement ($1: the delivery ids); exported for its plan test (test/delivery-load.int.test.ts). */
+/** A destination column on the first row of each destination only, NULL on the others. */
+const once = (expr: string) => `CASE WHEN row_number() OVER (PARTITION BY d.destination_id) = 1 THEN ${expr} END`;
+
+/**
+ * The load statement ($1: the delivery ids); exported for its plan test (test/delivery-load.int.test.ts).
+ * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a crash
+ * finds delivered ones done and rescheduled ones not yet due, and skips them), joined with their
+ * messages and destinations. A destination's settings travel on one row per destination, not on each
+ * of its deliveries, and are parsed once (docs/webhooks.md#delivery-cost).
+ */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
 -- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for EVERY pending delivery
@@ -80,9 +95,12 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        )) AS some_url_failed,
        m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
        ${iso("m.sent_at")} AS sent_at, m.payload,
+       ${once("true")} IS NOT NULL AS first_of_destination,
        -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
-       ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
-       coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled, t.mode, t.retry_window_minutes
+       ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
+       ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
+       ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
+       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -104,7 +122,7 @@ DELETE FROM deliveries d WHERE d.id = ANY($1::uuid[])
 
 /**
  * The batch's due deliveries. Only when some id did not load (done, not yet due, or orphaned) does a
- * second statement drop the orphans among them, so a full batch costs one round trip as before.
+ * second statement drop the orphans among them, so a full batch costs one round trip.
  */
 export async function loadDueDeliveries(
   db: Pick<pg.Pool, "query">,
@@ -112,14 +130,33 @@ export async function loadDueDeliveries(
 ): Promise<{ deliveries: LoadedDelivery[]; orphansDropped: number }> {
   if (ids.length === 0) return { deliveries: [], orphansDropped: 0 };
   const { rows } = await db.query<Row>(LOAD_DUE_SQL, [ids]);
-  if (rows.length === ids.length) return { deliveries: rows.map(toLoaded), orphansDropped: 0 };
+  const destinations = new Map<string, LoadedDestination>();
+  for (const r of rows)
+    if (r.first_of_destination) destinations.set(r.destination_id, toDestination({ ...r, id: r.destination_id } as DestinationRow));
+  const deliveries = rows.map((r) => toLoaded(r, destinations.get(r.destination_id)!));
+  if (rows.length === ids.length) return { deliveries, orphansDropped: 0 };
   const loaded = new Set(rows.map((r) => r.id));
   const missing = ids.filter((id) => !loaded.has(id));
   const dropped = await db.query(DROP_ORPHANS_SQL, [missing]);
-  return { deliveries: rows.map(toLoaded), orphansDropped: dropped.rowCount ?? 0 };
+  return { deliveries, orphansDropped: dropped.rowCount ?? 0 };
 }
 
-function toLoaded(r: Row): LoadedDelivery {
+function toDestination(t: DestinationRow): LoadedDestination {
+  return {
+    id: t.id,
+    urls: t.urls,
+    disabledUrls: t.disabled_urls,
+    headers: Array.isArray(t.headers) ? t.headers : [],
+    sharedSecret: t.shared_secret,
+    standardWebhooks: t.standard_webhooks,
+    standardSecret: t.standard_secret,
+    enabled: t.enabled,
+    mode: t.mode === "every" ? "every" : "any",
+    retryWindowMinutes: t.retry_window_minutes,
+  };
+}
+
+function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
@@ -142,16 +179,6 @@ function toLoaded(r: Row): LoadedDelivery {
       sentAt: r.sent_at,
       payload: r.payload,
     },
-    destination: {
-      urls: r.urls,
-      disabledUrls: r.disabled_urls,
-      headers: Array.isArray(r.headers) ? r.headers : [],
-      sharedSecret: r.shared_secret,
-      standardWebhooks: r.standard_webhooks,
-      standardSecret: r.standard_secret,
-      enabled: r.enabled,
-      mode: r.mode === "every" ? "every" : "any",
-      retryWindowMinutes: r.retry_window_minutes,
-    },
+    destination,
   };
 }

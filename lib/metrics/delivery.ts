@@ -9,12 +9,31 @@ export function observeDeliveryBatch(
   destinationOf: (deliveryId: string) => string | undefined,
 ): void {
   const m = metrics();
+  // Counted per label set and batch, and one histogram child per destination: labels are hashed
+  // once per batch, not once per attempt (docs/webhooks.md#delivery-cost).
+  const counts = new Map<string, { labels: Record<string, string>; n: number }>();
+  const count = (labels: Record<string, string>, key: string) => {
+    const c = counts.get(key);
+    if (c) c.n++;
+    else counts.set(key, { labels, n: 1 });
+  };
+  const durations = new Map<string, ReturnType<typeof m.attemptDuration.labels>>();
   for (const a of attempts) {
-    m.attempts.inc({ destination: a.destination_id, outcome: a.outcome });
-    m.attemptDuration.observe({ destination: a.destination_id }, a.duration_ms / 1000);
+    count({ destination: a.destination_id, outcome: a.outcome }, `a ${a.destination_id} ${a.outcome}`);
+    let h = durations.get(a.destination_id);
+    if (!h) {
+      h = m.attemptDuration.labels({ destination: a.destination_id });
+      durations.set(a.destination_id, h);
+    }
+    h.observe(a.duration_ms / 1000);
   }
+  const attemptCounts = [...counts.values()];
+  counts.clear();
   for (const u of updates) {
     if (u.state === "pending") continue;
-    m.deliveries.inc({ destination: destinationOf(u.id) ?? "unknown", state: u.state });
+    const destination = destinationOf(u.id) ?? "unknown";
+    count({ destination, state: u.state }, `d ${destination} ${u.state}`);
   }
+  for (const c of attemptCounts) m.attempts.inc(c.labels, c.n);
+  for (const c of counts.values()) m.deliveries.inc(c.labels, c.n);
 }

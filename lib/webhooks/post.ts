@@ -12,7 +12,7 @@ export const RESPONSE_BODY_LIMIT = 64 * 1024;
 export type TimedAttempt = { startedAt: Date; durationMs: number; result: AttemptResult };
 
 /** One POST of a prepared request to one URL, over the process's keep-alive pools. Never throws. */
-export async function postWebhook(url: string, req: OutgoingRequest): Promise<TimedAttempt> {
+export async function postWebhook(url: string, req: Pick<OutgoingRequest, "headers" | "body">): Promise<TimedAttempt> {
   const startedAt = new Date();
   const t0 = performance.now();
   const result = await exchange(url, req);
@@ -40,7 +40,7 @@ function parseUrl(raw: string): URL | null {
 /** The origin a URL's requests count against (limiter.ts); the text itself when it does not parse. */
 export const originOf = (raw: string): string => parseUrl(raw)?.origin ?? raw;
 
-function exchange(rawUrl: string, req: OutgoingRequest): Promise<AttemptResult> {
+function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">): Promise<AttemptResult> {
   const url = parseUrl(rawUrl);
   if (!url) return Promise.resolve({ kind: "error", errorKind: "internal", message: "invalid URL" });
   const target = dispatcherFor(url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildRequest, maskHeaders, webhookIdOf } from "./request";
+import { buildRequest, maskHeaders, prepareSigning, webhookIdOf } from "./request";
 import { isReservedHeader } from "./rules";
 import { xSignature } from "./signing";
 
@@ -46,6 +46,36 @@ describe("buildRequest", () => {
     expect(r.headers["webhook-id"]).toBe("msg_0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d");
     expect(r.headers["webhook-timestamp"]).toBe("1700000000");
     expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+  });
+});
+
+describe("prepareSigning", () => {
+  it("gives the same request as the settings themselves, with the log's headers masked as maskHeaders does", () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const dest = {
+      headers: [
+        { name: "X-Api-Key", value: "key-0123456789abcdef-wxyz" },
+        { name: "Host", value: "evil" },
+      ],
+      sharedSecret: "k",
+      standardWebhooks: true,
+      standardSecret: secret,
+    };
+    const now = at(new Date(1_700_000_000_000));
+    const prepared = prepareSigning(dest);
+    const a = buildRequest(prepared, msg, now);
+    const b = buildRequest(dest, msg, now);
+    expect(a).toEqual(b);
+    expect(Object.keys(a.headers)).toEqual(Object.keys(b.headers));
+    expect(a.loggedHeaders).toEqual(maskHeaders(a.headers));
+    expect(Object.keys(a.loggedHeaders)).toEqual(Object.keys(a.headers));
+    expect(a.loggedHeaders["X-Api-Key"]).toBe("••••wxyz");
+    expect(a.loggedHeaders["x-signature"]).toBe(xSignature("k", a.body));
+    // One prepared destination serves many requests without carrying one's signature into the next.
+    const other = buildRequest(prepared, { ...msg, messageId: "m-2" }, now);
+    expect(other.headers["x-signature"]).toBe(xSignature("k", other.body));
+    expect(other.headers["x-signature"]).not.toBe(a.headers["x-signature"]);
+    expect(prepared.headers["x-signature"]).toBeUndefined();
   });
 });
 

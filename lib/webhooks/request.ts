@@ -13,7 +13,8 @@ export type SigningSettings = {
   standardSecret: string | null;
 };
 
-export type OutgoingRequest = { headers: Record<string, string>; body: string };
+/** The request as sent, and its headers as the attempt log shows them (maskHeaders). */
+export type OutgoingRequest = { headers: Record<string, string>; body: string; loggedHeaders: Record<string, string> };
 
 /**
  * Standard Webhooks `webhook-id` (docs/webhooks.md#standard-webhooks): from the message's row id, a
@@ -23,32 +24,56 @@ export type OutgoingRequest = { headers: Record<string, string>; body: string };
  */
 export const webhookIdOf = (messageRowId: string) => `msg_${messageRowId}`;
 
-/** The request for one message to one destination (the same for each of its URLs). Pure. */
-export function buildRequest(
-  dest: SigningSettings,
-  message: StoredMessage,
-  opts: { now: Date /** webhookIdOf(the message's row id) */; webhookId: string },
-): OutgoingRequest {
-  const body = serializePayload(buildPayload(message));
+/**
+ * What every request to a destination shares: its static headers and ours, sent and as logged.
+ * The worker prepares it once per destination and batch, not once per delivery
+ * (docs/webhooks.md#delivery-cost). Pure.
+ */
+export type PreparedSigning = {
+  headers: Record<string, string>;
+  loggedHeaders: Record<string, string>;
+  sharedSecret: string | null;
+  standardSecret: string | null;
+};
+
+export function prepareSigning(dest: SigningSettings): PreparedSigning {
   const headers: Record<string, string> = {};
   // Validation refuses reserved, connection-level and malformed headers; skipping them here too keeps
   // old rows from overriding ours or failing every delivery (docs/webhooks.md#settings).
   for (const h of dest.headers) if (isSendableHeader(h)) headers[h.name] = h.value;
   headers["content-type"] = "application/json";
   headers["user-agent"] = USER_AGENT;
-  if (dest.sharedSecret) headers["x-signature"] = xSignature(dest.sharedSecret, body);
-  if (dest.standardWebhooks && dest.standardSecret) {
-    Object.assign(
-      headers,
-      standardWebhooksHeaders({
-        secret: dest.standardSecret,
-        id: opts.webhookId,
-        timestampSeconds: Math.floor(opts.now.getTime() / 1000),
-        body,
-      }),
-    );
+  return {
+    headers,
+    loggedHeaders: maskHeaders(headers),
+    sharedSecret: dest.sharedSecret || null,
+    standardSecret: dest.standardWebhooks && dest.standardSecret ? dest.standardSecret : null,
+  };
+}
+
+/** The request for one message to one destination (the same for each of its URLs). Pure. */
+export function buildRequest(
+  dest: SigningSettings | PreparedSigning,
+  message: StoredMessage,
+  opts: { now: Date /** webhookIdOf(the message's row id) */; webhookId: string },
+): OutgoingRequest {
+  const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest);
+  const body = serializePayload(buildPayload(message));
+  const headers = { ...prepared.headers };
+  const loggedHeaders = { ...prepared.loggedHeaders };
+  // Ours are reserved names: the log shows them as sent.
+  if (prepared.sharedSecret) headers["x-signature"] = loggedHeaders["x-signature"] = xSignature(prepared.sharedSecret, body);
+  if (prepared.standardSecret) {
+    const signed = standardWebhooksHeaders({
+      secret: prepared.standardSecret,
+      id: opts.webhookId,
+      timestampSeconds: Math.floor(opts.now.getTime() / 1000),
+      body,
+    });
+    Object.assign(headers, signed);
+    Object.assign(loggedHeaders, signed);
   }
-  return { headers, body };
+  return { headers, body, loggedHeaders };
 }
 
 /**
