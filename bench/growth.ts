@@ -12,11 +12,12 @@
  *
  * The rows are made by INSERT … SELECT generate_series with the table's secondary indexes dropped
  * and rebuilt afterwards (the same definitions, read from pg_indexes): a bulk load, not ingest.
- * Env: GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
- * GROWTH_INGEST_EVENTS (30,000 per measurement), GROWTH_ONLY=ingest,log,audience.
+ * Env: GROWTH_MESSAGE_IDS (uuid | sequential), GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
+ * GROWTH_INGEST_EVENTS (100,000 per measurement: ~10 s, not a burst), GROWTH_ONLY=ingest,log,audience.
  * Last line: RESULT growth ingest_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
 import { Pool } from "undici";
@@ -32,8 +33,15 @@ import { attemptListQuerySchema } from "../lib/request-log/contract";
 const MESSAGES = Number(process.env.GROWTH_MESSAGES ?? 10_000_000);
 const ATTEMPTS = Number(process.env.GROWTH_ATTEMPTS ?? 10_000_000);
 const PROFILES = Number(process.env.GROWTH_PROFILES ?? 1_000_000);
-const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 30_000);
+const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 100_000);
 const ONLY = process.env.GROWTH_ONLY?.split(",") ?? ["ingest", "log", "audience"];
+/**
+ * How clients make messageIds: "uuid" (default) a random UUID, as analytics-python, -go, -java and
+ * the mobile SDKs do, so the dedupe index (source_id, message_id) takes each insert on a random
+ * leaf; "sequential" the bench's old `<tag>-<batch>-<i>`, whose keys all land in one narrow range
+ * of that index (the time-prefixed ids of analytics-node, `node-next-<ms>-<uuid>`, behave so too).
+ */
+const MESSAGE_IDS = process.env.GROWTH_MESSAGE_IDS ?? "uuid";
 const CHUNK = 1_000_000;
 const DAY = 86_400_000;
 
@@ -71,7 +79,7 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
         const b = next++;
         const batch = Array.from({ length: 100 }, (_, i) => ({
           type: "track",
-          messageId: `${tag}-${b}-${i}`,
+          messageId: MESSAGE_IDS === "uuid" ? randomUUID() : `${tag}-${b}-${i}`,
           userId: `user-${(b * 100 + i) % 50_000}`,
           event: "Order Completed",
           properties: { orderId: `ord-${b}-${i}`, revenue: 19.99, currency: "EUR", items: [{ sku: `SKU-${i}`, qty: 1 }] },
@@ -114,7 +122,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
     db
       .query(
         `INSERT INTO messages (id, workspace_id, source_id, message_id, type, user_id, anonymous_id, event, timestamp, received_at, payload)
-         SELECT ${timeOrderedId("now() - interval '30 days' + g * (interval '30 days' / $5)", "g")}, $1, $2, 'seed-' || g, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
+         SELECT ${timeOrderedId("now() - interval '30 days' + g * (interval '30 days' / $5)", "g")}, $1, $2, ${MESSAGE_IDS === "uuid" ? "md5('seed-' || g)::uuid::text" : "'seed-' || g"}, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
                 now() - interval '30 days' + g * (interval '30 days' / $5), now() - interval '30 days' + g * (interval '30 days' / $5),
                 jsonb_build_object('type', 'track', 'event', 'Event ' || (g % 20), 'userId', 'user-' || (g % 50000),
                                    'properties', jsonb_build_object('orderId', 'ord-' || g, 'revenue', 19.99))
@@ -133,7 +141,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
         .query(
           `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, delivered_at, created_at, updated_at)
            SELECT ${timeOrderedId("m.received_at", "m.message_id")}, $1, m.id, $2, 'delivered', 1, m.received_at, m.received_at, m.received_at
-           FROM messages m WHERE m.source_id = $3 AND m.message_id LIKE 'seed-%'`,
+           FROM messages m WHERE m.source_id = $3 AND m.event LIKE 'Event %'`,
           [workspaceId, destinationId, sourceId],
         )
         .then(() => {}),

