@@ -3,7 +3,10 @@
  *
  * 1. Ingest: the app's POST /v1/batch (32 connections, 100-message batches, one destination) on an
  *    empty database, then again once GROWTH_MESSAGES messages (and a delivery each) are stored.
- *    ratio = full / empty, goal ≥ 0.9.
+ *    ratio = full / empty, goal ≥ 0.9. Each window also prints, per relation, its WAL records,
+ *    full-page images and bytes and its blocks read/hit (bench/wal.ts; docs/architecture.md#growth).
+ *    Clients' messageIds are random UUIDs unless GROWTH_MESSAGE_IDS=sequential. GROWTH_KEEP=1
+ *    keeps the seeded database; GROWTH_DATABASE=<name> measures a kept one again (full phase only).
  * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page and a filtered page
  *    (destination + outcome failed + a one-day window), median of 20 each, goal ≤ 150 ms; with the
  *    EXPLAIN (ANALYZE, BUFFERS) of each page's statement (attemptPageQuery, the one the API runs).
@@ -256,7 +259,18 @@ async function main() {
       const cpuDb = new pg.Pool({ connectionString: database.url, max: 1 });
       cpuDb.on("error", () => {});
       const checkpoints = async () =>
-        Number((await db.query("SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter")).rows[0].n);
+        Number(
+          (
+            await db.query(
+              // Postgres 17 moved the counters to pg_stat_checkpointer.
+              (
+                await db.query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL AS v17")
+              ).rows[0].v17
+                ? "SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer"
+                : "SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter",
+            )
+          ).rows[0].n,
+        );
       const measured = async (tag: string) => {
         const wal = await walWindow(db);
         const checkpointsBefore = await checkpoints();
