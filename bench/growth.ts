@@ -3,7 +3,10 @@
  *
  * 1. Ingest: the app's POST /v1/batch (32 connections, 100-message batches, one destination) on an
  *    empty database, then again once GROWTH_MESSAGES messages (and a delivery each) are stored.
- *    ratio = full / empty, goal ≥ 0.9.
+ *    ratio = full / empty, goal ≥ 0.9. Each window also prints, per relation, its WAL records,
+ *    full-page images and bytes and its blocks read/hit (bench/wal.ts; docs/architecture.md#growth).
+ *    Clients' messageIds are random UUIDs unless GROWTH_MESSAGE_IDS=sequential. GROWTH_KEEP=1
+ *    keeps the seeded database; GROWTH_DATABASE=<name> measures a kept one again (full phase only).
  * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page and a filtered page
  *    (destination + outcome failed + a one-day window), median of 20 each, goal ≤ 150 ms; with the
  *    EXPLAIN (ANALYZE, BUFFERS) of each page's statement (attemptPageQuery, the one the API runs).
@@ -12,26 +15,36 @@
  *
  * The rows are made by INSERT … SELECT generate_series with the table's secondary indexes dropped
  * and rebuilt afterwards (the same definitions, read from pg_indexes): a bulk load, not ingest.
- * Env: GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
- * GROWTH_INGEST_EVENTS (30,000 per measurement), GROWTH_ONLY=ingest,log,audience.
+ * Env: GROWTH_MESSAGE_IDS (uuid | sequential), GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
+ * GROWTH_INGEST_EVENTS (100,000 per measurement: ~10 s, not a burst), GROWTH_ONLY=ingest,log,audience.
  * Last line: RESULT growth ingest_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
 import { Pool } from "undici";
 import { buildIfNeeded, root } from "../scripts/lib/build";
-import { createTestDatabase } from "../test/harness/pg";
+import { migrate } from "../lib/platform/migrate";
+import { adminUrl, createTestDatabase } from "../test/harness/pg";
 import { ADMIN_TOKEN, ApiClient, startApp, startIngest } from "../test/harness/stack";
 import { measureCpu } from "./cpu";
+import { printWal, walWindow } from "./wal";
 import { attemptPageQuery } from "../lib/request-log/attempts";
 import { attemptListQuerySchema } from "../lib/request-log/contract";
 
 const MESSAGES = Number(process.env.GROWTH_MESSAGES ?? 10_000_000);
 const ATTEMPTS = Number(process.env.GROWTH_ATTEMPTS ?? 10_000_000);
 const PROFILES = Number(process.env.GROWTH_PROFILES ?? 1_000_000);
-const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 30_000);
+const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 100_000);
 const ONLY = process.env.GROWTH_ONLY?.split(",") ?? ["ingest", "log", "audience"];
+/**
+ * How clients make messageIds: "uuid" (default) a random UUID, as analytics-python, -go, -java and
+ * the mobile SDKs do, so the dedupe index (source_id, message_id) takes each insert on a random
+ * leaf; "sequential" the bench's old `<tag>-<batch>-<i>`, whose keys all land in one narrow range
+ * of that index (the time-prefixed ids of analytics-node, `node-next-<ms>-<uuid>`, behave so too).
+ */
+const MESSAGE_IDS = process.env.GROWTH_MESSAGE_IDS ?? "uuid";
 const CHUNK = 1_000_000;
 const DAY = 86_400_000;
 
@@ -69,7 +82,7 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
         const b = next++;
         const batch = Array.from({ length: 100 }, (_, i) => ({
           type: "track",
-          messageId: `${tag}-${b}-${i}`,
+          messageId: MESSAGE_IDS === "uuid" ? randomUUID() : `${tag}-${b}-${i}`,
           userId: `user-${(b * 100 + i) % 50_000}`,
           event: "Order Completed",
           properties: { orderId: `ord-${b}-${i}`, revenue: 19.99, currency: "EUR", items: [{ sku: `SKU-${i}`, qty: 1 }] },
@@ -112,7 +125,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
     db
       .query(
         `INSERT INTO messages (id, workspace_id, source_id, message_id, type, user_id, anonymous_id, event, timestamp, received_at, payload)
-         SELECT ${timeOrderedId("now() - interval '30 days' + g * (interval '30 days' / $5)", "g")}, $1, $2, 'seed-' || g, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
+         SELECT ${timeOrderedId("now() - interval '30 days' + g * (interval '30 days' / $5)", "g")}, $1, $2, ${MESSAGE_IDS === "uuid" ? "md5('seed-' || g)::uuid::text" : "'seed-' || g"}, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
                 now() - interval '30 days' + g * (interval '30 days' / $5), now() - interval '30 days' + g * (interval '30 days' / $5),
                 jsonb_build_object('type', 'track', 'event', 'Event ' || (g % 20), 'userId', 'user-' || (g % 50000),
                                    'properties', jsonb_build_object('orderId', 'ord-' || g, 'revenue', 19.99))
@@ -131,7 +144,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
         .query(
           `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, delivered_at, created_at, updated_at)
            SELECT ${timeOrderedId("m.received_at", "m.message_id")}, $1, m.id, $2, 'delivered', 1, m.received_at, m.received_at, m.received_at
-           FROM messages m WHERE m.source_id = $3 AND m.message_id LIKE 'seed-%'`,
+           FROM messages m WHERE m.source_id = $3 AND m.event LIKE 'Event %'`,
           [workspaceId, destinationId, sourceId],
         )
         .then(() => {}),
@@ -193,9 +206,28 @@ function audienceFirstSyncMs(): number | null {
   return m ? Number(m[1].replaceAll(",", "")) : null;
 }
 
+/**
+ * GROWTH_DATABASE=<name>: measure the full phase again on a database a previous run kept
+ * (GROWTH_KEEP=1), migrated to the current schema first, instead of seeding a new one (10 M rows
+ * take ~10 minutes to load on the 2-core machine). The empty phase is then skipped.
+ */
+async function openDatabase(): Promise<{ url: string; name: string; reused: boolean; drop(): Promise<void> }> {
+  const name = process.env.GROWTH_DATABASE;
+  const keep = Boolean(process.env.GROWTH_KEEP) || Boolean(name);
+  if (!name) {
+    const created = await createTestDatabase();
+    if (keep) log(`database ${created.name} is kept (GROWTH_DATABASE=${created.name} measures it again)`);
+    return { ...created, reused: false, drop: keep ? async () => {} : created.drop };
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  await migrate(url.href);
+  return { url: url.href, name, reused: true, drop: async () => {} };
+}
+
 async function main() {
   buildIfNeeded(log);
-  const database = await createTestDatabase();
+  const database = await openDatabase();
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
@@ -203,37 +235,73 @@ async function main() {
   try {
     app = await startApp(database.url, { LOG_LEVEL: "warn" });
     const admin = new ApiClient(app.url, ADMIN_TOKEN);
-    const ws = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "growth" });
+    const ws = database.reused
+      ? { token: "", workspace: { id: (await db.query("SELECT id FROM workspaces WHERE name = 'growth' LIMIT 1")).rows[0].id as string } }
+      : await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "growth" });
     const api = new ApiClient(app.url, ws.token, ws.workspace.id);
-    const source = await api.post("/api/sources", { name: "growth" });
-    const destination = await api.post("/api/destinations", { name: "sink", urls: ["http://127.0.0.1:9/hook"], sourceIds: [source.id] });
+    const source = database.reused
+      ? (await db.query("SELECT id, write_key AS \"writeKey\" FROM sources WHERE workspace_id = $1 AND name = 'growth'", [ws.workspace.id]))
+          .rows[0]
+      : await api.post("/api/sources", { name: "growth" });
+    const destination = database.reused
+      ? (await db.query("SELECT id FROM destinations WHERE workspace_id = $1 AND name = 'sink'", [ws.workspace.id])).rows[0]
+      : await api.post("/api/destinations", { name: "sink", urls: ["http://127.0.0.1:9/hook"], sourceIds: [source.id] });
 
     if (ONLY.includes("ingest")) {
+      const { rows: settings } = await db.query(
+        `SELECT string_agg(name || '=' || current_setting(name), ' ' ORDER BY name) AS s FROM pg_settings
+         WHERE name IN ('shared_buffers', 'wal_compression', 'checkpoint_timeout', 'max_wal_size', 'full_page_writes', 'synchronous_commit')`,
+      );
+      log(`postgres ${new URL(database.url).host}: ${settings[0].s}`);
       // The ingest server (ingest/index.ts), as bench:ingest measures it; CPU per 1,000 events of it
       // and of Postgres, which the neighbours' load moves far less than events/s.
       const ingest = await startIngest(database.url, { env: { LOG_LEVEL: "warn" } });
       const cpuDb = new pg.Pool({ connectionString: database.url, max: 1 });
       cpuDb.on("error", () => {});
+      const checkpoints = async () =>
+        Number(
+          (
+            await db.query(
+              // Postgres 17 moved the counters to pg_stat_checkpointer.
+              (
+                await db.query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL AS v17")
+              ).rows[0].v17
+                ? "SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer"
+                : "SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter",
+            )
+          ).rows[0].n,
+        );
       const measured = async (tag: string) => {
+        const wal = await walWindow(db);
+        const checkpointsBefore = await checkpoints();
         const stop = await measureCpu(cpuDb, ingest.child.pid ?? null);
         const rate = await ingestRate(ingest.url, source.writeKey, tag);
         const cpu = await stop();
         const per = (ms: number) => (ms * 1000) / INGEST_EVENTS;
+        log(`${tag}: ${(await checkpoints()) - checkpointsBefore} checkpoints (server-wide) during the measurement`);
+        await wal().then(
+          (use) => printWal(use, INGEST_EVENTS, (l) => log(`  ${l}`)),
+          (err: Error) => log(`  WAL of the window not read: ${err.message}`),
+        );
         return { rate, appMs: per(cpu.appMs), pgMs: per(cpu.pgMs) };
       };
       try {
-        await ingestRate(ingest.url, source.writeKey, "warm");
-        const empty = await measured("empty");
-        log(
-          `ingest on an empty database: ${empty.rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${empty.appMs.toFixed(0)} + postgres ${empty.pgMs.toFixed(0)}`,
-        );
-        await seedMessages(db, ws.workspace.id, source.id, destination.id);
-        // History that ingest stored over weeks has been vacuumed as it came; without this, the
-        // autovacuum of the bulk load's millions of rows runs during the measurement (its CPU counted as ours).
-        await db.query("VACUUM (ANALYZE) messages, deliveries");
-        await db.query("CHECKPOINT");
-        await ingestRate(ingest.url, source.writeKey, "warm-full");
-        const full = await measured("full");
+        const tag = `${Date.now().toString(36)}`; // a kept database is measured again with new messageIds
+        let empty = { rate: Number.NaN, appMs: Number.NaN, pgMs: Number.NaN };
+        if (!database.reused) {
+          await ingestRate(ingest.url, source.writeKey, `warm-${tag}`);
+          empty = await measured(`empty-${tag}`);
+          log(
+            `ingest on an empty database: ${empty.rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${empty.appMs.toFixed(0)} + postgres ${empty.pgMs.toFixed(0)}`,
+          );
+          await seedMessages(db, ws.workspace.id, source.id, destination.id);
+          // History that ingest stored over weeks has been vacuumed as it came; without this, the
+          // autovacuum of the bulk load's millions of rows runs during the measurement (its CPU counted as ours).
+          await db.query("VACUUM (ANALYZE) messages, deliveries");
+          await db.query("CHECKPOINT");
+        }
+        await ingestRate(ingest.url, source.writeKey, `warm-full-${tag}`);
+        const full = await measured(`full-${tag}`);
         log(
           `ingest with ${MESSAGES.toLocaleString("en-US")} messages stored: ${full.rate.toFixed(0)} events/s (ratio ${(full.rate / empty.rate).toFixed(2)}, goal ≥ 0.9); CPU ms per 1,000 events: ingest ${full.appMs.toFixed(0)} + postgres ${full.pgMs.toFixed(0)} (ratio by CPU ${((empty.appMs + empty.pgMs) / (full.appMs + full.pgMs)).toFixed(2)})`,
         );

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { embeddedPostgresSettings, startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { ADMIN_TOKEN, ApiClient, startApp, waitFor, type Proc } from "./harness/stack";
 import { createDestination, createSource, deliveryIdsInJobs, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
@@ -52,6 +52,25 @@ afterAll(async () => {
   await app?.stop();
   await pg?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the embedded Postgres", () => {
+  it("runs with shared buffers sized to the machine and checkpoints spaced apart (docs/operations.md#database)", async () => {
+    const { rows } = await db.query<{ name: string; value: string }>(
+      `SELECT name, current_setting(name) AS value FROM pg_settings
+       WHERE name IN ('shared_buffers', 'checkpoint_timeout', 'max_wal_size') ORDER BY name`,
+    );
+    const mb = Number(
+      embeddedPostgresSettings()
+        .find((s) => s.startsWith("shared_buffers="))!
+        .slice("shared_buffers=".length, -2),
+    );
+    expect(rows).toEqual([
+      { name: "checkpoint_timeout", value: "15min" },
+      { name: "max_wal_size", value: "2GB" },
+      { name: "shared_buffers", value: mb % 1024 === 0 ? `${mb / 1024}GB` : `${mb}MB` },
+    ]);
+  });
 });
 
 describe("with the database stopped and restarted", () => {

