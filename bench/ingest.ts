@@ -23,6 +23,7 @@ import { TS_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
 import { ADMIN_TOKEN, freePort, startApp, startIngest, waitFor } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
 import { measureCpu, type CpuUse } from "./cpu";
+import { benchTrackCall } from "./track-call";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -39,31 +40,7 @@ let counter = 0;
 /** A realistic ~600-byte server-side track call, as @segment/analytics-node sends it. */
 function message(): Record<string, unknown> {
   const n = counter++;
-  return {
-    type: "track",
-    event: "Order Completed",
-    userId: `user-${n % 5000}`,
-    anonymousId: `anon-${(n * 7919) % 100000}-3f6c2a`,
-    messageId: `bench-${runId}-${n}`,
-    timestamp: new Date().toISOString(),
-    properties: {
-      orderId: `ord-${n}`,
-      total: 129.9,
-      revenue: 119.9,
-      currency: "EUR",
-      coupon: "WINTER",
-      url: "https://shop.example.com/checkout/complete?step=3",
-      products: [{ sku: "SKU-1042", name: "Trail shoes", price: 119.9, quantity: 1 }],
-    },
-    context: {
-      library: { name: "@segment/analytics-node", version: "3.1.0" },
-      ip: "203.0.113.7",
-      locale: "en-GB",
-      timezone: "Europe/Berlin",
-      userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
-    },
-    integrations: {},
-  };
+  return benchTrackCall(n, `bench-${runId}-${n}`, new Date().toISOString());
 }
 
 function batchBody(): string {

@@ -12,6 +12,7 @@ import { normaliseMessage, type NormalisedMessage } from "../lib/tracking/normal
 import { recordsetJson } from "../lib/tracking/persist";
 import { newRowId } from "../lib/tracking/row-ids";
 import { toIso } from "../lib/tracking/timestamps";
+import { benchTrackCall } from "./track-call";
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const ROUNDS = Number(process.env.TRACKING_CPU_ROUNDS ?? 20);
@@ -20,31 +21,7 @@ let counter = 0;
 /** The same call as bench/ingest.ts sends. */
 function message(): Record<string, unknown> {
   const n = counter++;
-  return {
-    type: "track",
-    event: "Order Completed",
-    userId: `user-${n % 5000}`,
-    anonymousId: `anon-${(n * 7919) % 100000}-3f6c2a`,
-    messageId: `bench-cpu-${n}`,
-    timestamp: new Date(Date.now() - n).toISOString(),
-    properties: {
-      orderId: `ord-${n}`,
-      total: 129.9,
-      revenue: 119.9,
-      currency: "EUR",
-      coupon: "WINTER",
-      url: "https://shop.example.com/checkout/complete?step=3",
-      products: [{ sku: "SKU-1042", name: "Trail shoes", price: 119.9, quantity: 1 }],
-    },
-    context: {
-      library: { name: "@segment/analytics-node", version: "3.1.0" },
-      ip: "203.0.113.7",
-      locale: "en-GB",
-      timezone: "Europe/Berlin",
-      userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
-    },
-    integrations: {},
-  };
+  return benchTrackCall(n, `bench-cpu-${n}`, new Date(Date.now() - n).toISOString());
 }
 
 const bodies = Array.from({ length: 200 }, () =>

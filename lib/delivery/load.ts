@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { StoredMessage } from "../webhooks/payload";
-import type { SigningSettings } from "../webhooks/request";
+import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -12,6 +12,8 @@ export type LoadedDestination = SigningSettings & {
   enabled: boolean;
   mode: "any" | "every";
   retryWindowMinutes: number;
+  /** headers and keys prepared for signing, once per destination (docs/webhooks.md#delivery-cost) */
+  signing: PreparedSigning;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -142,7 +144,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  return {
+  const settings: Omit<LoadedDestination, "signing"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -154,6 +156,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     mode: t.mode === "every" ? "every" : "any",
     retryWindowMinutes: t.retry_window_minutes,
   };
+  return { ...settings, signing: prepareSigning(settings) };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {

@@ -6,13 +6,13 @@ import { processWide } from "../platform/runtime";
 import { originOf, postWebhook, type TimedAttempt } from "../webhooks/post";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
-import { buildRequest, prepareSigning, webhookIdOf, type OutgoingRequest, type PreparedSigning } from "../webhooks/request";
+import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
 import { BATCH_PATIENCE_MS, SAFETY_DELAY_S, settleWithin, trackLate } from "./detach";
 import { toAttemptRow } from "./attempt-row";
 import { DELIVERIES_PER_JOB } from "./enqueue";
-import { loadDueDeliveries, type LoadedDelivery, type LoadedDestination } from "./load";
+import { loadDueDeliveries, type LoadedDelivery } from "./load";
 import { decideRound, roundUrls, type UrlResult } from "./plan";
 import { recordRound, type AttemptRow, type DeliveryUpdate } from "./record";
 
@@ -55,17 +55,7 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
   const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
   const unwaited = urls.map((us) => us.some(originIsSlow));
-  // Headers and keys once per destination, not once per delivery (docs/webhooks.md#delivery-cost).
-  const signing = new Map<LoadedDestination, PreparedSigning>();
-  const signingOf = (dest: LoadedDestination) => {
-    let prepared = signing.get(dest);
-    if (!prepared) {
-      prepared = prepareSigning(dest);
-      signing.set(dest, prepared);
-    }
-    return prepared;
-  };
-  const running = deliveries.map((d, i) => runRound(d, urls[i], signingOf(d.destination)));
+  const running = deliveries.map((d, i) => runRound(d, urls[i]));
   // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
   // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
   // every batch slot of the worker while other destinations' jobs wait (detach.ts).
@@ -180,7 +170,7 @@ function retryJobs(retries: DeliveryUpdate[]) {
 type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
 
 /** One round of a delivery to `urls` (roundUrls of its destination's and its pending URLs). */
-async function runRound(d: LoadedDelivery, urls: string[], signing: PreparedSigning): Promise<Round> {
+async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
   const now = new Date();
   // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
@@ -195,7 +185,7 @@ async function runRound(d: LoadedDelivery, urls: string[], signing: PreparedSign
         : "destination is disabled";
     return { attempts: [], update: finalUpdate(d, "failed", why) };
   }
-  const request = buildRequest(signing, d.message, { now, webhookId: webhookIdOf(d.messageRowId) });
+  const request = buildRequest(d.destination.signing, d.message, { now, webhookId: webhookIdOf(d.messageRowId) });
   const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
 
   const firstAttemptAt = d.firstAttemptAt ?? now;

@@ -8,27 +8,21 @@ import { pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
 
+/** Both delivery lanes carry the same jobs with the same retry policy; only `notify` differs. */
+const DELIVERY_BATCH = {
+  schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
+  // heartbeatSeconds: a worker killed mid-batch stops heart-beating, so its jobs are retried within
+  // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
+  options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300, heartbeatSeconds: 10 },
+};
+
 /**
  * Every queue in one place: its name, the zod schema of its payload and its options.
  * The web app and the worker create queues from this list; handlers live in worker/handlers/.
  */
 export const QUEUES = {
   /** A batch of deliveries to attempt now (ingest, replay, audience syncs, deletions): the fresh lane. */
-  deliver: {
-    name: "deliver",
-    schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
-    // heartbeatSeconds: a worker killed mid-batch stops heart-beating, so its jobs are retried within
-    // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
-    options: {
-      notify: true,
-      retryLimit: 10,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 300,
-      expireInSeconds: 300,
-      heartbeatSeconds: 10,
-    },
-  },
+  deliver: { name: "deliver", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: true } },
   /**
    * The retry lane: deliveries attempted (or deferred) before, due again later — retries, deferrals,
    * late rounds' safety jobs. A queue (and table) of its own with its own worker slots, so a dead
@@ -36,19 +30,7 @@ export const QUEUES = {
    * (docs/webhooks.md#endpoint-isolation). Its jobs are due later, not now: no NOTIFY on insert; the
    * worker that schedules them wakes itself when they fall due (worker/handlers/deliver.ts).
    */
-  deliverRetry: {
-    name: "deliver-retry",
-    schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
-    options: {
-      notify: false,
-      retryLimit: 10,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 300,
-      expireInSeconds: 300,
-      heartbeatSeconds: 10,
-    },
-  },
+  deliverRetry: { name: "deliver-retry", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: false } },
   /** Compute an audience's membership and send the changes. */
   audienceSync: {
     name: "audience-sync",
