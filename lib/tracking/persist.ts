@@ -15,6 +15,17 @@ type Queryable = Pick<pg.PoolClient, "query">;
 export type StoreResult = { inserted: number; duplicates: number; deliveries: number };
 
 /**
+ * The source the request was authenticated and routed with is no longer what the database says
+ * (key rotated or gone, source disabled or deleted, routing changed): nothing was stored. The
+ * caller authenticates and routes again from the database.
+ */
+export class StaleSourceError extends Error {
+  constructor() {
+    super("the source changed since it was cached");
+  }
+}
+
+/**
  * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
  * a single round trip, atomic without BEGIN/COMMIT. The messages come as a JSON recordset (one
  * parameter, parsed by Postgres) rather than 13 params × N rows; `p` is json: Postgres copies the
@@ -32,17 +43,26 @@ async function storeStatement(): Promise<string> {
     messageRowIds: "$7",
     destinationIds: "$8",
   });
+  // `current`: the source as the request saw it (possibly from the write-key cache) is still what
+  // the database says — the key names it, it is enabled, its routing is unchanged. One primary-key
+  // probe, evaluated once (a one-time filter): when false, nothing is inserted.
   return `
-  WITH new_messages AS (
+  WITH current AS (
+    SELECT EXISTS (SELECT 1 FROM sources s
+                    WHERE s.id = $2 AND s.enabled AND s.routing_version = $9
+                      AND (s.write_key = $10 OR (s.previous_write_key = $10 AND s.previous_write_key_expires_at > now()))) AS ok
+  ),
+  new_messages AS (
     INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
                           "timestamp", original_timestamp, sent_at, received_at, payload)
     SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
       FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p json)
+     WHERE (SELECT ok FROM current)
     ON CONFLICT (source_id, message_id) DO NOTHING
     RETURNING id
   ),
   ${deliveries}
-  SELECT n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
+  SELECT (SELECT ok FROM current) AS current, n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
          CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
     FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
 }
@@ -98,7 +118,9 @@ const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
 /**
  * Stores one request's outcome in one transaction: the new messages, their deliveries and
  * `deliver` jobs (routing decided here), profile updates, and the rejections for the debugger.
- * When this returns, all of it is committed; when it throws, none of it is.
+ * When this returns, all of it is committed; when it throws, none of it is. The source is
+ * re-checked by the statement (StaleSourceError); a call with no message to insert stores through
+ * no such check, so its caller must pass a source fresh from the database.
  */
 export async function storeCall(opts: {
   source: TrackingSource;
@@ -134,7 +156,7 @@ export async function storeCall(opts: {
     if (rows.length === 0) return { inserted: [] as typeof rows, deliveries: 0 };
     const {
       rows: [r],
-    } = await db.query<{ inserted: number; deliveries: number; ids: string[] | null }>({
+    } = await db.query<{ current: boolean; inserted: number; deliveries: number; ids: string[] | null }>({
       name: "tracking-store-call",
       text: await storeSql(),
       values: [
@@ -146,8 +168,12 @@ export async function storeCall(opts: {
         uuidArray(deliveryIds),
         uuidArray(messageRowIds),
         uuidArray(destinationIds),
+        source.routingVersion,
+        source.writeKey,
       ],
     });
+    // Thrown inside the transaction of the other path, so that it rolls back too.
+    if (!r.current) throw new StaleSourceError();
     if (r.ids === null) return { inserted: rows, deliveries: r.deliveries };
     const ids = new Set(r.ids);
     const inserted = rows.filter((x) => ids.has(x.rowId));
