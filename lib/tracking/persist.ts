@@ -27,10 +27,10 @@ export class StaleSourceError extends Error {
 
 /**
  * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
- * a single round trip, atomic without BEGIN/COMMIT. The messages come as a JSON recordset (one
- * parameter, parsed by Postgres) rather than 13 params × N rows; `p` is json: Postgres copies the
- * payload's text as written, so nested objects keep the client's key order
- * (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
+ * a single round trip, atomic without BEGIN/COMMIT. The messages come as one array parameter per
+ * column (unnest) rather than 13 params × N rows, and their payloads as one text that Postgres
+ * splits (messageColumns); the column is json: Postgres keeps each payload's text as written, so
+ * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
  * and not returned, so they are neither routed nor delivered again — routing is decided in Node
  * for every message beforehand, and only the pairs of inserted messages become deliveries.
  * Returns the counts, and the inserted ids only when some message was a duplicate.
