@@ -215,15 +215,6 @@ export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<str
 const waking = new Map<string, { inFlight: boolean; again: boolean }>();
 
 /**
- * The wake-up, committed without waiting for its WAL flush. A NOTIFY needs a transaction id, so
- * each one was a commit of its own with an fsync, about one per ingest request under load:
- * bench:store-cost measured ~4 ms of Postgres CPU per 1,000 events for them. Nothing depends on a
- * wake-up being durable (workers also poll), so `synchronous_commit` is off for its transaction
- * only (`set_config(…, true)`); listeners are signalled at commit as before.
- */
-const WAKE_SQL = `SELECT pg_notify(${notifyChannelSql("pgboss")}, $1), set_config('synchronous_commit', 'off', true)`;
-
-/**
  * Wakes the workers listening on `key`'s queue (pg-boss's channel) after jobs were committed by
  * jobInsertCte, coalesced: one NOTIFY in flight per queue and process, and one more after it if
  * jobs were committed meanwhile. Not in the jobs' transaction, on purpose: a transaction that
@@ -244,7 +235,7 @@ export function wakeWorkers(key: QueueKey): void {
     s.inFlight = true;
     s.again = false;
     void queueTable(name)
-      .then((q) => (q.notify ? pool().query({ name: "wake-workers", text: WAKE_SQL, values: [name] }) : null))
+      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
       .catch(() => {})
       .then(() => {
         s.inFlight = false;
