@@ -7,6 +7,7 @@ import { z } from "zod";
 import { pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
+import { coalesced } from "./wake";
 
 /** Both delivery lanes carry the same jobs with the same retry policy; only `notify` differs. */
 const DELIVERY_BATCH = {
@@ -212,23 +213,22 @@ export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<str
   return sql.replace(placeholder, () => `(${jobsJson})::text::json`);
 }
 
-type Waking = { inFlight: boolean; again: boolean; lastSent: number; timer: NodeJS.Timeout | null };
-const waking = new Map<string, Waking>();
+const wakers = new Map<string, () => void>();
 
 /**
  * The least time between two wake-ups of a queue from one process. Each NOTIFY is a transaction
  * of its own (it takes a transaction id and commits), about one per ingest request under load;
- * bench:store-cost without them used ~4 ms less Postgres and ~2.5 ms less Node CPU per 1,000
- * events (docs/architecture.md#ingest-throughput). A wake-up after a quiet spell still goes at
- * once; under a steady stream the workers are woken every WAKE_GAP_MS at most, so a job may wait
- * up to that long more for its first fetch. A wake-up that reaches a worker while it works makes
- * it fetch again right after (pg-boss's worker loop), so one per WAKE_GAP_MS keeps it going.
+ * bench:store-cost used ~2 ms less Postgres CPU per 1,000 events with this gap than with a
+ * NOTIFY per request (docs/architecture.md#ingest-throughput). A wake-up after a quiet spell still
+ * goes at once; under a steady stream the workers are woken every WAKE_GAP_MS at most, so a job
+ * may wait up to that long more for its first fetch. A wake-up that reaches a worker while it
+ * works makes it fetch again right after (pg-boss's worker loop), so one per WAKE_GAP_MS keeps it going.
  */
 export const WAKE_GAP_MS = 20;
 
 /**
  * Wakes the workers listening on `key`'s queue (pg-boss's channel) after jobs were committed by
- * jobInsertCte, coalesced: one NOTIFY in flight per queue and process, at most one per
+ * jobInsertCte, coalesced (wake.ts): one NOTIFY in flight per queue and process, at most one per
  * WAKE_GAP_MS, and always one after the last commit that asked for it. Not in the jobs'
  * transaction, on purpose: a transaction that notifies holds a database-wide lock from its
  * pre-commit to the end of its commit, WAL flush included, so notifying ingest transactions commit
@@ -237,36 +237,13 @@ export const WAKE_GAP_MS = 20;
  */
 export function wakeWorkers(key: QueueKey): void {
   const name = QUEUES[key].name;
-  let s = waking.get(name);
-  if (!s) {
-    s = { inFlight: false, again: false, lastSent: 0, timer: null };
-    waking.set(name, s);
+  let wake = wakers.get(name);
+  if (!wake) {
+    wake = coalesced(async () => {
+      const q = await queueTable(name);
+      if (q.notify) await pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]);
+    }, WAKE_GAP_MS);
+    wakers.set(name, wake);
   }
-  const state = s;
-  if (state.inFlight || state.timer) {
-    state.again = true;
-    return;
-  }
-  const send = (): void => {
-    state.inFlight = true;
-    state.again = false;
-    state.lastSent = performance.now();
-    void queueTable(name)
-      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
-      .catch(() => {})
-      .then(() => {
-        state.inFlight = false;
-        if (state.again) schedule();
-      });
-  };
-  const schedule = (): void => {
-    const wait = state.lastSent + WAKE_GAP_MS - performance.now();
-    if (wait <= 0) return send();
-    state.again = false;
-    state.timer = setTimeout(() => {
-      state.timer = null;
-      send();
-    }, wait);
-  };
-  schedule();
+  wake();
 }
