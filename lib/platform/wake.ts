@@ -22,7 +22,10 @@ export function coalesced(send: () => Promise<unknown>, gapMs: number, now: () =
   };
   const schedule = (): void => {
     const wait = lastStarted + gapMs - now();
-    if (wait <= 0) return start();
+    if (wait <= 0) {
+      start();
+      return;
+    }
     again = false;
     timer = setTimeout(() => {
       timer = null;
