@@ -7,7 +7,6 @@ import { z } from "zod";
 import { pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
-import { coalesced } from "./wake";
 
 /** Both delivery lanes carry the same jobs with the same retry policy; only `notify` differs. */
 const DELIVERY_BATCH = {
@@ -213,37 +212,35 @@ export async function jobInsertCte(key: QueueKey, jobsJson: string): Promise<str
   return sql.replace(placeholder, () => `(${jobsJson})::text::json`);
 }
 
-const wakers = new Map<string, () => void>();
-
-/**
- * The least time between two wake-ups of a queue from one process. Each NOTIFY is a transaction
- * of its own (it takes a transaction id and commits), about one per ingest request under load;
- * bench:store-cost used ~2 ms less Postgres CPU per 1,000 events with this gap than with a
- * NOTIFY per request (docs/architecture.md#ingest-throughput). A wake-up after a quiet spell still
- * goes at once; under a steady stream the workers are woken every WAKE_GAP_MS at most, so a job
- * may wait up to that long more for its first fetch. A wake-up that reaches a worker while it
- * works makes it fetch again right after (pg-boss's worker loop), so one per WAKE_GAP_MS keeps it going.
- */
-export const WAKE_GAP_MS = 20;
+const waking = new Map<string, { inFlight: boolean; again: boolean }>();
 
 /**
  * Wakes the workers listening on `key`'s queue (pg-boss's channel) after jobs were committed by
- * jobInsertCte, coalesced (wake.ts): one NOTIFY in flight per queue and process, at most one per
- * WAKE_GAP_MS, and always one after the last commit that asked for it. Not in the jobs'
- * transaction, on purpose: a transaction that notifies holds a database-wide lock from its
- * pre-commit to the end of its commit, WAL flush included, so notifying ingest transactions commit
- * one at a time (bench:ingest: sessions waiting on Lock:object; docs/architecture.md#ingest-statement).
- * A lost wake-up costs latency, not jobs: workers also poll.
+ * jobInsertCte, coalesced: one NOTIFY in flight per queue and process, and one more after it if
+ * jobs were committed meanwhile. Not in the jobs' transaction, on purpose: a transaction that
+ * notifies holds a database-wide lock from its pre-commit to the end of its commit, WAL flush
+ * included, so notifying ingest transactions commit one at a time (bench:ingest: sessions waiting
+ * on Lock:object; docs/architecture.md#ingest-statement). A lost wake-up costs latency, not jobs:
+ * workers also poll.
  */
 export function wakeWorkers(key: QueueKey): void {
   const name = QUEUES[key].name;
-  let wake = wakers.get(name);
-  if (!wake) {
-    wake = coalesced(async () => {
-      const q = await queueTable(name);
-      if (q.notify) await pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]);
-    }, WAKE_GAP_MS);
-    wakers.set(name, wake);
+  const s = waking.get(name) ?? { inFlight: false, again: false };
+  waking.set(name, s);
+  if (s.inFlight) {
+    s.again = true;
+    return;
   }
-  wake();
+  const send = (): void => {
+    s.inFlight = true;
+    s.again = false;
+    void queueTable(name)
+      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
+      .catch(() => {})
+      .then(() => {
+        s.inFlight = false;
+        if (s.again) send();
+      });
+  };
+  send();
 }
