@@ -19,7 +19,7 @@ import pg from "pg";
 import { Pool } from "undici";
 import { buildIfNeeded, root } from "../scripts/lib/build";
 import { spawn } from "node:child_process";
-import { TS_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
+import { INGEST_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
 import { ADMIN_TOKEN, freePort, startApp, startIngest, waitFor } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
 import { measureCpu, type CpuUse } from "./cpu";
@@ -217,7 +217,8 @@ async function startProfiledApp(databaseUrl: string) {
 /** The raw ceiling's server (raw-ceiling-server.ts), a process of its own like the ingest server. */
 async function startRawCeiling(databaseUrl: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/raw-ceiling-server.ts")], {
+  // The ingest server's Node flags (its young generation), so that the comparison is of the work alone.
+  const child = spawn(process.execPath, [...INGEST_NODE_ARGS, path.join(root, "bench/raw-ceiling-server.ts")], {
     cwd: root,
     env: withNodeOptions({ ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) }),
     stdio: ["ignore", "pipe", "inherit"],
@@ -240,7 +241,7 @@ async function startRawCeiling(databaseUrl: string) {
 async function startProfiledIngest(databaseUrl: string) {
   fs.mkdirSync(PROFILE_DIR, { recursive: true });
   const port = await freePort();
-  const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, ...TS_NODE_ARGS, "ingest/index.ts"], {
+  const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, ...INGEST_NODE_ARGS, "ingest/index.ts"], {
     cwd: root,
     env: withNodeOptions({
       ...process.env,

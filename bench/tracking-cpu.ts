@@ -1,6 +1,6 @@
 /**
  * `npm run bench:tracking-cpu`: the Node CPU of ingest's own work on a request, without sockets or
- * Postgres — read the body (parseCallBody), normalise each message, build the statement's recordset
+ * Postgres — read the body (parseCallBody), normalise each message, build the statement's message columns
  * (lib/tracking) — for bench:ingest's 100-message batches of ~600 B track calls, against what the raw
  * pipeline ceiling's server does with the same bodies (JSON.parse, then JSON.stringify per message).
  * One process, nothing else in flight: steadier than bench:ingest's CPU split for a lever of a few
@@ -9,7 +9,7 @@
 import crypto from "node:crypto";
 import { parseCallBody } from "../lib/tracking/body";
 import { normaliseMessage, type NormalisedMessage } from "../lib/tracking/normalise";
-import { recordsetJson } from "../lib/tracking/persist";
+import { messageColumns } from "../lib/tracking/persist";
 import { newRowId } from "../lib/tracking/row-ids";
 import { toIso } from "../lib/tracking/timestamps";
 import { benchTrackCall } from "./track-call";
@@ -46,7 +46,10 @@ function tracking(body: Buffer): number {
     });
     if (r.ok) rows.push({ rowId: newRowId(), message: r.message });
   });
-  return Buffer.byteLength(recordsetJson(rows));
+  const c = messageColumns(rows);
+  let bytes = 0;
+  for (const v of Object.values(c)) bytes += Buffer.byteLength(v);
+  return bytes;
 }
 
 /** The raw pipeline ceiling's server (bench/raw-ceiling-server.ts): parse, then one JSON per message. */
@@ -68,5 +71,5 @@ const ceiling = measure(raw);
 const product = measure(tracking);
 const per1000 = (us: number) => ((us * 1000) / BATCH / 1000).toFixed(1);
 console.log(`raw parse + stringify        ${ceiling.toFixed(0).padStart(6)} µs per request = ${per1000(ceiling)} ms per 1,000 events`);
-console.log(`parse + normalise + recordset ${product.toFixed(0).padStart(5)} µs per request = ${per1000(product)} ms per 1,000 events`);
+console.log(`parse + normalise + columns   ${product.toFixed(0).padStart(5)} µs per request = ${per1000(product)} ms per 1,000 events`);
 console.log(`RESULT tracking_cpu us_per_request=${product.toFixed(0)} raw=${ceiling.toFixed(0)} ratio=${(ceiling / product).toFixed(2)}`);

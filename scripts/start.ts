@@ -12,7 +12,7 @@ import { migrate } from "../lib/platform/migrate";
 import { setupLinkIfPending } from "../lib/auth/setup-link";
 import { buildIfNeeded, root } from "./lib/build";
 import { watchParent } from "./lib/parent";
-import { TS_NODE_ARGS, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
+import { INGEST_NODE_ARGS, TS_NODE_ARGS, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
 import { type ChildSpec, supervise } from "./lib/supervisor";
 
 // Whoever reads our output may be gone (npm killed, its pipe closed): a failed write must not
@@ -110,7 +110,7 @@ async function main() {
   const specs: ChildSpec[] = [
     {
       name: "ingest server",
-      args: [...TS_NODE_ARGS, "ingest/index.ts"],
+      args: [...INGEST_NODE_ARGS, "ingest/index.ts"],
       env: { ...env, EVENTRAIL_PROCESS: "ingest", PORT: String(port), EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}` },
     },
     {

@@ -32,10 +32,12 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 
 /**
  * Hand-written SQL that Prisma's schema cannot express, like the CHECK constraints: triggers and
- * their functions (prisma/migrations/*_capture_raw_bodies keeps capture_bins.stored_bytes).
+ * their functions (prisma/migrations/*_capture_raw_bodies keeps capture_bins.stored_bytes,
+ * *_source_routing_version bumps sources.routing_version).
  */
-const HAND_WRITTEN_TRIGGER = /^CREATE TRIGGER captured_requests_bytes_(in|out) /;
-const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.captured_requests_count_bytes\(\)[\s\S]*?\n\$\$;/;
+const HAND_WRITTEN_TRIGGER =
+  /^CREATE TRIGGER (captured_requests_bytes_(in|out)|destination_sources_routing_version|destinations_routing_version) /;
+const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version)\(\)[\s\S]*?\n\$\$;/g;
 /**
  * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes): schema.prisma
  * describes them without their WHERE. Each is named with its exact predicate, so any other WHERE

@@ -5,23 +5,39 @@ import { checkContentType, parseCallBody, readLimitedBody, type IncomingCall } f
 import { AppError } from "../platform/errors";
 import type { MessageType } from "./limits";
 import { normaliseMessage, type NormalisedMessage, type Rejection } from "./normalise";
-import { storeCall, type StoreResult } from "./persist";
+import { StaleSourceError, storeCall, type StoreResult } from "./persist";
 import { recordRefusedCall } from "./source-calls";
 import { toIso } from "./timestamps";
-import { findSourceByWriteKey, writeKeyFromAuthorization, type TrackingSource } from "./write-key";
+import { forgetWriteKey, sourceByWriteKey, writeKeyFromAuthorization, type TrackingSource } from "./write-key";
 
 /** The endpoints: one message type each, or a batch (`/v1/import` is the older clients' name for it). */
 export type TrackingEndpoint = MessageType | "batch" | "import";
 
 export type IngestResult = StoreResult & { rejected: { index: number; messageId: string | null; reason: string }[] };
 
-async function authenticate(writeKey: string | null): Promise<TrackingSource> {
+/** A source and whether it came from the write-key cache (lib/tracking/write-key.ts): then it may be stale. */
+type Authenticated = { source: TrackingSource; cached: boolean };
+
+function refuse(writeKey: string | null, source: TrackingSource | null): TrackingSource {
   if (!writeKey) throw new AppError("unauthorized", "Missing write key: send it as the Basic auth user name or as writeKey in the body");
-  const source = await findSourceByWriteKey(writeKey);
   if (!source) throw new AppError("unauthorized", "Unknown write key");
   if (!source.enabled) throw new AppError("unauthorized", "This write key's source is disabled");
   return source;
 }
+
+async function authenticate(writeKey: string | null): Promise<Authenticated> {
+  const { source, cached } = writeKey ? await sourceByWriteKey(writeKey) : { source: null, cached: false };
+  return { source: refuse(writeKey, source), cached };
+}
+
+/** The source as the database has it now, for answers that must not rest on the cache. */
+async function authenticateFresh(writeKey: string): Promise<TrackingSource> {
+  forgetWriteKey(writeKey);
+  return refuse(writeKey, (await sourceByWriteKey(writeKey)).source);
+}
+
+/** How often a request is authenticated and routed again when its source keeps changing under it. */
+const STALE_RETRIES = 3;
 
 /**
  * A Tracking API call, from request to committed rows: authenticate, read and parse within the
@@ -36,7 +52,7 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
 
   // A key in the Authorization header is checked before the body is read.
   const headerKey = writeKeyFromAuthorization(req.headers.get("authorization"));
-  let source = headerKey ? await authenticate(headerKey) : null;
+  let auth = headerKey ? await authenticate(headerKey) : null;
 
   let bytes: Buffer | null = null;
   let parsed: ReturnType<typeof parseCallBody>;
@@ -45,10 +61,14 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
     bytes = await readLimitedBody(req);
     parsed = parseCallBody(bytes, endpointType);
   } catch (err) {
-    if (source && err instanceof AppError) await recordRefusedCall({ sourceId: source.id, receivedAt, reason: err.message, body: bytes });
+    if (auth && err instanceof AppError) {
+      // A cached source may have lost its key meanwhile: that is a 401, not this error.
+      const source = auth.cached ? await authenticateFresh(auth.source.writeKey) : auth.source;
+      await recordRefusedCall({ sourceId: source.id, receivedAt, reason: err.message, body: bytes });
+    }
     throw err;
   }
-  source ??= await authenticate(parsed.writeKey);
+  auth ??= await authenticate(parsed.writeKey);
 
   const accepted: NormalisedMessage[] = [];
   const rejections: Rejection[] = [];
@@ -66,7 +86,21 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
     else rejections.push(r.rejection);
   });
 
-  const stored = await storeCall({ source, receivedAt, accepted, rejections });
+  // Only the messages' statement re-checks a cached source; a call without one stores (rejections)
+  // or answers (a refused single call) on the source as the database has it now.
+  let source = accepted.length === 0 && auth.cached ? await authenticateFresh(auth.source.writeKey) : auth.source;
+  let stored: StoreResult;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      stored = await storeCall({ source, receivedAt, accepted, rejections });
+      break;
+    } catch (err) {
+      if (!(err instanceof StaleSourceError)) throw err;
+      if (attempt > STALE_RETRIES)
+        throw new AppError("unavailable", "The source kept changing while the call was stored; nothing was stored");
+      source = await authenticateFresh(source.writeKey);
+    }
+  }
   countTrackedMessages({ sourceId: source.id, accepted, rejected: rejections, duplicates: stored.duplicates });
   return { ...stored, rejected: rejections.map(({ index, messageId, reason }) => ({ index, messageId, reason })) };
 }

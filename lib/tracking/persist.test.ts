@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normaliseMessage, type NormalisedMessage } from "./normalise";
-import { recordsetJson } from "./persist";
+import { messageColumns, PAYLOAD_SEPARATOR, textArray } from "./persist";
 
 const now = Date.parse("2026-11-21T15:00:00Z");
 function normalised(raw: object): NormalisedMessage {
@@ -17,8 +17,33 @@ function normalised(raw: object): NormalisedMessage {
   return r.message;
 }
 
-describe("recordsetJson", () => {
-  it("is the JSON of the rows, with each payload embedded as serialized", () => {
+/** Postgres' array-literal reading of a one-dimensional text[] (array_in), enough for what textArray writes. */
+function readArrayLiteral(literal: string): (string | null)[] {
+  expect(literal.startsWith("{") && literal.endsWith("}")).toBe(true);
+  const out: (string | null)[] = [];
+  let i = 1;
+  while (i < literal.length - 1) {
+    if (literal.startsWith("NULL", i)) {
+      out.push(null);
+      i += 4;
+    } else {
+      expect(literal[i]).toBe('"');
+      let v = "";
+      i++;
+      while (literal[i] !== '"') {
+        if (literal[i] === "\\") i++;
+        v += literal[i++];
+      }
+      out.push(v);
+      i++;
+    }
+    if (literal[i] === ",") i++;
+  }
+  return out;
+}
+
+describe("messageColumns", () => {
+  it("is one array per column, in row order, and the payloads as serialized, separated", () => {
     const a = normalised({
       type: "track",
       userId: 'quote " and \\ backslash',
@@ -27,49 +52,47 @@ describe("recordsetJson", () => {
       timestamp: "2026-11-21T14:00:00Z",
     });
     const b = normalised({ type: "identify", anonymousId: "anon", traits: { ü: ["x"] } });
-    const rows = JSON.parse(
-      recordsetJson([
-        { rowId: "r1", message: a },
-        { rowId: "r2", message: b },
-      ]),
-    );
-    expect(rows).toEqual([
-      {
-        i: "r1",
-        m: "gen",
-        t: "track",
-        u: 'quote " and \\ backslash',
-        a: null,
-        e: "E\u2028",
-        ts: a.timestamp,
-        ot: "2026-11-21T14:00:00.000Z",
-        sa: null,
-        p: a.payload,
-      },
-      { i: "r2", m: "gen", t: "identify", u: null, a: "anon", e: null, ts: b.timestamp, ot: null, sa: null, p: b.payload },
+    const c = messageColumns([
+      { rowId: "r1", message: a },
+      { rowId: "r2", message: b },
     ]);
+    expect(c.rowIds).toBe("{r1,r2}");
+    expect(readArrayLiteral(c.messageIds)).toEqual(["gen", "gen"]);
+    expect(readArrayLiteral(c.types)).toEqual(["track", "identify"]);
+    expect(readArrayLiteral(c.userIds)).toEqual(['quote " and \\ backslash', null]);
+    expect(readArrayLiteral(c.anonymousIds)).toEqual([null, "anon"]);
+    expect(readArrayLiteral(c.events)).toEqual(["E\u2028", null]);
+    expect(c.timestamps).toBe(`{${a.timestamp},${b.timestamp}}`);
+    expect(c.originalTimestamps).toBe("{2026-11-21T14:00:00.000Z,NULL}");
+    expect(c.sentAts).toBe("{NULL,NULL}");
+    expect(c.payloads.split(PAYLOAD_SEPARATOR).map((p) => JSON.parse(p))).toEqual([a.payload, b.payload]);
   });
 
-  it("writes every id and name exactly as JSON.stringify does, escapes and all", () => {
+  it("quotes every text so that Postgres reads it back exactly, whatever it holds", () => {
     const tricky = [
       "plain",
       'q"uote',
       "back\\slash",
+      '\\"',
       "tab\t",
       "nl\n",
-      "nul\u0000",
       "del\u007f",
       "ls\u2028",
       "emoji 😀",
       "é",
       "",
-      "lone \ud800",
+      "NULL",
+      "a,b",
+      "{x}",
+      " sp ",
     ];
-    for (const v of tricky) {
-      const m = { ...normalised({ type: "track", userId: "u", event: "e" }), userId: v, event: v, messageId: v };
-      const json = recordsetJson([{ rowId: "r", message: m }]);
-      const s = JSON.stringify(v);
-      expect(json, JSON.stringify(v)).toContain(`"m":${s},"t":"track","u":${s},"a":null,"e":${s},`);
-    }
+    expect(readArrayLiteral(textArray(tricky))).toEqual(tricky);
+    expect(readArrayLiteral(textArray([null, "NULL", null]))).toEqual([null, "NULL", null]);
+  });
+
+  it("never finds the separator inside a payload: JSON.stringify escapes control characters", () => {
+    const m = normalised({ type: "track", userId: "u\u001e", event: "e", properties: { s: "a\u001eb" } });
+    expect(m.payloadJson.includes(PAYLOAD_SEPARATOR)).toBe(false);
+    expect(JSON.parse(m.payloadJson).properties.s).toBe("a\u001eb");
   });
 });

@@ -15,11 +15,22 @@ type Queryable = Pick<pg.PoolClient, "query">;
 export type StoreResult = { inserted: number; duplicates: number; deliveries: number };
 
 /**
+ * The source the request was authenticated and routed with is no longer what the database says
+ * (key rotated or gone, source disabled or deleted, routing changed): nothing was stored. The
+ * caller authenticates and routes again from the database.
+ */
+export class StaleSourceError extends Error {
+  constructor() {
+    super("the source changed since it was cached");
+  }
+}
+
+/**
  * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
- * a single round trip, atomic without BEGIN/COMMIT. The messages come as a JSON recordset (one
- * parameter, parsed by Postgres) rather than 13 params × N rows; `p` is json: Postgres copies the
- * payload's text as written, so nested objects keep the client's key order
- * (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
+ * a single round trip, atomic without BEGIN/COMMIT. The messages come as one array parameter per
+ * column (unnest) rather than 13 params × N rows, and their payloads as one text that Postgres
+ * splits (messageColumns); the column is json: Postgres keeps each payload's text as written, so
+ * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
  * and not returned, so they are neither routed nor delivered again — routing is decided in Node
  * for every message beforehand, and only the pairs of inserted messages become deliveries.
  * Returns the counts, and the inserted ids only when some message was a duplicate.
@@ -32,17 +43,27 @@ async function storeStatement(): Promise<string> {
     messageRowIds: "$7",
     destinationIds: "$8",
   });
+  // `current`: the source as the request saw it (possibly from the write-key cache) is still what
+  // the database says — the key names it, it is enabled, its routing is unchanged. One primary-key
+  // probe, evaluated once (a one-time filter): when false, nothing is inserted.
   return `
-  WITH new_messages AS (
+  WITH current AS (
+    SELECT EXISTS (SELECT 1 FROM sources s
+                    WHERE s.id = $2 AND s.enabled AND s.routing_version = $9
+                      AND (s.write_key = $10 OR (s.previous_write_key = $10 AND s.previous_write_key_expires_at > now()))) AS ok
+  ),
+  new_messages AS (
     INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
                           "timestamp", original_timestamp, sent_at, received_at, payload)
-    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p
-      FROM json_to_recordset($4::json) AS r(i uuid, m text, t text, u text, a text, e text, ts timestamptz, ot timestamptz, sa timestamptz, p json)
+    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p::json
+      FROM unnest($19::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+                  $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], string_to_array($4, E'\\x1e')) AS r(i, m, t, u, a, e, ts, ot, sa, p)
+     WHERE (SELECT ok FROM current)
     ON CONFLICT (source_id, message_id) DO NOTHING
     RETURNING id
   ),
   ${deliveries}
-  SELECT n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
+  SELECT (SELECT ok FROM current) AS current, n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
          CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
     FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
 }
@@ -65,25 +86,53 @@ function storeSql(): Promise<string> {
  */
 const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
 
-/** What JSON.stringify would escape in a string: quote, backslash, control characters, surrogates (lone or not, to be safe). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** What an array literal's quoted element must escape: quote and backslash. */
+const NEEDS_QUOTE_ESCAPE = /["\\]/;
+const QUOTE_ESCAPES = /["\\]/g;
 /**
- * A column value as a JSON string. Ids and names rarely need escaping, and a regex test is cheaper
- * than a JSON.stringify call per value (six per row; bench:ingest's CPU profile).
+ * A text[] parameter written as its array literal, each element quoted (NULL unquoted). node-pg
+ * would do the same, with two regex replacements per element; ids and names rarely need one.
  */
-const str = (v: string | null) => (v === null ? "null" : NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`);
+export function textArray(values: (string | null)[]): string {
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ",";
+    out += v === null ? "NULL" : NEEDS_QUOTE_ESCAPE.test(v) ? `"${v.replace(QUOTE_ESCAPES, "\\$&")}"` : `"${v}"`;
+  }
+  return `${out}}`;
+}
+
+/** A timestamptz[] parameter: ISO 8601 strings (lib/tracking/timestamps.ts) need no quoting. */
+const timestampArray = (values: (string | null)[]) => `{${values.map((v) => v ?? "NULL").join(",")}}`;
 
 /**
- * The recordset's JSON, written around each message's already serialized payload: serializing
- * the rows with JSON.stringify would serialize every payload a second time.
+ * Separates the payloads in their one text parameter, split by Postgres' string_to_array. JSON
+ * text never holds a raw control character (JSON.stringify escapes them), so it cannot occur
+ * inside a payload.
  */
-export function recordsetJson(rows: { rowId: string; message: NormalisedMessage }[]): string {
-  const parts = rows.map(
-    ({ rowId, message: m }) =>
-      `{"i":"${rowId}","m":${str(m.messageId)},"t":"${m.type}","u":${str(m.userId)},"a":${str(m.anonymousId)},"e":${str(m.event)},"ts":"${m.timestamp}","ot":${str(m.originalTimestamp)},"sa":${str(m.sentAt)},"p":${m.payloadJson}}`,
-  );
-  return `[${parts.join(",")}]`;
+export const PAYLOAD_SEPARATOR = "\x1e";
+
+/**
+ * The messages' columns as parallel arrays for the statement's unnest, and their payloads as one
+ * text: Postgres parses each payload once, as json input, where a JSON recordset had its whole
+ * text parsed once by json_to_recordset and each payload a second time as its json column
+ * (docs/architecture.md#ingest-statement).
+ */
+export function messageColumns(rows: { rowId: string; message: NormalisedMessage }[]) {
+  const m = rows.map((r) => r.message);
+  return {
+    rowIds: uuidArray(rows.map((r) => r.rowId)),
+    messageIds: textArray(m.map((x) => x.messageId)),
+    types: textArray(m.map((x) => x.type)),
+    userIds: textArray(m.map((x) => x.userId)),
+    anonymousIds: textArray(m.map((x) => x.anonymousId)),
+    events: textArray(m.map((x) => x.event)),
+    timestamps: timestampArray(m.map((x) => x.timestamp)),
+    originalTimestamps: timestampArray(m.map((x) => x.originalTimestamp)),
+    sentAts: timestampArray(m.map((x) => x.sentAt)),
+    payloads: m.map((x) => x.payloadJson).join(PAYLOAD_SEPARATOR),
+  };
 }
 
 const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
@@ -98,7 +147,9 @@ const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
 /**
  * Stores one request's outcome in one transaction: the new messages, their deliveries and
  * `deliver` jobs (routing decided here), profile updates, and the rejections for the debugger.
- * When this returns, all of it is committed; when it throws, none of it is.
+ * When this returns, all of it is committed; when it throws, none of it is. The source is
+ * re-checked by the statement (StaleSourceError); a call with no message to insert stores through
+ * no such check, so its caller must pass a source fresh from the database.
  */
 export async function storeCall(opts: {
   source: TrackingSource;
@@ -132,22 +183,36 @@ export async function storeCall(opts: {
   }
   const store = async (db: Queryable) => {
     if (rows.length === 0) return { inserted: [] as typeof rows, deliveries: 0 };
+    const c = messageColumns(rows);
     const {
       rows: [r],
-    } = await db.query<{ inserted: number; deliveries: number; ids: string[] | null }>({
+    } = await db.query<{ current: boolean; inserted: number; deliveries: number; ids: string[] | null }>({
       name: "tracking-store-call",
       text: await storeSql(),
       values: [
         source.workspaceId,
         source.id,
         receivedAt,
-        recordsetJson(rows),
+        c.payloads,
         rows.length,
         uuidArray(deliveryIds),
         uuidArray(messageRowIds),
         uuidArray(destinationIds),
+        source.routingVersion,
+        source.writeKey,
+        c.messageIds,
+        c.types,
+        c.userIds,
+        c.anonymousIds,
+        c.events,
+        c.timestamps,
+        c.originalTimestamps,
+        c.sentAts,
+        c.rowIds,
       ],
     });
+    // Thrown inside the transaction of the other path, so that it rolls back too.
+    if (!r.current) throw new StaleSourceError();
     if (r.ids === null) return { inserted: rows, deliveries: r.deliveries };
     const ids = new Set(r.ids);
     const inserted = rows.filter((x) => ids.has(x.rowId));

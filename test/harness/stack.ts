@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { root } from "../../scripts/lib/build";
-import { TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
+import { INGEST_NODE_ARGS, TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
 import { createTestDatabase } from "./pg";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -133,7 +133,7 @@ export async function startIngest(
   const port = await freePort();
   const proc = launch(
     process.execPath,
-    [...TS_NODE_ARGS, "ingest/index.ts"],
+    [...INGEST_NODE_ARGS, "ingest/index.ts"],
     baseEnv(databaseUrl, {
       PORT: String(port),
       HOST: "127.0.0.1",
