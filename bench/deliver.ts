@@ -100,9 +100,14 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     workers.push(
       await startWorker(db.url, {
         LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info",
-        ...(process.env.BENCH_PROFILE
-          ? { NODE_OPTIONS: `--import ${path.join(root, "bench/cpu-profile.mjs")}`, CPU_PROFILE_DIR: process.env.BENCH_PROFILE }
-          : {}),
+        // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker only (e.g. a GC setting to try).
+        NODE_OPTIONS: [
+          process.env.BENCH_WORKER_NODE_OPTIONS ?? "",
+          process.env.BENCH_PROFILE ? `--import ${path.join(root, "bench/cpu-profile.mjs")}` : "",
+        ]
+          .join(" ")
+          .trim(),
+        ...(process.env.BENCH_PROFILE ? { CPU_PROFILE_DIR: process.env.BENCH_PROFILE } : {}),
       }),
     );
   await sleep(1_500);
@@ -196,6 +201,7 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 });
   let next = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < bodies.length) {
@@ -207,8 +213,11 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  // This process's CPU per POST: what undici and the sockets cost a client that does nothing else,
+  // the floor of the worker's own per-delivery CPU (docs/webhooks.md#delivery-cost).
+  const cpu = process.cpuUsage(cpu0);
   await pool.close();
-  return { rate: bodies.length / seconds, seconds, count: bodies.length };
+  return { rate: bodies.length / seconds, seconds, count: bodies.length, clientUsPerPost: (cpu.user + cpu.system) / bodies.length };
 }
 
 async function endToEnd(
@@ -328,7 +337,7 @@ async function main() {
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
     console.log(
-      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)})`,
+      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)}); its client's CPU per POST ${((before.clientUsPerPost + after.clientUsPerPost) / 2).toFixed(0)} µs`,
     );
     console.log(`[bench] ratio: ${(tp.rate / ceilRate).toFixed(2)} (goal ≥ 0.5)`);
     console.log(
