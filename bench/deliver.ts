@@ -99,7 +99,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   for (let i = 0; i < WORKERS; i++)
     workers.push(
       await startWorker(db.url, {
-        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info",
+        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "debug",
         // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker only (e.g. a GC setting to try).
         NODE_OPTIONS: [
           process.env.BENCH_WORKER_NODE_OPTIONS ?? "",
@@ -149,15 +149,17 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     return { updated: rows[0].upd as number, hot: rows[0].hot as number };
   });
   for (const w of workers) await w.stop();
-  if (process.env.BENCH_WORKER_LOG)
-    for (const w of workers)
-      console.log(
-        w
-          .output()
-          .split("\n")
-          .filter((l) => l.includes("batch done"))
-          .join("\n"),
-      );
+  // The workers' own account of their batches (debug level): how many rounds took the late path,
+  // which costs a safety job and a second recording each (docs/webhooks.md#delivery-cost).
+  const batchLines = workers.flatMap((w) =>
+    w
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"deliver batch done"')),
+  );
+  if (process.env.BENCH_WORKER_LOG) console.log(batchLines.join("\n"));
+  const batches = batchLines.map((l) => JSON.parse(l) as { late: number; ms: { load: number; send: number; record: number } });
+  const batchSum = (f: (b: (typeof batches)[number]) => number) => batches.reduce((n, b) => n + f(b), 0);
   const seconds = (t1 - t0) / 1000;
   const failed = await withClient(
     db.url,
@@ -174,6 +176,11 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     destinationId,
     cpu,
     updates,
+    batches: {
+      n: batches.length,
+      late: batchSum((b) => b.late),
+      ms: { load: batchSum((b) => b.ms.load), send: batchSum((b) => b.ms.send), record: batchSum((b) => b.ms.record) },
+    },
   };
 }
 
@@ -318,6 +325,10 @@ async function main() {
       `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included); the sink answering them ${((tp.cpu.sinkMs / N) * 1000).toFixed(0)} ms`,
     );
     console.log(`[bench] delivery updates: ${tp.updates.updated}, of which HOT ${tp.updates.hot}`);
+    const b = tp.batches;
+    console.log(
+      `[bench] worker batches: ${b.n}, rounds that took the late path ${b.late}; mean per batch: load ${(b.ms.load / b.n).toFixed(0)} ms, send ${(b.ms.send / b.n).toFixed(0)} ms, record ${(b.ms.record / b.n).toFixed(0)} ms`,
+    );
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(
         `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,
