@@ -158,7 +158,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
       .filter((l) => l.includes('"deliver batch done"')),
   );
   if (process.env.BENCH_WORKER_LOG) console.log(batchLines.join("\n"));
-  const batches = batchLines.map((l) => JSON.parse(l) as { late: number; ms: { load: number; send: number; record: number } });
+  const batches = batchLines.map((l) => JSON.parse(l) as { late: number; lateQueued?: number; ms: { load: number; send: number; record: number } });
   const batchSum = (f: (b: (typeof batches)[number]) => number) => batches.reduce((n, b) => n + f(b), 0);
   const seconds = (t1 - t0) / 1000;
   const failed = await withClient(
@@ -179,6 +179,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     batches: {
       n: batches.length,
       late: batchSum((b) => b.late),
+      lateQueued: batchSum((b) => b.lateQueued ?? 0),
       ms: { load: batchSum((b) => b.ms.load), send: batchSum((b) => b.ms.send), record: batchSum((b) => b.ms.record) },
     },
   };
@@ -327,7 +328,7 @@ async function main() {
     console.log(`[bench] delivery updates: ${tp.updates.updated}, of which HOT ${tp.updates.hot}`);
     const b = tp.batches;
     console.log(
-      `[bench] worker batches: ${b.n}, rounds that took the late path ${b.late}; mean per batch: load ${(b.ms.load / b.n).toFixed(0)} ms, send ${(b.ms.send / b.n).toFixed(0)} ms, record ${(b.ms.record / b.n).toFixed(0)} ms`,
+      `[bench] worker batches: ${b.n}, rounds that took the late path ${b.late} (${b.lateQueued} of them only for the origin's queue); mean per batch: load ${(b.ms.load / b.n).toFixed(0)} ms, send ${(b.ms.send / b.n).toFixed(0)} ms, record ${(b.ms.record / b.n).toFixed(0)} ms`,
     );
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(

@@ -35,6 +35,8 @@ export type BatchSummary = {
   attempts: number;
   /** rounds still in flight after BATCH_PATIENCE_MS, recorded when they end (detach.ts) */
   late: number;
+  /** of the late rounds, those let go only because their origin's queue was too deep (none of its origins slow) */
+  lateQueued: number;
   /** when the retry jobs this batch enqueued become due */
   dueTimes: Date[];
   /** ms spent loading, sending, recording */
@@ -103,6 +105,7 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
     retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,
     deferred: rounds.filter((r) => r.update.state === "pending" && r.attempts.length === 0).length,
     late: late.length,
+    lateQueued: late.filter((i) => !unwaited[i] && !urls[i].some(originIsSlow)).length,
     attempts: rounds.reduce((n, r) => n + r.attempts.length, 0),
     dueTimes,
   };
