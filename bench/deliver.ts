@@ -12,9 +12,14 @@
  *
  * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500),
  * BENCH_SETUP_SQL (run on the bench's database after its migrations: to try a lever, e.g. an index,
- * before it becomes a migration).
+ * before it becomes a migration), BENCH_PROFILE=<dir> (a V8 CPU profile of the worker),
+ * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
+ * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
+ * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
+ * stops answering for ms at every n-th request: bench/sink.ts).
  */
 import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { Pool } from "undici";
 import pg from "pg";
@@ -158,7 +163,10 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
       .filter((l) => l.includes('"deliver batch done"')),
   );
   if (process.env.BENCH_WORKER_LOG) console.log(batchLines.join("\n"));
-  const batches = batchLines.map((l) => JSON.parse(l) as { late: number; lateQueued?: number; ms: { load: number; send: number; record: number } });
+  if (process.env.BENCH_WORKER_OUTPUT) fs.writeFileSync(process.env.BENCH_WORKER_OUTPUT, workers.map((w) => w.output()).join("\n"));
+  const batches = batchLines.map(
+    (l) => JSON.parse(l) as { late: number; lateQueued?: number; ms: { load: number; send: number; record: number } },
+  );
   const batchSum = (f: (b: (typeof batches)[number]) => number) => batches.reduce((n, b) => n + f(b), 0);
   const seconds = (t1 - t0) / 1000;
   const failed = await withClient(
