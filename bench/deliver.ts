@@ -12,9 +12,14 @@
  *
  * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500),
  * BENCH_SETUP_SQL (run on the bench's database after its migrations: to try a lever, e.g. an index,
- * before it becomes a migration).
+ * before it becomes a migration), BENCH_PROFILE=<dir> (a V8 CPU profile of the worker),
+ * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
+ * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
+ * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
+ * stops answering for ms at every n-th request: bench/sink.ts).
  */
 import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { Pool } from "undici";
 import pg from "pg";
@@ -99,10 +104,15 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   for (let i = 0; i < WORKERS; i++)
     workers.push(
       await startWorker(db.url, {
-        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "info",
-        ...(process.env.BENCH_PROFILE
-          ? { NODE_OPTIONS: `--import ${path.join(root, "bench/cpu-profile.mjs")}`, CPU_PROFILE_DIR: process.env.BENCH_PROFILE }
-          : {}),
+        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "debug",
+        // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker only (e.g. a GC setting to try).
+        NODE_OPTIONS: [
+          process.env.BENCH_WORKER_NODE_OPTIONS ?? "",
+          process.env.BENCH_PROFILE ? `--import ${path.join(root, "bench/cpu-profile.mjs")}` : "",
+        ]
+          .join(" ")
+          .trim(),
+        ...(process.env.BENCH_PROFILE ? { CPU_PROFILE_DIR: process.env.BENCH_PROFILE } : {}),
       }),
     );
   await sleep(1_500);
@@ -144,15 +154,20 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     return { updated: rows[0].upd as number, hot: rows[0].hot as number };
   });
   for (const w of workers) await w.stop();
-  if (process.env.BENCH_WORKER_LOG)
-    for (const w of workers)
-      console.log(
-        w
-          .output()
-          .split("\n")
-          .filter((l) => l.includes("batch done"))
-          .join("\n"),
-      );
+  // The workers' own account of their batches (debug level): how many rounds took the late path,
+  // which costs a safety job and a second recording each (docs/webhooks.md#delivery-cost).
+  const batchLines = workers.flatMap((w) =>
+    w
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"deliver batch done"')),
+  );
+  if (process.env.BENCH_WORKER_LOG) console.log(batchLines.join("\n"));
+  if (process.env.BENCH_WORKER_OUTPUT) fs.writeFileSync(process.env.BENCH_WORKER_OUTPUT, workers.map((w) => w.output()).join("\n"));
+  const batches = batchLines.map(
+    (l) => JSON.parse(l) as { late: number; lateQueued?: number; ms: { load: number; send: number; record: number } },
+  );
+  const batchSum = (f: (b: (typeof batches)[number]) => number) => batches.reduce((n, b) => n + f(b), 0);
   const seconds = (t1 - t0) / 1000;
   const failed = await withClient(
     db.url,
@@ -169,6 +184,12 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     destinationId,
     cpu,
     updates,
+    batches: {
+      n: batches.length,
+      late: batchSum((b) => b.late),
+      lateQueued: batchSum((b) => b.lateQueued ?? 0),
+      ms: { load: batchSum((b) => b.ms.load), send: batchSum((b) => b.ms.send), record: batchSum((b) => b.ms.record) },
+    },
   };
 }
 
@@ -196,6 +217,7 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 });
   let next = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < bodies.length) {
@@ -207,8 +229,11 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  // This process's CPU per POST: what undici and the sockets cost a client that does nothing else,
+  // the floor of the worker's own per-delivery CPU (docs/webhooks.md#delivery-cost).
+  const cpu = process.cpuUsage(cpu0);
   await pool.close();
-  return { rate: bodies.length / seconds, seconds, count: bodies.length };
+  return { rate: bodies.length / seconds, seconds, count: bodies.length, clientUsPerPost: (cpu.user + cpu.system) / bodies.length };
 }
 
 async function endToEnd(
@@ -309,6 +334,10 @@ async function main() {
       `[bench] CPU per 1,000 deliveries: worker ${((tp.cpu.workerMs / N) * 1000).toFixed(0)} ms + Postgres ${((tp.cpu.pgMs / N) * 1000).toFixed(0)} ms (the bench's poller included); the sink answering them ${((tp.cpu.sinkMs / N) * 1000).toFixed(0)} ms`,
     );
     console.log(`[bench] delivery updates: ${tp.updates.updated}, of which HOT ${tp.updates.hot}`);
+    const b = tp.batches;
+    console.log(
+      `[bench] worker batches: ${b.n}, rounds that took the late path ${b.late} (${b.lateQueued} of them only for the origin's queue); mean per batch: load ${(b.ms.load / b.n).toFixed(0)} ms, send ${(b.ms.send / b.n).toFixed(0)} ms, record ${(b.ms.record / b.n).toFixed(0)} ms`,
+    );
     const bytes = await withClient(db.url, async (c) => {
       const { rows } = await c.query(
         `SELECT pg_relation_size('attempts') AS heap, pg_indexes_size('attempts') AS idx,
@@ -328,7 +357,7 @@ async function main() {
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
     console.log(
-      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)})`,
+      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)}); its client's CPU per POST ${((before.clientUsPerPost + after.clientUsPerPost) / 2).toFixed(0)} µs`,
     );
     console.log(`[bench] ratio: ${(tp.rate / ceilRate).toFixed(2)} (goal ≥ 0.5)`);
     console.log(

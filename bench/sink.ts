@@ -7,6 +7,14 @@ import http from "node:http";
 import type net from "node:net";
 
 let count = 0;
+/**
+ * BENCH_SINK_STALL="<n>:<ms>": at every n-th request the sink stops answering for ms, and whatever
+ * arrives meanwhile is answered when the stall ends, as a process descheduled on a loaded machine
+ * would: what such a machine does to the worker's view of a healthy origin, reproducible
+ * (docs/webhooks.md#delivery-cost).
+ */
+const [stallEvery, stallMs] = (process.env.BENCH_SINK_STALL ?? "0:0").split(":").map(Number);
+let stalledUntil = 0;
 let trackReceipts = false;
 const receipts: [string, number][] = [];
 const now = () => performance.timeOrigin + performance.now();
@@ -22,8 +30,14 @@ const server = http.createServer({ keepAlive: true, keepAliveTimeout: 60_000 }, 
         receipts.push([JSON.parse(Buffer.concat(chunks).toString("utf8")).messageId, at]);
       } catch {}
     }
-    res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
-    res.end("ok");
+    const answer = () => {
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "2" });
+      res.end("ok");
+    };
+    const t = performance.now();
+    if (stallEvery > 0 && count % stallEvery === 0) stalledUntil = t + stallMs;
+    if (t < stalledUntil) setTimeout(answer, stalledUntil - t);
+    else answer();
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -35,6 +35,8 @@ export type BatchSummary = {
   attempts: number;
   /** rounds still in flight after BATCH_PATIENCE_MS, recorded when they end (detach.ts) */
   late: number;
+  /** of the late rounds, those let go because their origin's queue was too deep, none of its origins slow (heldUp) */
+  lateQueued: number;
   /** when the retry jobs this batch enqueued become due */
   dueTimes: Date[];
   /** ms spent loading, sending, recording */
@@ -59,7 +61,13 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
   // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
   // every batch slot of the worker while other destinations' jobs wait (detach.ts).
-  const heldUp = (i: number) => urls[i].some((u) => originIsSlow(u) || limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
+  const queuedTooDeep: boolean[] = [];
+  const heldUp = (i: number) => {
+    queuedTooDeep[i] = false;
+    if (urls[i].some(originIsSlow)) return true;
+    queuedTooDeep[i] = urls[i].some((u) => limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
+    return queuedTooDeep[i];
+  };
   const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const t2 = performance.now();
 
@@ -103,6 +111,7 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
     retried: rounds.filter((r) => r.update.state === "pending" && r.attempts.length > 0).length,
     deferred: rounds.filter((r) => r.update.state === "pending" && r.attempts.length === 0).length,
     late: late.length,
+    lateQueued: late.filter((i) => queuedTooDeep[i]).length,
     attempts: rounds.reduce((n, r) => n + r.attempts.length, 0),
     dueTimes,
   };
