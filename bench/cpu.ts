@@ -42,24 +42,38 @@ async function backendPids(db: pg.Pool): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
-type Snapshot = { app: Map<number, number>; pg: Map<number, number>; bench: NodeJS.CpuUsage };
+type Snapshot = { app: Map<number, number>; pg: Map<number, number>; server: Map<number, number>; bench: NodeJS.CpuUsage };
 
-async function snapshot(db: pg.Pool, appPid: number | null): Promise<Snapshot> {
+async function snapshot(db: pg.Pool, appPid: number | null, serverPid: number | null): Promise<Snapshot> {
   const read = (pids: number[]) => new Map(pids.map((p) => [p, statOf(p)?.ticks ?? 0]));
-  return { app: read(appPid ? processTree(appPid) : []), pg: read(await backendPids(db)), bench: process.cpuUsage() };
+  return {
+    app: read(appPid ? processTree(appPid) : []),
+    pg: read(await backendPids(db)),
+    server: read(serverPid ? processTree(serverPid) : []),
+    bench: process.cpuUsage(),
+  };
 }
 
 const deltaMs = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ticks]) => sum + (ticks - (before.get(pid) ?? 0)), 0) * TICK_MS;
 
-export type CpuUse = { appMs: number; pgMs: number; benchMs: number };
+export type CpuUse = { appMs: number; pgMs: number; serverMs: number; benchMs: number };
 
-/** Starts measuring; the returned function stops and gives the CPU milliseconds each party used. */
-export async function measureCpu(db: pg.Pool, appPid: number | null): Promise<() => Promise<CpuUse>> {
-  const before = await snapshot(db, appPid);
+/**
+ * Starts measuring; the returned function stops and gives the CPU milliseconds each party used.
+ * `serverPid`, the postmaster of a Postgres the benchmark has to itself: `serverMs` is then the whole
+ * server's CPU — backends, and the checkpointer, WAL writer, I/O workers and autovacuum besides.
+ */
+export async function measureCpu(db: pg.Pool, appPid: number | null, serverPid: number | null = null): Promise<() => Promise<CpuUse>> {
+  const before = await snapshot(db, appPid, serverPid);
   return async () => {
-    const after = await snapshot(db, appPid);
+    const after = await snapshot(db, appPid, serverPid);
     const bench = process.cpuUsage(before.bench);
-    return { appMs: deltaMs(before.app, after.app), pgMs: deltaMs(before.pg, after.pg), benchMs: (bench.user + bench.system) / 1000 };
+    return {
+      appMs: deltaMs(before.app, after.app),
+      pgMs: deltaMs(before.pg, after.pg),
+      serverMs: deltaMs(before.server, after.server),
+      benchMs: (bench.user + bench.system) / 1000,
+    };
   };
 }

