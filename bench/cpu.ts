@@ -8,12 +8,12 @@ import type pg from "pg";
 
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
 
-function statOf(pid: number): { ppid: number; ticks: number } | null {
+function statOf(pid: number): { ppid: number; ticks: number; reaped: number } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name: state ppid … utime(14) stime(15).
+    // Fields after the parenthesised command name: state ppid … utime(14) stime(15) cutime(16) cstime(17).
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) };
+    return { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) };
   } catch {
     return null;
   }
@@ -49,7 +49,9 @@ async function snapshot(db: pg.Pool, appPid: number | null, serverPid: number | 
   return {
     app: read(appPid ? processTree(appPid) : []),
     pg: read(await backendPids(db)),
-    server: read(serverPid ? processTree(serverPid) : []),
+    // Plus what the server's children that exited meanwhile used (autovacuum workers, backends of
+    // closed connections), which the postmaster collected when it reaped them.
+    server: serverPid ? new Map([...read(processTree(serverPid)), [-1, statOf(serverPid)?.reaped ?? 0]]) : new Map(),
     bench: process.cpuUsage(),
   };
 }

@@ -24,7 +24,19 @@ async function io(db: Queryable): Promise<Io> {
 }
 
 export type WalRow = { relation: string; records: number; fpi: number; fpiMb: number; walMb: number; blksRead: number; blksHit: number };
-export type WalUse = { rows: WalRow[]; total: { records: number; fpi: number; walMb: number } };
+export type WalUse = {
+  rows: WalRow[];
+  total: { records: number; fpi: number; walMb: number };
+  /** The whole server's, from pg_stat_wal: exact, and the window's own on a server only the benchmark uses. */
+  server: { records: number; fpi: number; walMb: number };
+};
+
+async function walStats(db: Queryable) {
+  const { rows } = await db.query<{ records: string; fpi: string; bytes: string }>(
+    "SELECT wal_records AS records, wal_fpi AS fpi, wal_bytes AS bytes FROM pg_stat_wal",
+  );
+  return { records: Number(rows[0].records), fpi: Number(rows[0].fpi), walMb: Number(rows[0].bytes) / 1e6 };
+}
 
 /** Starts a window; the returned function closes it and gives what each relation wrote and read. */
 export async function walWindow(db: Queryable): Promise<() => Promise<WalUse>> {
@@ -41,10 +53,17 @@ export async function walWindow(db: Queryable): Promise<() => Promise<WalUse>> {
   if (inspect) await db.query("SELECT pg_create_physical_replication_slot($1, true, true)", [slot]);
   const start = (await db.query<{ lsn: string }>("SELECT pg_current_wal_flush_lsn()::text AS lsn")).rows[0].lsn;
   const before = await io(db);
+  const statsBefore = await walStats(db);
   return async () => {
     // Backends report their I/O counters when idle, at most once a second.
     await new Promise((r) => setTimeout(r, 1_100));
     const after = await io(db);
+    const statsAfter = await walStats(db);
+    const server = {
+      records: statsAfter.records - statsBefore.records,
+      fpi: statsAfter.fpi - statsBefore.fpi,
+      walMb: statsAfter.walMb - statsBefore.walMb,
+    };
     const wal = new Map<string, { records: number; fpi: number; fpiBytes: number; bytes: number }>();
     if (inspect) {
       try {
@@ -131,7 +150,7 @@ export async function walWindow(db: Queryable): Promise<() => Promise<WalUse>> {
       fpi: 0,
       walMb: 0,
     });
-    return { rows: out, total };
+    return { rows: out, total, server };
   };
 }
 
@@ -139,7 +158,7 @@ export async function walWindow(db: Queryable): Promise<() => Promise<WalUse>> {
 export function printWal(use: WalUse, events: number, print: (line: string) => void) {
   const per = (n: number) => ((n * 1000) / events).toFixed(1);
   print(
-    `WAL per 1,000 events: ${per(use.total.records)} records, ${per(use.total.fpi)} full-page images, ${per(use.total.walMb)} MB (this database's relations)`,
+    `WAL per 1,000 events: ${per(use.total.records)} records, ${per(use.total.fpi)} full-page images, ${per(use.total.walMb)} MB (this database's relations); whole server (pg_stat_wal): ${per(use.server.records)} records, ${per(use.server.fpi)} full-page images, ${per(use.server.walMb)} MB`,
   );
   print("  relation                                        records   fpi   fpi MB  wal MB  blks read   blks hit   (per 1,000 events)");
   for (const r of use.rows.slice(0, 16))
