@@ -59,6 +59,13 @@ async function snapshot(db: pg.Pool, appPid: number | null, serverPid: number | 
 const deltaMs = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ticks]) => sum + (ticks - (before.get(pid) ?? 0)), 0) * TICK_MS;
 
+/**
+ * A process tree's CPU in the window, where key -1 holds the CPU of the children its root reaped:
+ * a child that exited in the window is counted by the reaped total, less what it had used before.
+ */
+const treeDeltaMs = (before: Map<number, number>, after: Map<number, number>) =>
+  deltaMs(before, after) - [...before].reduce((sum, [pid, ticks]) => sum + (pid !== -1 && !after.has(pid) ? ticks : 0), 0) * TICK_MS;
+
 export type CpuUse = { appMs: number; pgMs: number; serverMs: number; benchMs: number };
 
 /**
@@ -74,7 +81,7 @@ export async function measureCpu(db: pg.Pool, appPid: number | null, serverPid: 
     return {
       appMs: deltaMs(before.app, after.app),
       pgMs: deltaMs(before.pg, after.pg),
-      serverMs: deltaMs(before.server, after.server),
+      serverMs: treeDeltaMs(before.server, after.server),
       benchMs: (bench.user + bench.system) / 1000,
     };
   };
