@@ -89,6 +89,9 @@ test("send events through the Tracking API and find their attempts in the reques
   // The replay is set apart under its number, and the count reads right.
   await expect(chain.getByText(/^Replay 1 · /)).toBeVisible();
   await expect(chain.getByRole("heading", { name: /This message · 2 attempts$/ })).toBeVisible();
+  // The confirmation closes when the replay's answer arrives, which can be after its attempt is
+  // already in the chain: until then Escape belongs to the dialog (attempt-panel.tsx), not the panel.
+  await expect(dialog).toBeHidden();
   await page.keyboard.press("Escape");
   await expect(panel).toHaveCount(0);
 
