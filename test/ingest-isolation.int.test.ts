@@ -6,27 +6,22 @@
  */
 import { Analytics } from "@segment/analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, type Proc, startIngest, startStack, type Stack } from "./harness/stack";
-import { createSource, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
+import type { ApiClient } from "./harness/stack";
+import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { createSource, postTracking, type Db, type TestSource } from "./harness/tracking";
 
-let stack: Stack;
-let ingest: Proc & { url: string };
+let ingestStack: IngestStack;
+let ingest: IngestStack["ingest"];
 let api: ApiClient;
 let db: Db;
 let src: TestSource;
 
 beforeAll(async () => {
-  stack = await startStack({ workers: 0 });
-  ingest = await startIngest(stack.databaseUrl, { webUrl: stack.app.url });
-  api = await stack.newWorkspace("ingest");
-  db = openDb(stack.databaseUrl);
+  ingestStack = await startIngestStack("ingest");
+  ({ ingest, api, db } = ingestStack);
   src = await createSource(api, "front");
 });
-afterAll(async () => {
-  await ingest?.stop();
-  await db?.end();
-  await stack?.stop();
-});
+afterAll(() => ingestStack?.stop());
 
 const stored = async () =>
   (await db.query<{ message_id: string }>("SELECT message_id FROM messages WHERE source_id = $1 ORDER BY message_id", [src.id])).rows.map(
@@ -67,7 +62,7 @@ describe("one base URL: the ingest server in front of the web app", () => {
   });
 
   it("keeps accepting and storing events after the web process is killed", async () => {
-    await stack.app.kill("SIGKILL");
+    await ingestStack.stack.app.kill("SIGKILL");
     expect(await sendWithClient("after-web-died")).toBeUndefined();
     const batch = await postTracking(
       ingest.url,

@@ -6,28 +6,23 @@
  * keeps the client's key order. Real processes: the ingest server, `next start` for the API, Postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, type Proc, startIngest, startStack, type Stack } from "./harness/stack";
-import { createDestination, createSource, deliveriesByMessage, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
+import type { ApiClient } from "./harness/stack";
+import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { createDestination, createSource, deliveriesByMessage, postTracking, type Db, type TestSource } from "./harness/tracking";
 
-let stack: Stack;
-let ingest: Proc & { url: string };
+let ingestStack: IngestStack;
+let ingest: IngestStack["ingest"];
 let api: ApiClient;
 let db: Db;
 let source: TestSource;
 
 beforeAll(async () => {
-  stack = await startStack({ workers: 0 });
-  ingest = await startIngest(stack.databaseUrl, { webUrl: stack.app.url });
-  api = await stack.newWorkspace("statement");
-  db = openDb(stack.databaseUrl);
+  ingestStack = await startIngestStack("statement");
+  ({ ingest, api, db } = ingestStack);
   source = await createSource(api, "columns");
   await createDestination(db, { workspaceId: source.workspaceId, name: "hook", sourceIds: [source.id] });
 });
-afterAll(async () => {
-  await ingest?.stop();
-  await db?.end();
-  await stack?.stop();
-});
+afterAll(() => ingestStack?.stop());
 
 const TRICKY = [
   'q"uote',

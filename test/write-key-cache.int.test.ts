@@ -6,25 +6,20 @@
  * server for /v1, Postgres. Each test first sends an event to put the key in the ingest process's cache.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiClient, type Proc, startIngest, startStack, type Stack } from "./harness/stack";
-import { createSource, deliveriesByMessage, deliveryIdsInJobs, openDb, postTracking, storedMessages, type Db } from "./harness/tracking";
+import type { ApiClient } from "./harness/stack";
+import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { createSource, deliveriesByMessage, deliveryIdsInJobs, postTracking, storedMessages, type Db } from "./harness/tracking";
 
-let stack: Stack;
-let ingest: Proc & { url: string };
+let ingestStack: IngestStack;
+let ingest: IngestStack["ingest"];
 let api: ApiClient;
 let db: Db;
 
 beforeAll(async () => {
-  stack = await startStack({ workers: 0 });
-  ingest = await startIngest(stack.databaseUrl, { webUrl: stack.app.url });
-  api = await stack.newWorkspace("cache");
-  db = openDb(stack.databaseUrl);
+  ingestStack = await startIngestStack("cache");
+  ({ ingest, api, db } = ingestStack);
 });
-afterAll(async () => {
-  await ingest?.stop();
-  await db?.end();
-  await stack?.stop();
-});
+afterAll(() => ingestStack?.stop());
 
 let n = 0;
 const track = (writeKey: string, messageId = `m-${++n}`) =>
