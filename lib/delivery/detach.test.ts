@@ -88,6 +88,21 @@ describe("settleWithin", () => {
     expect(result()).toEqual({ value: { done: [], late: [0] } });
   });
 
+  it("lets go during the patience of a round whose origin another batch has found slow", async () => {
+    const healthy = deferred<string>();
+    const toDead = deferred<string>();
+    let deadFoundSlow = false;
+    const result = watch(settleWithin([healthy.promise, toDead.promise], 500, [], (i, over) => (i === 1 && deadFoundSlow) || over));
+    healthy.resolve("ok");
+    await vi.advanceTimersByTimeAsync(100);
+    expect(result()).toBe("pending");
+    deadFoundSlow = true;
+    // Let go at the next look (every 50 ms), not when this batch's own 500 ms are over.
+    await vi.advanceTimersByTimeAsync(50);
+    expect(result()).toEqual({ value: { done: ["ok"], late: [1] } });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("rejects when a round fails within the patience (the job is retried)", async () => {
     const pending = deferred<number>();
     const settled = settleWithin([Promise.reject(new Error("db down")), pending.promise], 1_000);

@@ -31,12 +31,18 @@ export const SAFETY_DELAY_S = 30;
  * second recording (bench:deliver: at a cold start, 6,000 of 20,000 deliveries went that way, one
  * batch after another). Those are waited for, and looked at again every `ms / 5`: one whose origin
  * turns slow meanwhile is let go then (drill 6 still holds).
+ *
+ * `slowNow` is asked during the patience too (every `ms / 10`, with `patienceOver` false): a round
+ * whose origin another batch has meanwhile found slow is let go then, not when this batch's own
+ * patience ends. Otherwise every batch fetched while a newly dead endpoint was being found out held
+ * its worker slot for a whole patience of its own, the slots ran out, and a healthy destination's
+ * next job waited to be fetched (drill 6: ~190 ms at p99, docs/webhooks.md#endpoint-isolation).
  */
 export async function settleWithin<T>(
   promises: Promise<T>[],
   ms: number,
   unwaited: readonly boolean[] = [],
-  slowNow?: (i: number) => boolean,
+  slowNow?: (i: number, patienceOver: boolean) => boolean,
 ): Promise<{ done: T[]; late: number[] }> {
   const results: { v?: T; settled: boolean }[] = promises.map(() => ({ settled: false }));
   const tracked = promises.map((p, i) =>
@@ -44,16 +50,16 @@ export async function settleWithin<T>(
       results[i] = { v, settled: true };
     }),
   );
-  const waited = Promise.all(tracked.filter((_, i) => !unwaited[i]));
   // A round that rejected after the patience (or was not waited for) is handled by the late path's own catch.
   for (const t of tracked) t.catch(() => {});
-  await raceTimer(waited, ms);
-  if (slowNow) {
-    for (;;) {
-      const healthy = tracked.filter((_, i) => !unwaited[i] && !results[i].settled && !slowNow(i));
-      if (healthy.length === 0) break;
-      await raceTimer(Promise.all(healthy), ms / 5);
-    }
+  let waitedMs = 0;
+  for (;;) {
+    const over = waitedMs >= ms;
+    const held = tracked.filter((_, i) => !unwaited[i] && !results[i].settled && !(slowNow ? slowNow(i, over) : over));
+    if (held.length === 0) break;
+    const step = over ? ms / 5 : slowNow ? Math.min(ms / 10, ms - waitedMs) : ms;
+    await raceTimer(Promise.all(held), step);
+    waitedMs += step;
   }
   // Unwaited rounds that end without I/O (deferred, disabled destination) are done within a turn.
   if (unwaited.some(Boolean)) await new Promise((r) => setImmediate(r));

@@ -55,6 +55,20 @@ describe("decideRound, mode any", () => {
     expect(d.loggedOutcome.get("a")).toBe("retry");
   });
 
+  it("a retry waits for the turn its saturated origin gave it, past its backoff and even past the window", () => {
+    // backoff: 1 s base, attempt 1, random 0.5 → 750 ms; the origin's deferred requests go first for 25 s.
+    const queued = { ...r("a", retry, null), turnInMs: 25_000 };
+    const d = decideRound({ ...common, mode: "any", results: [queued] });
+    expect(d).toMatchObject({ state: "pending", pendingUrls: ["a"] });
+    expect(d.nextAttemptAt!.getTime()).toBe(now.getTime() + 25_000);
+    const unqueued = decideRound({ ...common, mode: "any", results: [r("a", retry, null)] });
+    expect(unqueued.nextAttemptAt!.getTime()).toBe(now.getTime() + 1_000);
+    // A retry the window still allows keeps its attempt, however late its turn.
+    const lastMinute = decideRound({ ...common, windowMinutes: 1, mode: "any", results: [{ ...queued, turnInMs: 90_000 }] });
+    expect(lastMinute).toMatchObject({ state: "pending" });
+    expect(lastMinute.nextAttemptAt!.getTime()).toBe(now.getTime() + 90_000);
+  });
+
   it("fails with the reason when no URL can succeed", () => {
     const d = decideRound({ ...common, mode: "any", results: [r("a", fail, 400)] });
     expect(d).toMatchObject({ state: "failed", lastError: "HTTP 400", lastStatus: 400 });

@@ -13,7 +13,14 @@ export type Mode = "any" | "every";
  * attempt), with the turn its origin gave it (limiter.ts deferTurnMs) when it has one.
  */
 export type UrlResult =
-  | { url: string; attempted: true; classification: Classification; status: number | null }
+  | {
+      url: string;
+      attempted: true;
+      classification: Classification;
+      status: number | null;
+      /** a retry's turn behind the requests its origin deferred (limiter.ts retryTurnMs), when it has some waiting */
+      turnInMs?: number;
+    }
   | { url: string; attempted: false; turnInMs?: number };
 
 export type RoundDecision = {
@@ -112,5 +119,17 @@ export function decideRound(opts: {
     random: opts.random,
   });
   if (!next) return finish("failed", `${lastError ?? "not delivered"} (retry window of ${opts.windowMinutes} min ended)`);
-  return { state: "pending", pendingUrls: toRetry.map((r) => r.url), nextAttemptAt: next, lastError, lastStatus, loggedOutcome, attempted };
+  // Not before the turn an origin gave (a saturated origin's deferred requests go first); a turn past
+  // the window still gets that attempt, as a deferred round does.
+  const turn = Math.max(0, ...toRetry.map((r) => r.turnInMs ?? 0));
+  const nextAt = turn > 0 ? new Date(Math.max(next.getTime(), Math.ceil((now.getTime() + turn) / 1000) * 1000)) : next;
+  return {
+    state: "pending",
+    pendingUrls: toRetry.map((r) => r.url),
+    nextAttemptAt: nextAt,
+    lastError,
+    lastStatus,
+    loggedOutcome,
+    attempted,
+  };
 }

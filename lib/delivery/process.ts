@@ -58,13 +58,15 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
   const unwaited = urls.map((us) => us.some(originIsSlow));
   const running = deliveries.map((d, i) => runRound(d, urls[i]));
-  // After the patience, a round is let go only when an origin of its is slow, or queued deeper than
-  // the limiter itself would wait for a slot (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold
-  // every batch slot of the worker while other destinations' jobs wait (detach.ts).
+  // A round is let go as soon as an origin of its is found slow (by this batch or another), and after
+  // the patience also when queued deeper than the limiter itself would wait for a slot
+  // (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold every batch slot of the worker while other
+  // destinations' jobs wait (detach.ts).
   const queuedTooDeep: boolean[] = [];
-  const heldUp = (i: number) => {
+  const heldUp = (i: number, patienceOver: boolean) => {
     queuedTooDeep[i] = false;
     if (urls[i].some(originIsSlow)) return true;
+    if (!patienceOver) return false;
     queuedTooDeep[i] = urls[i].some((u) => limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
     return queuedTooDeep[i];
   };
@@ -198,16 +200,19 @@ async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
   const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
 
   const firstAttemptAt = d.firstAttemptAt ?? now;
-  const results: UrlResult[] = sent.map((s) =>
-    s.attempt
-      ? {
-          url: s.url,
-          attempted: true,
-          classification: classifyAttempt(s.attempt.result),
-          status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
-        }
-      : { url: s.url, attempted: false, turnInMs: s.turnInMs },
-  );
+  const results: UrlResult[] = sent.map((s) => {
+    if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
+    const classification = classifyAttempt(s.attempt.result);
+    // A retry queues behind the requests its origin deferred, if any (limiter.ts retryTurnMs).
+    const turnInMs = classification.outcome === "retry" ? limiter().retryTurnMs(originOf(s.url), MAX_DEFER_MS) : 0;
+    return {
+      url: s.url,
+      attempted: true,
+      classification,
+      status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
+      ...(turnInMs > 0 ? { turnInMs } : {}),
+    };
+  });
   const decision = decideRound({
     mode: d.destination.mode,
     results,

@@ -115,4 +115,46 @@ describe("OriginLimiter", () => {
     a!(1_000);
     b!(1_000);
   });
+
+  it("judges an origin that has not answered yet slow sooner than one whose pace it knows", async () => {
+    const l = new OriginLimiter(4, 3_000);
+    const t0 = performance.now();
+    const first = await l.acquire("new");
+    // Nothing back from it yet: 250 ms in flight is slow at a 500 ms bar (drill 6's newly dead endpoint).
+    expect(l.isSlow("new", 500, t0 + 150)).toBe(false);
+    expect(l.isSlow("new", 500, t0 + 250)).toBe(true);
+    first!(300);
+    // Once it has answered (in 300 ms), a request 250 ms or 700 ms in flight is its normal pace.
+    const t1 = performance.now();
+    const second = await l.acquire("new");
+    expect(l.isSlow("new", 500, t1 + 700)).toBe(false);
+    second!(300);
+  });
+
+  it("remembers an idle origin's pace, so its next request is not judged as an unknown origin's", async () => {
+    const l = new OriginLimiter(4, 3_000);
+    (await l.acquire("healthy"))!(200);
+    // Idle now (nothing in flight). Its next request, 250 ms in flight, is within its known pace.
+    const t = performance.now();
+    const next = await l.acquire("healthy");
+    expect(l.isSlow("healthy", 500, t + 250)).toBe(false);
+    next!(200);
+  });
+
+  it("queues a retry behind the requests a saturated origin deferred, and only then", async () => {
+    const l = new OriginLimiter(2, 3_000);
+    const t0 = performance.now();
+    const a = await l.acquire("dead");
+    const b = await l.acquire("dead");
+    const now = t0 + 1_000;
+    // No deferred request waits for a turn: the retry's backoff alone decides.
+    expect(l.retryTurnMs("dead", 30_000, now)).toBe(0);
+    const deferred = [1, 2, 3].map(() => l.deferTurnMs("dead", 30_000, now));
+    // Three wait for turns: the retry gets the next one, after theirs.
+    const retry = l.retryTurnMs("dead", 30_000, now);
+    expect(retry).toBeGreaterThan(Math.max(...deferred));
+    expect(l.retryTurnMs("elsewhere", 30_000, now)).toBe(0);
+    a!(1_000);
+    b!(1_000);
+  });
 });

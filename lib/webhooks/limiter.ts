@@ -17,10 +17,21 @@ type OriginState = {
   started: Map<number, number>;
   /** the latest turn handed to a deferred request (deferTurnMs), performance.now() ms */
   lastTurn: number;
+  /** whether a request of its has ended yet: until then its pace is unknown (isSlow) */
+  answered: boolean;
 };
 
 /** Weight of the newest duration in the moving average. */
 const ALPHA = 0.2;
+/**
+ * An origin that has not answered yet is judged slow at this share of the bar (isSlow). Drill 6: while
+ * a newly dead endpoint's first requests were still younger than the whole bar (500 ms), every batch
+ * fetched meanwhile waited for them, the worker's batch slots ran out, and a healthy destination's
+ * next job waited to be fetched (docs/webhooks.md#endpoint-isolation).
+ */
+const UNANSWERED_BAR = 0.4;
+/** Origins remembered (their pace) while idle; past this many, the idle ones are forgotten. */
+const MAX_REMEMBERED = 1_000;
 
 export class OriginLimiter {
   private origins = new Map<string, OriginState>();
@@ -35,19 +46,20 @@ export class OriginLimiter {
   async acquire(origin: string): Promise<((durationMs?: number) => void) | null> {
     let s = this.origins.get(origin);
     if (!s) {
-      s = { active: 0, waiting: [], avgMs: 0, started: new Map(), lastTurn: 0 };
+      if (this.origins.size >= MAX_REMEMBERED) this.forgetIdle();
+      s = { active: 0, waiting: [], avgMs: 0, started: new Map(), lastTurn: 0, answered: false };
       this.origins.set(origin, s);
     }
     if (s.active < this.max) {
       s.active++;
-      return this.releaser(origin, s);
+      return this.releaser(s);
     }
     if (this.isSlow(origin, this.maxWaitMs / 6)) return null;
     const state = s;
     return new Promise((resolve) => {
       const grant = () => {
         clearTimeout(timer);
-        resolve(this.releaser(origin, state));
+        resolve(this.releaser(state));
       };
       const timer = setTimeout(() => {
         const i = state.waiting.indexOf(grant);
@@ -62,14 +74,15 @@ export class OriginLimiter {
    * Whether the origin is known to be slow right now: its recent requests took longer than `ms` on
    * average, or one of its requests has been in flight for longer than `ms` and four times its
    * average (a hanging endpoint shows as slow within `ms`, not only once its first 5 s timeouts end;
-   * a healthy one answering slower because the machine is loaded does not).
+   * a healthy one answering slower because the machine is loaded does not). An origin that has not
+   * answered yet has no average: its oldest request is judged at UNANSWERED_BAR × `ms`.
    */
   isSlow(origin: string, ms: number, now = performance.now()): boolean {
     const s = this.origins.get(origin);
     if (!s) return false;
     if (s.avgMs > ms) return true;
     const oldest = s.started.values().next();
-    return !oldest.done && now - oldest.value > Math.max(ms, 4 * s.avgMs);
+    return !oldest.done && now - oldest.value > (s.answered ? Math.max(ms, 4 * s.avgMs) : ms * UNANSWERED_BAR);
   }
 
   /**
@@ -92,6 +105,20 @@ export class OriginLimiter {
   }
 
   /**
+   * When a request that just failed at the origin should be retried at the earliest, in ms from now:
+   * while requests it deferred wait for turns ahead (deferTurnMs), the retry takes the next turn
+   * too, behind them; otherwise 0 (its backoff alone decides). Without it, a dead endpoint's
+   * deliveries that had just been attempted came back within their short backoff, ahead of those
+   * still waiting for a first attempt, and took most of its slots again: drill 6's dead URL had
+   * 4.4 attempts per delivery within a 1-minute window and ended past the drill's time limit.
+   */
+  retryTurnMs(origin: string, capMs: number, now = performance.now()): number {
+    const s = this.origins.get(origin);
+    if (!s || s.lastTurn <= now) return 0;
+    return this.deferTurnMs(origin, capMs, now);
+  }
+
+  /**
    * How long the requests queued for the origin will take to get a slot, at its recent pace: the
    * queue, `max` at a time, each as long as the average. 0 for an origin with no queue.
    */
@@ -100,7 +127,7 @@ export class OriginLimiter {
     return s ? (s.waiting.length / this.max) * s.avgMs : 0;
   }
 
-  private releaser(origin: string, s: OriginState) {
+  private releaser(s: OriginState) {
     let done = false;
     const ticket = this.nextTicket++;
     s.started.set(ticket, performance.now());
@@ -108,12 +135,21 @@ export class OriginLimiter {
       if (done) return;
       done = true;
       s.started.delete(ticket);
-      if (durationMs !== undefined) s.avgMs = s.avgMs === 0 ? durationMs : s.avgMs + ALPHA * (durationMs - s.avgMs);
+      if (durationMs !== undefined) {
+        s.avgMs = s.answered ? s.avgMs + ALPHA * (durationMs - s.avgMs) : durationMs;
+        s.answered = true;
+      }
       const next = s.waiting.shift();
-      // The slot passes straight to the next waiter; otherwise it is freed.
+      // The slot passes straight to the next waiter; otherwise it is freed. An idle origin keeps its
+      // pace: forgotten, a healthy endpoint that answers in 300 ms would count as unanswered again
+      // at its next request, and be judged slow at the lower bar.
       if (next) return next();
       s.active--;
-      if (s.active <= 0 && s.avgMs < this.maxWaitMs / 10) this.origins.delete(origin);
     };
+  }
+
+  /** Forgets the origins with nothing in flight or queued (a bound on memory, not a cache policy). */
+  private forgetIdle(): void {
+    for (const [origin, s] of this.origins) if (s.active <= 0 && s.waiting.length === 0) this.origins.delete(origin);
   }
 }
