@@ -18,7 +18,6 @@
  * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
  * stops answering for ms at every n-th request: bench/sink.ts).
  */
-import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Pool } from "undici";
@@ -31,6 +30,7 @@ import { insertDestination, insertWorkspace, withClient } from "../test/harness/
 import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
 import { measureCpu, type CpuUse } from "./cpu";
+import { startSink, type Sink } from "./sink-process";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -38,32 +38,6 @@ const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
-
-type Sink = { port: number; pid: number | null; ask<T>(cmd: string): Promise<T>; stop(): void };
-
-async function startSink(): Promise<Sink> {
-  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const waiting = new Map<string, (m: any) => void>();
-  child.on("message", (m: any) => {
-    const w = waiting.get(m.type);
-    waiting.delete(m.type);
-    w?.(m);
-  });
-  const ready = await new Promise<any>((resolve) => waiting.set("ready", resolve));
-  return {
-    port: ready.port,
-    pid: child.pid ?? null,
-    ask: (cmd) =>
-      new Promise((resolve) => {
-        waiting.set(cmd, resolve);
-        child.send({ cmd });
-      }),
-    stop: () => child.kill(),
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
