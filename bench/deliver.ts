@@ -16,7 +16,8 @@
  * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
  * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
  * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
- * stops answering for ms at every n-th request: bench/sink.ts).
+ * stops answering for ms at every n-th request: bench/sink.ts), BENCH_SIGNING=full (the destination
+ * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -36,6 +37,12 @@ const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
+/** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
+const FULL_SIGNING_HEADERS = [
+  { name: "Authorization", value: "Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
+  { name: "X-Tenant", value: "acme-eu" },
+  { name: "X-Environment", value: "production" },
+];
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
 
@@ -74,6 +81,14 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     urls: [`http://127.0.0.1:${sink.port}/hook`],
     sharedSecret: "bench-secret",
   });
+  if (process.env.BENCH_SIGNING === "full")
+    await withClient(db.url, (c) =>
+      c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
+        destinationId,
+        JSON.stringify(FULL_SIGNING_HEADERS),
+        `whsec_${Buffer.alloc(32, 7).toString("base64")}`,
+      ]),
+    );
   const workers: Proc[] = [];
   for (let i = 0; i < WORKERS; i++)
     workers.push(
