@@ -16,9 +16,9 @@
  * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
  * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
  * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
- * stops answering for ms at every n-th request: bench/sink.ts).
+ * stops answering for ms at every n-th request: bench/sink.ts), BENCH_SIGNING=full (the destination
+ * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do).
  */
-import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Pool } from "undici";
@@ -31,39 +31,20 @@ import { insertDestination, insertWorkspace, withClient } from "../test/harness/
 import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
 import { measureCpu, type CpuUse } from "./cpu";
+import { startSink, type Sink } from "./sink-process";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
+/** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
+const FULL_SIGNING_HEADERS = [
+  { name: "Authorization", value: "Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
+  { name: "X-Tenant", value: "acme-eu" },
+  { name: "X-Environment", value: "production" },
+];
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
-
-type Sink = { port: number; pid: number | null; ask<T>(cmd: string): Promise<T>; stop(): void };
-
-async function startSink(): Promise<Sink> {
-  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const waiting = new Map<string, (m: any) => void>();
-  child.on("message", (m: any) => {
-    const w = waiting.get(m.type);
-    waiting.delete(m.type);
-    w?.(m);
-  });
-  const ready = await new Promise<any>((resolve) => waiting.set("ready", resolve));
-  return {
-    port: ready.port,
-    pid: child.pid ?? null,
-    ask: (cmd) =>
-      new Promise((resolve) => {
-        waiting.set(cmd, resolve);
-        child.send({ cmd });
-      }),
-    stop: () => child.kill(),
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -100,6 +81,14 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     urls: [`http://127.0.0.1:${sink.port}/hook`],
     sharedSecret: "bench-secret",
   });
+  if (process.env.BENCH_SIGNING === "full")
+    await withClient(db.url, (c) =>
+      c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
+        destinationId,
+        JSON.stringify(FULL_SIGNING_HEADERS),
+        `whsec_${Buffer.alloc(32, 7).toString("base64")}`,
+      ]),
+    );
   const workers: Proc[] = [];
   for (let i = 0; i < WORKERS; i++)
     workers.push(

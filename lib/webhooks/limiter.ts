@@ -11,7 +11,10 @@ import "server-only";
  */
 type OriginState = {
   active: number;
-  waiting: (() => void)[];
+  /** oldest first, so also by the time each is deferred at */
+  waiting: Waiter[];
+  /** one timer per origin for its waiters' deferral, due at the oldest one's (armWaitTimer) */
+  waitTimer: NodeJS.Timeout | null;
   avgMs: number;
   /** start times of the requests in flight, oldest first (a Map keeps insertion order; ends may come in any order) */
   started: Map<number, number>;
@@ -20,6 +23,9 @@ type OriginState = {
   /** whether a request of its has ended yet: until then its pace is unknown (isSlow) */
   answered: boolean;
 };
+
+/** A queued request: resolved with its slot's releaser, or null once it waited `maxWaitMs * 3` (at deferAt, performance.now() ms). */
+type Waiter = { resolve: (release: ((durationMs?: number) => void) | null) => void; deferAt: number };
 
 /** Weight of the newest duration in the moving average. */
 const ALPHA = 0.2;
@@ -47,7 +53,7 @@ export class OriginLimiter {
     let s = this.origins.get(origin);
     if (!s) {
       if (this.origins.size >= MAX_REMEMBERED) this.forgetIdle();
-      s = { active: 0, waiting: [], avgMs: 0, started: new Map(), lastTurn: 0, answered: false };
+      s = { active: 0, waiting: [], waitTimer: null, avgMs: 0, started: new Map(), lastTurn: 0, answered: false };
       this.origins.set(origin, s);
     }
     if (s.active < this.max) {
@@ -57,16 +63,8 @@ export class OriginLimiter {
     if (this.isSlow(origin, this.maxWaitMs / 6)) return null;
     const state = s;
     return new Promise((resolve) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve(this.releaser(state));
-      };
-      const timer = setTimeout(() => {
-        const i = state.waiting.indexOf(grant);
-        if (i >= 0) state.waiting.splice(i, 1);
-        resolve(null);
-      }, this.maxWaitMs * 3);
-      state.waiting.push(grant);
+      state.waiting.push({ resolve, deferAt: performance.now() + this.maxWaitMs * 3 });
+      if (!state.waitTimer) armWaitTimer(state);
     });
   }
 
@@ -140,10 +138,14 @@ export class OriginLimiter {
         s.answered = true;
       }
       const next = s.waiting.shift();
+      if (s.waiting.length === 0 && s.waitTimer) {
+        clearTimeout(s.waitTimer);
+        s.waitTimer = null;
+      }
       // The slot passes straight to the next waiter; otherwise it is freed. An idle origin keeps its
       // pace: forgotten, a healthy endpoint that answers in 300 ms would count as unanswered again
       // at its next request, and be judged slow at the lower bar.
-      if (next) return next();
+      if (next) return next.resolve(this.releaser(s));
       s.active--;
     };
   }
@@ -152,4 +154,21 @@ export class OriginLimiter {
   private forgetIdle(): void {
     for (const [origin, s] of this.origins) if (s.active <= 0 && s.waiting.length === 0) this.origins.delete(origin);
   }
+}
+
+/**
+ * Arms the origin's one waiter timer for its oldest waiter's deferral (none when nobody waits). A
+ * timer per queued request, set and cleared for each of the thousands a batch queues behind a
+ * busy origin, cost more than the rest of the limiter (docs/webhooks.md#delivery-cost).
+ */
+function armWaitTimer(s: OriginState): void {
+  const oldest = s.waiting[0];
+  s.waitTimer = oldest ? setTimeout(() => deferOverdue(s), Math.max(0, oldest.deferAt - performance.now())) : null;
+}
+
+/** Defers (null) every waiter that has waited its time, oldest first, and re-arms for the next. */
+function deferOverdue(s: OriginState): void {
+  const now = performance.now();
+  while (s.waiting.length > 0 && s.waiting[0].deferAt <= now) s.waiting.shift()!.resolve(null);
+  armWaitTimer(s);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildRequest, maskHeaders, prepareSigning, webhookIdOf } from "./request";
 import { isReservedHeader } from "./rules";
-import { xSignature } from "./signing";
+import { standardWebhooksHeaders, xSignature } from "./signing";
 
 const at = (now: Date) => ({ now, webhookId: webhookIdOf("0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d") });
 const msg = {
@@ -46,6 +46,47 @@ describe("buildRequest", () => {
     expect(r.headers["webhook-id"]).toBe("msg_0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d");
     expect(r.headers["webhook-timestamp"]).toBe("1700000000");
     expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+  });
+});
+
+describe("headers as sent and logged", () => {
+  it("keeps the stored headers' order, then ours, then the signatures, each request on its own", () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const prepared = prepareSigning({
+      headers: [
+        { name: "Authorization", value: "Bearer abcdefghijklmnopqrstuvwxyz" },
+        { name: "X-Team", value: "growth" },
+      ],
+      sharedSecret: "k",
+      standardWebhooks: true,
+      standardSecret: secret,
+    });
+    const order = [
+      "Authorization",
+      "X-Team",
+      "content-type",
+      "user-agent",
+      "x-signature",
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ];
+    const now = at(new Date(1_700_000_000_000));
+    const a = buildRequest(prepared, msg, now);
+    const b = buildRequest(prepared, { ...msg, messageId: "m-2" }, now);
+    for (const r of [a, b]) {
+      expect(Object.keys(r.headers)).toEqual(order);
+      expect(Object.keys(r.loggedHeaders)).toEqual(order);
+      expect(r.headers["x-signature"]).toBe(xSignature("k", r.body));
+      expect(r.headers).toEqual({
+        ...r.headers,
+        ...standardWebhooksHeaders({ secret, id: r.headers["webhook-id"], timestampSeconds: 1_700_000_000, body: r.body }),
+      });
+      expect(r.loggedHeaders).toEqual(maskHeaders(r.headers));
+    }
+    expect(a.headers["webhook-signature"]).not.toBe(b.headers["webhook-signature"]);
+    expect(a.headers.Authorization).toBe("Bearer abcdefghijklmnopqrstuvwxyz");
+    expect(a.loggedHeaders.Authorization).toBe("••••wxyz");
   });
 });
 

@@ -3,9 +3,16 @@ import crypto from "node:crypto";
 import { WHSEC } from "./rules";
 
 /** The seed's X-Signature: lowercase hex HMAC-SHA1 with the shared secret over exactly the body bytes (UTF-8). */
-export function xSignature(secret: string, body: string): string {
+export function xSignature(secret: string | crypto.KeyObject, body: string): string {
   return crypto.createHmac("sha1", secret).update(body, "utf8").digest("hex");
 }
+
+/**
+ * A secret as the HMAC key object its signatures are made with, for a destination's many requests:
+ * the shared secret's UTF-8 bytes, a Standard Webhooks secret's decoded key (docs/webhooks.md#delivery-cost).
+ */
+export const xSignatureKey = (secret: string) => crypto.createSecretKey(Buffer.from(secret, "utf8"));
+export const standardKey = (secret: string) => crypto.createSecretKey(Buffer.from(secret.slice(WHSEC.length), "base64"));
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateStandardSecret(): string {
@@ -22,8 +29,14 @@ export function standardWebhooksHeaders(opts: {
   timestampSeconds: number;
   body: string;
 }): Record<string, string> {
-  const key = Buffer.from(opts.secret.slice(WHSEC.length), "base64");
-  const signed = `${opts.id}.${opts.timestampSeconds}.${opts.body}`;
-  const signature = crypto.createHmac("sha256", key).update(signed, "utf8").digest("base64");
-  return { "webhook-id": opts.id, "webhook-timestamp": String(opts.timestampSeconds), "webhook-signature": `v1,${signature}` };
+  return {
+    "webhook-id": opts.id,
+    "webhook-timestamp": String(opts.timestampSeconds),
+    "webhook-signature": standardSignature(standardKey(opts.secret), opts.id, opts.timestampSeconds, opts.body),
+  };
+}
+
+/** The webhook-signature header's value, with the secret's key (standardKey). */
+export function standardSignature(key: crypto.KeyObject, id: string, timestampSeconds: number, body: string): string {
+  return `v1,${crypto.createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`, "utf8").digest("base64")}`;
 }
