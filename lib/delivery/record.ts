@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { column, textArray, type ColumnKind } from "./columns";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -15,6 +16,7 @@ export type AttemptRow = {
   started_at: string;
   duration_ms: number;
   request_headers: Record<string, string>;
+  /** JSON text as sent (never empty): it travels joined by a separator JSON cannot hold (columns.ts jsonTexts) */
   request_body: string | null;
   response_status: number | null;
   response_headers: Record<string, string> | null;
@@ -42,33 +44,38 @@ export type DeliveryUpdate = {
 
 /**
  * Records a whole batch in ONE statement: every attempt row in one multi-row insert and every
- * delivery in one update. Both travel as a single JSON parameter each (jsonb_to_recordset), so the
- * statement's size does not depend on the number of rows.
+ * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
+ * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
+ * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
+ * travel joined by a separator (columns.ts jsonTexts); each row's headers become jsonb on their own.
+ * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
+ * Exported for its plan test (test/delivery-record.int.test.ts).
  */
-const SQL = `
+export const RECORD_SQL = `
 WITH logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
                         error_kind, error_text, outcome, next_retry_at)
   SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
-         x.started_at, x.duration_ms, x.request_headers,
+         x.started_at, x.duration_ms, x.request_headers::jsonb,
          -- A deletion request may have erased the message while this attempt was in flight: then the
          -- log keeps the attempt's metadata but not the user's data.
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.request_body END,
-         x.response_status, x.response_headers,
+         x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
          x.error_kind, x.error_text, x.outcome, x.next_retry_at
-  FROM jsonb_to_recordset($1::jsonb) AS x(
-    workspace_id uuid, delivery_id uuid, destination_id uuid, message_row_id uuid, message_id text, type text, user_id text,
-    url text, attempt_number int, started_at timestamptz, duration_ms int, request_headers jsonb, request_body text,
-    response_status int, response_headers jsonb, response_body text, error_kind text, error_text text, outcome text,
-    next_retry_at timestamptz)
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
+              $10::timestamptz[], $11::int[], string_to_array($12, E'\\x1e', ''), string_to_array($13, E'\\x1e', ''), $14::int[],
+              string_to_array($15, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[])
+    AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
+         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
+         error_kind, error_text, outcome, next_retry_at)
   LEFT JOIN messages m ON m.id = x.message_row_id
   RETURNING 1
 )
 UPDATE deliveries d SET
   state = u.state,
-  pending_urls = ARRAY(SELECT jsonb_array_elements_text(u.pending_urls)),
+  pending_urls = u.pending_urls::text[],
   attempt_count = u.attempt_count,
   first_attempt_at = u.first_attempt_at,
   last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
@@ -77,14 +84,63 @@ UPDATE deliveries d SET
   last_status = u.last_status,
   delivered_at = u.delivered_at,
   updated_at = now()
-FROM jsonb_to_recordset($2::jsonb) AS u(
-  id uuid, state text, pending_urls jsonb, attempt_count int, first_attempt_at timestamptz, last_attempt_at timestamptz,
-  next_attempt_at timestamptz, last_error text, last_status int, delivered_at timestamptz)
-WHERE d.id = u.id`;
+FROM unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
+            $28::text[], $29::int[], $30::timestamptz[])
+  AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at)
+-- The ids again as an index condition: knowing the batch's 500 rows, the planner otherwise hashed
+-- them and seq-scanned all of deliveries to join (20,000 rows read per batch in bench:record-cost),
+-- a cost that grows with the table (docs/webhooks.md#delivery-cost).
+WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
+
+/** The statement's parameters: one array per column (columns.ts). */
+export function recordParams(attempts: readonly AttemptRow[], updates: readonly DeliveryUpdate[]): string[] {
+  const a = attempts;
+  const u = updates;
+  // The attempts of one request (its URLs in one round) share its headers object: stringified once.
+  const requestHeaders: string[] = [];
+  for (let i = 0; i < a.length; i++)
+    requestHeaders.push(
+      i > 0 && a[i].request_headers === a[i - 1].request_headers ? requestHeaders[i - 1] : JSON.stringify(a[i].request_headers),
+    );
+  const col = <R>(rows: readonly R[], get: (row: R) => string | number | null, kind: ColumnKind) => column(rows, get, kind);
+  return [
+    col(a, (r) => r.workspace_id, "bare"),
+    col(a, (r) => r.delivery_id, "bare"),
+    col(a, (r) => r.destination_id, "bare"),
+    col(a, (r) => r.message_row_id, "bare"),
+    col(a, (r) => r.message_id, "text"),
+    col(a, (r) => r.type, "text"),
+    col(a, (r) => r.user_id, "text"),
+    col(a, (r) => r.url, "text"),
+    col(a, (r) => r.attempt_number, "bare"),
+    col(a, (r) => r.started_at, "bare"),
+    col(a, (r) => r.duration_ms, "bare"),
+    col(requestHeaders, (h) => h, "json"),
+    col(a, (r) => r.request_body, "json"),
+    col(a, (r) => r.response_status, "bare"),
+    col(a, (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers)), "json"),
+    col(a, (r) => r.response_body, "text"),
+    col(a, (r) => r.error_kind, "text"),
+    col(a, (r) => r.error_text, "text"),
+    col(a, (r) => r.outcome, "text"),
+    col(a, (r) => r.next_retry_at, "bare"),
+    col(u, (r) => r.id, "bare"),
+    col(u, (r) => r.state, "text"),
+    // each delivery's pending URLs as a text[] literal of their own, cast per row
+    col(u, (r) => (r.pending_urls.length === 0 ? "{}" : textArray(r.pending_urls)), "text"),
+    col(u, (r) => r.attempt_count, "bare"),
+    col(u, (r) => r.first_attempt_at, "bare"),
+    col(u, (r) => r.last_attempt_at, "bare"),
+    col(u, (r) => r.next_attempt_at, "bare"),
+    col(u, (r) => r.last_error, "text"),
+    col(u, (r) => r.last_status, "bare"),
+    col(u, (r) => r.delivered_at, "bare"),
+  ];
+}
 
 export async function recordRound(db: Pick<pg.PoolClient, "query">, attempts: AttemptRow[], updates: DeliveryUpdate[]): Promise<void> {
   if (attempts.length === 0 && updates.length === 0) return;
-  await db.query(SQL, [JSON.stringify(attempts), JSON.stringify(updates)]);
+  await db.query({ name: "delivery-record", text: RECORD_SQL, values: recordParams(attempts, updates) });
 }
 
 /** Postgres text and jsonb cannot hold NUL; receivers can send anything. */
