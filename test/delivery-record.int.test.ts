@@ -74,7 +74,7 @@ describe("recording an attempt", () => {
   });
 });
 
-// Each column travels as one array literal or separator-joined text (lib/delivery/columns.ts): values
+// Each column travels as one array literal or separator-joined text (lib/platform/pg-arrays.ts): values
 // that mean something in those encodings must come back as they went in.
 describe("recording values the array encoding must not alter", () => {
   const tricky = 'a,b {c} "q" \\ back\\slash NULL 😀 end';

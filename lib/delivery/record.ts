@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { column, textArray, type ColumnKind } from "./columns";
+import { column, textArray } from "../platform/pg-arrays";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -16,7 +16,7 @@ export type AttemptRow = {
   started_at: string;
   duration_ms: number;
   request_headers: Record<string, string>;
-  /** JSON text as sent (never empty): it travels joined by a separator JSON cannot hold (columns.ts jsonTexts) */
+  /** JSON text as sent (never empty): it travels joined by a separator JSON cannot hold (lib/platform/pg-arrays.ts jsonTexts) */
   request_body: string | null;
   response_status: number | null;
   response_headers: Record<string, string> | null;
@@ -47,7 +47,7 @@ export type DeliveryUpdate = {
  * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
  * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
  * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
- * travel joined by a separator (columns.ts jsonTexts); each row's headers become jsonb on their own.
+ * travel joined by a separator (lib/platform/pg-arrays.ts jsonTexts); each row's headers become jsonb on their own.
  * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
  * Exported for its plan test (test/delivery-record.int.test.ts).
  */
@@ -92,7 +92,7 @@ FROM unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[
 -- a cost that grows with the table (docs/webhooks.md#delivery-cost).
 WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
 
-/** The statement's parameters: one array per column (columns.ts). */
+/** The statement's parameters: one array per column (lib/platform/pg-arrays.ts). */
 export function recordParams(attempts: readonly AttemptRow[], updates: readonly DeliveryUpdate[]): string[] {
   const a = attempts;
   const u = updates;
@@ -102,39 +102,38 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
     requestHeaders.push(
       i > 0 && a[i].request_headers === a[i - 1].request_headers ? requestHeaders[i - 1] : JSON.stringify(a[i].request_headers),
     );
-  const col = <R>(rows: readonly R[], get: (row: R) => string | number | null, kind: ColumnKind) => column(rows, get, kind);
   return [
-    col(a, (r) => r.workspace_id, "bare"),
-    col(a, (r) => r.delivery_id, "bare"),
-    col(a, (r) => r.destination_id, "bare"),
-    col(a, (r) => r.message_row_id, "bare"),
-    col(a, (r) => r.message_id, "text"),
-    col(a, (r) => r.type, "text"),
-    col(a, (r) => r.user_id, "text"),
-    col(a, (r) => r.url, "text"),
-    col(a, (r) => r.attempt_number, "bare"),
-    col(a, (r) => r.started_at, "bare"),
-    col(a, (r) => r.duration_ms, "bare"),
-    col(requestHeaders, (h) => h, "json"),
-    col(a, (r) => r.request_body, "json"),
-    col(a, (r) => r.response_status, "bare"),
-    col(a, (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers)), "json"),
-    col(a, (r) => r.response_body, "text"),
-    col(a, (r) => r.error_kind, "text"),
-    col(a, (r) => r.error_text, "text"),
-    col(a, (r) => r.outcome, "text"),
-    col(a, (r) => r.next_retry_at, "bare"),
-    col(u, (r) => r.id, "bare"),
-    col(u, (r) => r.state, "text"),
+    column(a, (r) => r.workspace_id, "bare"),
+    column(a, (r) => r.delivery_id, "bare"),
+    column(a, (r) => r.destination_id, "bare"),
+    column(a, (r) => r.message_row_id, "bare"),
+    column(a, (r) => r.message_id, "text"),
+    column(a, (r) => r.type, "text"),
+    column(a, (r) => r.user_id, "text"),
+    column(a, (r) => r.url, "text"),
+    column(a, (r) => r.attempt_number, "bare"),
+    column(a, (r) => r.started_at, "bare"),
+    column(a, (r) => r.duration_ms, "bare"),
+    column(requestHeaders, (h) => h, "json"),
+    column(a, (r) => r.request_body, "json"),
+    column(a, (r) => r.response_status, "bare"),
+    column(a, (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers)), "json"),
+    column(a, (r) => r.response_body, "text"),
+    column(a, (r) => r.error_kind, "text"),
+    column(a, (r) => r.error_text, "text"),
+    column(a, (r) => r.outcome, "text"),
+    column(a, (r) => r.next_retry_at, "bare"),
+    column(u, (r) => r.id, "bare"),
+    column(u, (r) => r.state, "text"),
     // each delivery's pending URLs as a text[] literal of their own, cast per row
-    col(u, (r) => (r.pending_urls.length === 0 ? "{}" : textArray(r.pending_urls)), "text"),
-    col(u, (r) => r.attempt_count, "bare"),
-    col(u, (r) => r.first_attempt_at, "bare"),
-    col(u, (r) => r.last_attempt_at, "bare"),
-    col(u, (r) => r.next_attempt_at, "bare"),
-    col(u, (r) => r.last_error, "text"),
-    col(u, (r) => r.last_status, "bare"),
-    col(u, (r) => r.delivered_at, "bare"),
+    column(u, (r) => (r.pending_urls.length === 0 ? "{}" : textArray(r.pending_urls)), "text"),
+    column(u, (r) => r.attempt_count, "bare"),
+    column(u, (r) => r.first_attempt_at, "bare"),
+    column(u, (r) => r.last_attempt_at, "bare"),
+    column(u, (r) => r.next_attempt_at, "bare"),
+    column(u, (r) => r.last_error, "text"),
+    column(u, (r) => r.last_status, "bare"),
+    column(u, (r) => r.delivered_at, "bare"),
   ];
 }
 

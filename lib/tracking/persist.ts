@@ -8,6 +8,7 @@ import { routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
 import { newRowId } from "./row-ids";
+import { bareArray, column } from "../platform/pg-arrays";
 import type { TrackingSource } from "./write-key";
 
 type Queryable = Pick<pg.PoolClient, "query">;
@@ -81,39 +82,6 @@ function storeSql(): Promise<string> {
 }
 
 /**
- * A uuid[] parameter written as its array literal: uuids need no quoting, and node-pg would quote
- * and escape each of the request's hundreds of ids one by one.
- */
-const uuidArray = (ids: string[]) => `{${ids.join(",")}}`;
-
-/** What an array literal's quoted element must escape: quote and backslash. */
-const NEEDS_QUOTE_ESCAPE = /["\\]/;
-const QUOTE_ESCAPES = /["\\]/g;
-/**
- * A text[] parameter written as its array literal, each element quoted (NULL unquoted). node-pg
- * would do the same, with two regex replacements per element; ids and names rarely need one.
- */
-export function textArray(values: (string | null)[]): string {
-  let out = "{";
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (i > 0) out += ",";
-    out += v === null ? "NULL" : NEEDS_QUOTE_ESCAPE.test(v) ? `"${v.replace(QUOTE_ESCAPES, "\\$&")}"` : `"${v}"`;
-  }
-  return `${out}}`;
-}
-
-/** A timestamptz[] parameter: ISO 8601 strings (lib/tracking/timestamps.ts) need no quoting. */
-const timestampArray = (values: (string | null)[]) => `{${values.map((v) => v ?? "NULL").join(",")}}`;
-
-/**
- * Separates the payloads in their one text parameter, split by Postgres' string_to_array. JSON
- * text never holds a raw control character (JSON.stringify escapes them), so it cannot occur
- * inside a payload.
- */
-export const PAYLOAD_SEPARATOR = "\x1e";
-
-/**
  * The messages' columns as parallel arrays for the statement's unnest, and their payloads as one
  * text: Postgres parses each payload once, as json input, where a JSON recordset had its whole
  * text parsed once by json_to_recordset and each payload a second time as its json column
@@ -122,16 +90,16 @@ export const PAYLOAD_SEPARATOR = "\x1e";
 export function messageColumns(rows: { rowId: string; message: NormalisedMessage }[]) {
   const m = rows.map((r) => r.message);
   return {
-    rowIds: uuidArray(rows.map((r) => r.rowId)),
-    messageIds: textArray(m.map((x) => x.messageId)),
-    types: textArray(m.map((x) => x.type)),
-    userIds: textArray(m.map((x) => x.userId)),
-    anonymousIds: textArray(m.map((x) => x.anonymousId)),
-    events: textArray(m.map((x) => x.event)),
-    timestamps: timestampArray(m.map((x) => x.timestamp)),
-    originalTimestamps: timestampArray(m.map((x) => x.originalTimestamp)),
-    sentAts: timestampArray(m.map((x) => x.sentAt)),
-    payloads: m.map((x) => x.payloadJson).join(PAYLOAD_SEPARATOR),
+    rowIds: column(rows, (r) => r.rowId, "bare"),
+    messageIds: column(m, (x) => x.messageId, "text"),
+    types: column(m, (x) => x.type, "text"),
+    userIds: column(m, (x) => x.userId, "text"),
+    anonymousIds: column(m, (x) => x.anonymousId, "text"),
+    events: column(m, (x) => x.event, "text"),
+    timestamps: column(m, (x) => x.timestamp, "bare"),
+    originalTimestamps: column(m, (x) => x.originalTimestamp, "bare"),
+    sentAts: column(m, (x) => x.sentAt, "bare"),
+    payloads: column(m, (x) => x.payloadJson, "json"),
   };
 }
 
@@ -195,9 +163,9 @@ export async function storeCall(opts: {
         receivedAt,
         c.payloads,
         rows.length,
-        uuidArray(deliveryIds),
-        uuidArray(messageRowIds),
-        uuidArray(destinationIds),
+        bareArray(deliveryIds),
+        bareArray(messageRowIds),
+        bareArray(destinationIds),
         source.routingVersion,
         source.writeKey,
         c.messageIds,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bareArray, column, JSON_SEPARATOR, jsonTexts, textArray } from "./columns";
+import { bareArray, column, JSON_SEPARATOR, jsonTexts, textArray } from "./pg-arrays";
 
 describe("array parameters", () => {
   it("quotes every text element, so NULL, braces, commas, spaces and empty strings stay text", () => {

@@ -1,6 +1,7 @@
 /**
  * Array parameters written as Postgres array literals, one per column of a multi-row statement
- * (`unnest($1::uuid[], $2::text[], …)`): node-pg would serialize a JS array element by element with
+ * (`unnest($1::uuid[], $2::text[], …)`: the ingest statement's messages, lib/tracking/persist.ts, and
+ * the delivery recording's attempts and deliveries, lib/delivery/record.ts): node-pg would serialize a JS array element by element with
  * two regex replacements each, and a JSON recordset makes the worker build, and Postgres parse, one
  * big JSON document (docs/webhooks.md#delivery-cost). Pure: no server-only import, unit-tested beside.
  *
