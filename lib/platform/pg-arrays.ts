@@ -1,9 +1,10 @@
+import "server-only";
 /**
  * Array parameters written as Postgres array literals, one per column of a multi-row statement
  * (`unnest($1::uuid[], $2::text[], …)`: the ingest statement's messages, lib/tracking/persist.ts, and
  * the delivery recording's attempts and deliveries, lib/delivery/record.ts): node-pg would serialize a JS array element by element with
  * two regex replacements each, and a JSON recordset makes the worker build, and Postgres parse, one
- * big JSON document (docs/webhooks.md#delivery-cost). Pure: no server-only import, unit-tested beside.
+ * big JSON document (docs/webhooks.md#delivery-cost). Pure, unit-tested beside.
  *
  * Each literal is made by one `join` of one reused array, which writes its flat result in one
  * allocation: built with `+=`, or from a fresh array per column, a batch's columns were tens of
