@@ -62,6 +62,32 @@ describe("faults", () => {
     await second.stop();
   }, 300_000);
 
+  it("a batch's late rounds are recorded as they end, so a kill re-sends only those still in flight", async () => {
+    // 40 deliveries through 8 connection slots to a receiver taking 1 s each: the batch lets them go
+    // late and they end 8 at a time over ~5 s. Recorded only when the last one ended, a kill in
+    // those 5 s re-sent every one that had been delivered (drill 3's duplicates).
+    const n = 40;
+    const rx = await startCountingReceiver(1_000);
+    receivers.push(rx);
+    const destinationId = await insertDestination(db.url, { workspaceId, urls: [`${rx.url}/hook`] });
+    const worker = await startWorker(db.url, { WORKER_CONCURRENCY: "8" });
+    procs.push(worker);
+    await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: manyTracks(n, "late") });
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) >= 8, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: "the first late rounds recorded",
+    });
+    expect(rx.unique()).toBeLessThan(n);
+    await waitFor(async () => (await countDelivered(db.url, destinationId)) === n, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: "all messages delivered",
+    });
+    expect(rx.duplicates()).toBe(0);
+    await worker.stop();
+  }, 120_000);
+
   it("two workers at once: every message delivered exactly once", async () => {
     const { rx, destinationId, messages } = await setUp("two", 2);
     const workers = await Promise.all([startWorker(db.url, WORKER_ENV), startWorker(db.url, WORKER_ENV)]);

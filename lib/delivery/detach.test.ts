@@ -1,7 +1,7 @@
 // Fake timers: the patience is a timer, and on a loaded 2-core machine real timers of 1 ms and
 // 50 ms can fire in either order. Rounds here are promises the test settles itself.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { drainLateRounds, settleWithin, trackLate } from "./detach";
+import { drainLateRounds, recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -126,5 +126,79 @@ describe("late recordings", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(drained()).toEqual({ value: undefined });
     expect(recorded).toBe(true);
+  });
+});
+
+describe("recordAsTheyEnd", () => {
+  type Group = { values: string[]; last: boolean; complete: boolean };
+  const recorder = () => {
+    const groups: Group[] = [];
+    const record = async (values: string[], s: { last: boolean; complete: boolean }) => {
+      groups.push({ values, ...s });
+    };
+    return { groups, record };
+  };
+
+  it("records the rounds that ended while others are still in flight, a group per gap", async () => {
+    const rounds = [deferred<string>(), deferred<string>(), deferred<string>()];
+    const { groups, record } = recorder();
+    const done = watch(
+      recordAsTheyEnd(
+        rounds.map((r) => r.promise),
+        250,
+        record,
+        () => {},
+      ),
+    );
+    rounds[0].resolve("a");
+    await vi.advanceTimersByTimeAsync(0);
+    // Recorded at once, while "b" and "c" are still in flight (a kill now would re-send only them).
+    expect(groups).toEqual([{ values: ["a"], last: false, complete: true }]);
+    rounds[1].resolve("b");
+    await vi.advanceTimersByTimeAsync(100);
+    // Within the gap: not yet, so rounds ending one by one do not cost a recording each.
+    expect(groups).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(groups[1]).toEqual({ values: ["b"], last: false, complete: true });
+    rounds[2].resolve("c");
+    await vi.advanceTimersByTimeAsync(250);
+    expect(groups[2]).toEqual({ values: ["c"], last: true, complete: true });
+    expect(done()).toEqual({ value: undefined });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("says the last group is not complete when a round failed or an earlier group was not recorded", async () => {
+    const failures: string[] = [];
+    const rounds = [deferred<string>(), deferred<string>(), deferred<string>()];
+    const groups: Group[] = [];
+    let calls = 0;
+    const record = async (values: string[], s: { last: boolean; complete: boolean }) => {
+      if (calls++ === 0) throw new Error("db down");
+      groups.push({ values, ...s });
+    };
+    const done = watch(
+      recordAsTheyEnd(
+        rounds.map((r) => r.promise),
+        250,
+        record,
+        (e) => failures.push(e.message),
+      ),
+    );
+    rounds[0].resolve("a");
+    await vi.advanceTimersByTimeAsync(250);
+    rounds[1].reject(new Error("round threw"));
+    rounds[2].resolve("c");
+    await vi.advanceTimersByTimeAsync(250);
+    expect(groups).toEqual([{ values: ["c"], last: true, complete: false }]);
+    expect(failures).toEqual(["db down", "round threw"]);
+    expect(done()).toEqual({ value: undefined });
+  });
+
+  it("ends without a recording when the last rounds failed", async () => {
+    const { groups, record } = recorder();
+    const done = watch(recordAsTheyEnd([Promise.reject(new Error("x"))], 250, record, () => {}));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(groups).toEqual([]);
+    expect(done()).toEqual({ value: undefined });
   });
 });

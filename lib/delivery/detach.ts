@@ -5,10 +5,11 @@ import "server-only";
  * would wait too (drill 6 measured ×10 on the healthy URL's latency). So a batch waits at most
  * BATCH_PATIENCE_MS for its rounds; the rounds still in flight then are "late": the batch records
  * the others and completes, and in the same transaction gives the late deliveries a safety job
- * (SAFETY_DELAY_S later) and pushes their next_attempt_at to it. When the late rounds end (within
- * the attempt timeout plus the limiter's longest wait), they are recorded on their own, with their
- * retry jobs, and the safety job is deleted in that transaction: one live job per delivery, as ever.
- * A worker that dies meanwhile leaves the safety job, which attempts them again (at-least-once).
+ * (SAFETY_DELAY_S later) and pushes their next_attempt_at to it. As the late rounds end (within
+ * the attempt timeout plus the limiter's longest wait), they are recorded on their own, in groups,
+ * with their retry jobs, and the safety job is deleted with the last group: one live job per
+ * delivery, as ever. A worker that dies meanwhile leaves the safety job, which attempts again the
+ * late deliveries not yet recorded (at-least-once).
  *
  * A round to an origin already known to be slow (limiter.ts isSlow: a request of its in flight for
  * longer than the patience, or a slow average) is not waited for at all: otherwise every batch that
@@ -18,6 +19,8 @@ import "server-only";
 export const BATCH_PATIENCE_MS = 500;
 // Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
 export const SAFETY_DELAY_S = 30;
+/** Late rounds that have ended are recorded in groups, one at most this often (recordAsTheyEnd). */
+export const LATE_RECORD_GAP_MS = 250;
 
 /**
  * The values of the promises settled within `ms`, and the indexes of those still pending then.
@@ -79,6 +82,65 @@ async function raceTimer(p: Promise<unknown>, ms: number): Promise<void> {
     await Promise.race([p, patience]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Hands the values of `promises` to `record` in groups as they settle, rather than all at once when
+ * the last one does: a late round that has ended is recorded within `gapMs` (the time between two
+ * groups, so a batch's 500 rounds ending one by one cost a few recordings, not 500). A worker killed
+ * while a batch's late rounds are still ending has then recorded those that ended more than `gapMs`
+ * before, and only the rest are attempted again by their safety job: with one recording at the end,
+ * a kill re-sent every round of the batch that had ended (drill 3: a receiver answering in 1 s keeps
+ * a batch's late rounds ending for seconds). `last` is true for the group that holds the last value;
+ * `complete` says whether every promise fulfilled and every earlier group was recorded (a rejected
+ * promise is not recorded: its safety job attempts it again). A group whose recording throws is
+ * left to its safety job the same way; the later groups are still recorded.
+ */
+export async function recordAsTheyEnd<T>(
+  promises: Promise<T>[],
+  gapMs: number,
+  record: (values: T[], state: { last: boolean; complete: boolean }) => Promise<void>,
+  onFailure: (err: Error) => void,
+): Promise<void> {
+  const ended: T[] = [];
+  let settled = 0;
+  let complete = true;
+  let wake: (() => void) | null = null;
+  // Counted in the same callback as the value is kept, so a group never holds a value not yet counted.
+  for (const p of promises)
+    p.then(
+      (v) => {
+        ended.push(v);
+        settled++;
+        wake?.();
+      },
+      (err: Error) => {
+        complete = false;
+        onFailure(err);
+        settled++;
+        wake?.();
+      },
+    );
+  let recorded = 0;
+  while (recorded < promises.length) {
+    if (settled === recorded) {
+      await new Promise<void>((r) => (wake = r));
+      wake = null;
+      continue;
+    }
+    const group = ended.splice(0);
+    recorded = settled;
+    const last = recorded === promises.length;
+    if (group.length > 0) {
+      try {
+        await record(group, { last, complete });
+      } catch (err) {
+        complete = false;
+        onFailure(err as Error);
+      }
+    }
+    if (!last) await new Promise((r) => setTimeout(r, gapMs));
   }
 }
 

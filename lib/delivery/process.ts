@@ -9,7 +9,7 @@ import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
-import { BATCH_PATIENCE_MS, SAFETY_DELAY_S, settleWithin, trackLate } from "./detach";
+import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, SAFETY_DELAY_S, recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { toAttemptRow } from "./attempt-row";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries, type LoadedDelivery } from "./load";
@@ -83,24 +83,27 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
     (id) => destinationOf.get(id),
   );
   if (late.length > 0) {
-    // Recorded when they end, in their own transaction, which also deletes their safety job.
+    // Recorded as they end, a group at most every LATE_RECORD_GAP_MS, each group in its own
+    // transaction; the last one also deletes their safety job (detach.ts recordAsTheyEnd).
     trackLate(
-      Promise.all(late.map((i) => running[i]))
-        .then(async (lateRounds) => {
-          const r = await commitRounds(lateRounds, { cancelJobId: safetyJobId });
+      recordAsTheyEnd(
+        late.map((i) => running[i]),
+        LATE_RECORD_GAP_MS,
+        async (lateRounds, { last, complete }) => {
+          const r = await commitRounds(lateRounds, { cancelJobId: last && complete ? safetyJobId : null });
           observeDeliveryBatch(
             lateRounds.flatMap((x) => x.attempts),
             lateRounds.map((x) => x.update),
             (id) => destinationOf.get(id),
           );
           opts.onLateDue?.(r.dueTimes);
-        })
-        .catch((err: Error) =>
+        },
+        (err) =>
           logger().warn(
             { deliveries: lateIds.length, safetyJobId, err: err.message },
             "late deliveries not recorded; their safety job retries them",
           ),
-        ),
+      ),
     );
   }
   const updates = rounds.map((r) => r.update);
