@@ -68,7 +68,7 @@ describe("settleWithin", () => {
     const queued = deferred<string>(); // behind the origin's other requests, not slow
     const hanging = deferred<string>();
     const slow = new Set([1]);
-    const result = watch(settleWithin([queued.promise, hanging.promise, Promise.resolve("c")], 500, [], (i) => slow.has(i)));
+    const result = watch(settleWithin([queued.promise, hanging.promise, Promise.resolve("c")], 500, [], () => (i) => slow.has(i)));
     await vi.advanceTimersByTimeAsync(2_000);
     expect(result()).toBe("pending");
     queued.resolve("a");
@@ -80,7 +80,7 @@ describe("settleWithin", () => {
   it("lets go of a round whose origin turns slow while it is waited for", async () => {
     const round = deferred<string>();
     let slow = false;
-    const result = watch(settleWithin([round.promise], 500, [], () => slow));
+    const result = watch(settleWithin([round.promise], 500, [], () => () => slow));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(result()).toBe("pending");
     slow = true;
@@ -92,7 +92,7 @@ describe("settleWithin", () => {
     const healthy = deferred<string>();
     const toDead = deferred<string>();
     let deadFoundSlow = false;
-    const result = watch(settleWithin([healthy.promise, toDead.promise], 500, [], (i, over) => (i === 1 && deadFoundSlow) || over));
+    const result = watch(settleWithin([healthy.promise, toDead.promise], 500, [], (over) => (i) => (i === 1 && deadFoundSlow) || over));
     healthy.resolve("ok");
     await vi.advanceTimersByTimeAsync(100);
     expect(result()).toBe("pending");
