@@ -103,6 +103,44 @@ describe("settleWithin", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("asks for a judge once per look, not once per round", async () => {
+    const rounds = Array.from({ length: 50 }, () => deferred<number>());
+    let looks = 0;
+    let judged = 0;
+    const result = watch(
+      settleWithin(
+        rounds.map((r) => r.promise),
+        500,
+        [],
+        (over) => {
+          looks++;
+          return () => {
+            judged++;
+            return over;
+          };
+        },
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(200);
+    expect(result()).toBe("pending");
+    for (const [i, r] of rounds.entries()) r.resolve(i);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result()).toEqual({ value: { done: rounds.map((_, i) => i), late: [] } });
+    // Looks at 0, 50, 100, 150 and 200 ms judge the 50 rounds; the one after they settled finds none to judge.
+    expect(looks).toBe(6);
+    expect(judged).toBe(5 * 50);
+  });
+
+  it("rejects when a round the look waits for fails later in the step", async () => {
+    const failing = deferred<number>();
+    const settled = settleWithin([failing.promise, deferred<number>().promise], 1_000);
+    const caught = settled.catch((e: Error) => e.message);
+    await vi.advanceTimersByTimeAsync(300);
+    failing.reject(new Error("db down later"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await caught).toBe("db down later");
+  });
+
   it("rejects when a round fails within the patience (the job is retried)", async () => {
     const pending = deferred<number>();
     const settled = settleWithin([Promise.reject(new Error("db down")), pending.promise], 1_000);
