@@ -68,7 +68,7 @@ describe("settleWithin", () => {
     const queued = deferred<string>(); // behind the origin's other requests, not slow
     const hanging = deferred<string>();
     const slow = new Set([1]);
-    const result = watch(settleWithin([queued.promise, hanging.promise, Promise.resolve("c")], 500, [], (i) => slow.has(i)));
+    const result = watch(settleWithin([queued.promise, hanging.promise, Promise.resolve("c")], 500, [], () => (i) => slow.has(i)));
     await vi.advanceTimersByTimeAsync(2_000);
     expect(result()).toBe("pending");
     queued.resolve("a");
@@ -80,7 +80,7 @@ describe("settleWithin", () => {
   it("lets go of a round whose origin turns slow while it is waited for", async () => {
     const round = deferred<string>();
     let slow = false;
-    const result = watch(settleWithin([round.promise], 500, [], () => slow));
+    const result = watch(settleWithin([round.promise], 500, [], () => () => slow));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(result()).toBe("pending");
     slow = true;
@@ -92,7 +92,7 @@ describe("settleWithin", () => {
     const healthy = deferred<string>();
     const toDead = deferred<string>();
     let deadFoundSlow = false;
-    const result = watch(settleWithin([healthy.promise, toDead.promise], 500, [], (i, over) => (i === 1 && deadFoundSlow) || over));
+    const result = watch(settleWithin([healthy.promise, toDead.promise], 500, [], (over) => (i) => (i === 1 && deadFoundSlow) || over));
     healthy.resolve("ok");
     await vi.advanceTimersByTimeAsync(100);
     expect(result()).toBe("pending");
@@ -101,6 +101,44 @@ describe("settleWithin", () => {
     await vi.advanceTimersByTimeAsync(50);
     expect(result()).toEqual({ value: { done: ["ok"], late: [1] } });
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("asks for a judge once per look, not once per round", async () => {
+    const rounds = Array.from({ length: 50 }, () => deferred<number>());
+    let looks = 0;
+    let judged = 0;
+    const result = watch(
+      settleWithin(
+        rounds.map((r) => r.promise),
+        500,
+        [],
+        (over) => {
+          looks++;
+          return () => {
+            judged++;
+            return over;
+          };
+        },
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(200);
+    expect(result()).toBe("pending");
+    for (const [i, r] of rounds.entries()) r.resolve(i);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result()).toEqual({ value: { done: rounds.map((_, i) => i), late: [] } });
+    // Looks at 0, 50, 100, 150 and 200 ms judge the 50 rounds; the one after they settled finds none to judge.
+    expect(looks).toBe(6);
+    expect(judged).toBe(5 * 50);
+  });
+
+  it("rejects when a round the look waits for fails later in the step", async () => {
+    const failing = deferred<number>();
+    const settled = settleWithin([failing.promise, deferred<number>().promise], 1_000);
+    const caught = settled.catch((e: Error) => e.message);
+    await vi.advanceTimersByTimeAsync(300);
+    failing.reject(new Error("db down later"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await caught).toBe("db down later");
   });
 
   it("rejects when a round fails within the patience (the job is retried)", async () => {

@@ -40,49 +40,82 @@ export const LATE_RECORD_GAP_MS = 250;
  * patience ends. Otherwise every batch fetched while a newly dead endpoint was being found out held
  * its worker slot for a whole patience of its own, the slots ran out, and a healthy destination's
  * next job waited to be fetched (drill 6: ~190 ms at p99, docs/webhooks.md#endpoint-isolation).
+ * It is called once per look and returns that look's judge of each round, so that a look can
+ * judge each origin once rather than once per round.
+ *
+ * A look costs no new promise per round: each round's one settlement handler counts down the
+ * rounds the current look waits for (a `Promise.all` over the batch's rounds at every look was
+ * thousands of reactions per batch, docs/webhooks.md#delivery-cost).
  */
 export async function settleWithin<T>(
   promises: Promise<T>[],
   ms: number,
   unwaited: readonly boolean[] = [],
-  slowNow?: (i: number, patienceOver: boolean) => boolean,
+  slowNow?: (patienceOver: boolean) => (i: number) => boolean,
 ): Promise<{ done: T[]; late: number[] }> {
-  const results: { v?: T; settled: boolean }[] = promises.map(() => ({ settled: false }));
-  const tracked = promises.map((p, i) =>
-    p.then((v) => {
-      results[i] = { v, settled: true };
-    }),
-  );
-  // A round that rejected after the patience (or was not waited for) is handled by the late path's own catch.
-  for (const t of tracked) t.catch(() => {});
+  const n = promises.length;
+  const values: T[] = new Array(n);
+  const settled = new Uint8Array(n);
+  /** the rounds the current look waits for, and how many of them have not settled yet */
+  const held = new Uint8Array(n);
+  let heldLeft = 0;
+  /** a rejected round, rejecting the batch (the job is retried) once a look waits for it */
+  const rejected = new Map<number, unknown>();
+  let wake: ((err?: { cause: unknown }) => void) | null = null;
+  for (let i = 0; i < n; i++)
+    promises[i].then(
+      (v) => {
+        values[i] = v;
+        settled[i] = 1;
+        if (held[i] === 1) {
+          held[i] = 0;
+          if (--heldLeft === 0) wake?.();
+        }
+      },
+      // A round that rejected after the patience (or was not waited for) is handled by the late path's own catch.
+      (err: unknown) => {
+        rejected.set(i, err);
+        if (held[i] === 1) wake?.({ cause: err });
+      },
+    );
   let waitedMs = 0;
   for (;;) {
     const over = waitedMs >= ms;
-    const held = tracked.filter((_, i) => !unwaited[i] && !results[i].settled && !(slowNow ? slowNow(i, over) : over));
-    if (held.length === 0) break;
+    const slow = slowNow?.(over);
+    heldLeft = 0;
+    for (let i = 0; i < n; i++) {
+      const h = !unwaited[i] && settled[i] === 0 && !(slow ? slow(i) : over);
+      held[i] = h ? 1 : 0;
+      if (!h) continue;
+      if (rejected.has(i)) throw rejected.get(i);
+      heldLeft++;
+    }
+    if (heldLeft === 0) break;
     const step = over ? ms / 5 : slowNow ? Math.min(ms / 10, ms - waitedMs) : ms;
-    await raceTimer(Promise.all(held), step);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, step);
+      wake = (err) => {
+        clearTimeout(timer);
+        wake = null;
+        if (err) reject(err.cause);
+        else resolve();
+      };
+    });
     waitedMs += step;
   }
+  held.fill(0);
   // Unwaited rounds that end without I/O (deferred, disabled destination) are done within a turn.
   if (unwaited.some(Boolean)) await new Promise((r) => setImmediate(r));
   const done: T[] = [];
   const late: number[] = [];
-  for (const [i, r] of results.entries()) {
-    if (r.settled) done.push(r.v as T);
+  for (let i = 0; i < n; i++) {
+    if (settled[i] === 1) done.push(values[i]);
     else late.push(i);
   }
   return { done, late };
-}
-
-async function raceTimer(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  try {
-    await Promise.race([p, patience]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -56,19 +56,33 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
   const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
-  const unwaited = urls.map((us) => us.some(originIsSlow));
+  const slowAtStart = slowJudge();
+  const unwaited = urls.map((us) => us.some(slowAtStart));
   const running = deliveries.map((d, i) => runRound(d, urls[i]));
   // A round is let go as soon as an origin of its is found slow (by this batch or another), and after
   // the patience also when queued deeper than the limiter itself would wait for a slot
   // (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold every batch slot of the worker while other
-  // destinations' jobs wait (detach.ts).
+  // destinations' jobs wait (detach.ts). Each look judges each origin once, not once per round.
   const queuedTooDeep: boolean[] = [];
-  const heldUp = (i: number, patienceOver: boolean) => {
-    queuedTooDeep[i] = false;
-    if (urls[i].some(originIsSlow)) return true;
-    if (!patienceOver) return false;
-    queuedTooDeep[i] = urls[i].some((u) => limiter().backlogMs(originOf(u)) > MAX_SLOT_WAIT_MS);
-    return queuedTooDeep[i];
+  const heldUp = (patienceOver: boolean) => {
+    const slow = slowJudge();
+    const deep = new Map<string, boolean>();
+    const tooDeep = (u: string) => {
+      const origin = originOf(u);
+      let d = deep.get(origin);
+      if (d === undefined) {
+        d = limiter().backlogMs(origin) > MAX_SLOT_WAIT_MS;
+        deep.set(origin, d);
+      }
+      return d;
+    };
+    return (i: number) => {
+      queuedTooDeep[i] = false;
+      if (urls[i].some(slow)) return true;
+      if (!patienceOver) return false;
+      queuedTooDeep[i] = urls[i].some(tooDeep);
+      return queuedTooDeep[i];
+    };
   };
   const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const t2 = performance.now();
@@ -287,7 +301,19 @@ function finalUpdate(d: LoadedDelivery, state: "failed", lastError: string): Del
   };
 }
 
-const originIsSlow = (url: string) => limiter().isSlow(originOf(url), BATCH_PATIENCE_MS);
+/** Whether a URL's origin is slow now (limiter.ts isSlow), each origin judged once per judge: a look at a batch's rounds. */
+function slowJudge(): (url: string) => boolean {
+  const judged = new Map<string, boolean>();
+  return (url) => {
+    const origin = originOf(url);
+    let slow = judged.get(origin);
+    if (slow === undefined) {
+      slow = limiter().isSlow(origin, BATCH_PATIENCE_MS);
+      judged.set(origin, slow);
+    }
+    return slow;
+  };
+}
 
 async function attemptUrl(
   url: string,
