@@ -58,7 +58,7 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
   const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
   const slowAtStart = slowJudge();
   const unwaited = urls.map((us) => us.some(slowAtStart));
-  const running = deliveries.map((d, i) => runRound(d, urls[i]));
+  const running = deliveries.map((d, i) => sendRound(d, urls[i]));
   // A round is let go as soon as an origin of its is found slow (by this batch or another), and after
   // the patience also when queued deeper than the limiter itself would wait for a slot
   // (MAX_SLOT_WAIT_MS): a busy, slower origin must not hold every batch slot of the worker while other
@@ -84,7 +84,8 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
       return queuedTooDeep[i];
     };
   };
-  const { done: rounds, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
+  const { done: sent, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
+  const rounds = sent.map(finishRound);
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
@@ -103,7 +104,8 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
       recordAsTheyEnd(
         late.map((i) => running[i]),
         LATE_RECORD_GAP_MS,
-        async (lateRounds, { last, complete }) => {
+        async (lateSent, { last, complete }) => {
+          const lateRounds = lateSent.map(finishRound);
           const r = await commitRounds(lateRounds, { cancelJobId: last && complete ? safetyJobId : null });
           observeDeliveryBatch(
             lateRounds.flatMap((x) => x.attempts),
@@ -197,9 +199,17 @@ function retryJobs(retries: DeliveryUpdate[]) {
 
 type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
 
-/** One round of a delivery to `urls` (roundUrls of its destination's and its pending URLs). */
-async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
-  const now = new Date();
+/** A round whose requests have ended, or that ended without any, for finishRound to judge and log. */
+type SentRound = { d: LoadedDelivery; ended: Round } | { d: LoadedDelivery; startedAt: Date; request: OutgoingRequest; sent: UrlAttempt[] };
+
+/**
+ * The I/O of one round of a delivery to `urls` (roundUrls of its destination's and its pending
+ * URLs): its request built and POSTed to each URL, nothing more. What the answers mean is worked
+ * out by finishRound, for a batch's ended rounds in one loop rather than between two answers:
+ * between them it cost the worker ~4 % more CPU per delivery (docs/webhooks.md#delivery-cost).
+ */
+async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> {
+  const startedAt = new Date();
   // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
   const pending = d.pendingUrls ?? [];
@@ -211,12 +221,23 @@ async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
       : d.destination.enabled
         ? "the URLs it was for are disabled after failing for days"
         : "destination is disabled";
-    return { attempts: [], update: finalUpdate(d, "failed", why) };
+    return { d, ended: { attempts: [], update: finalUpdate(d, "failed", why) } };
   }
-  const request = buildRequest(d.destination.signing, d.message, { now, webhookId: webhookIdOf(d.messageRowId) });
+  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId) });
   const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
+  return { d, startedAt, request, sent };
+}
 
-  const firstAttemptAt = d.firstAttemptAt ?? now;
+/** A sent round's attempts as logged and its delivery's new state (plan.ts decideRound). Synchronous. */
+function finishRound(r: SentRound): Round {
+  if ("ended" in r) return r.ended;
+  const { d, request, sent } = r;
+  const firstAttemptAt = d.firstAttemptAt ?? r.startedAt;
+  // The round ended with its last answer, not when its batch looks at it: a retry's backoff and
+  // window, and a delivery's delivered_at, count from then.
+  let endedAt = 0;
+  for (const s of sent) if (s.attempt) endedAt = Math.max(endedAt, s.attempt.startedAt.getTime() + s.attempt.durationMs);
+  const ended = endedAt > 0 ? new Date(endedAt) : new Date();
   const results: UrlResult[] = sent.map((s) => {
     if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
     const classification = classifyAttempt(s.attempt.result);
@@ -236,7 +257,7 @@ async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
     someUrlFailedBefore: d.someUrlFailed,
     attemptCount: d.attemptCount,
     firstAttemptAt,
-    now: new Date(),
+    now: ended,
     windowMinutes: d.destination.retryWindowMinutes,
     lastStatusBefore: d.lastStatus,
     lastErrorBefore: d.lastError,
@@ -281,7 +302,7 @@ async function runRound(d: LoadedDelivery, urls: string[]): Promise<Round> {
       next_attempt_at: nextAt?.toISOString() ?? null,
       last_error: decision.lastError,
       last_status: decision.lastStatus,
-      delivered_at: decision.state === "delivered" ? new Date().toISOString() : null,
+      delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
     },
   };
 }
@@ -315,10 +336,9 @@ function slowJudge(): (url: string) => boolean {
   };
 }
 
-async function attemptUrl(
-  url: string,
-  request: OutgoingRequest,
-): Promise<{ url: string; attempt: TimedAttempt | null; turnInMs?: number }> {
+type UrlAttempt = { url: string; attempt: TimedAttempt | null; turnInMs?: number };
+
+async function attemptUrl(url: string, request: OutgoingRequest): Promise<UrlAttempt> {
   const release = await limiter().acquire(originOf(url));
   if (!release) return { url, attempt: null, turnInMs: limiter().deferTurnMs(originOf(url), MAX_DEFER_MS) };
   let attempt: TimedAttempt | undefined;
