@@ -95,7 +95,8 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   for (let i = 0; i < WORKERS; i++)
     workers.push(
       await startWorker(db.url, {
-        LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? "debug",
+        // Debug: the batch summaries below are debug lines (BENCH_WORKER_LOG=1 only prints them).
+        LOG_LEVEL: "debug",
         // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker only (e.g. a GC setting to try).
         NODE_OPTIONS: [
           process.env.BENCH_WORKER_NODE_OPTIONS ?? "",
