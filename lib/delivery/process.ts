@@ -206,7 +206,7 @@ type SentRound = { d: LoadedDelivery; ended: Round } | { d: LoadedDelivery; star
  * The I/O of one round of a delivery to `urls` (roundUrls of its destination's and its pending
  * URLs): its request built and POSTed to each URL, nothing more. What the answers mean is worked
  * out by finishRound, for a batch's ended rounds in one loop rather than between two answers:
- * between them it cost the worker ~4 % more CPU per delivery (docs/webhooks.md#delivery-cost).
+ * between them it cost the worker ~3.5 % more CPU per delivery (docs/webhooks.md#delivery-cost).
  */
 async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> {
   const startedAt = new Date();
