@@ -335,7 +335,7 @@ async function main() {
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
     // One uncounted run goes first: the first undici run of this process (and the sink's first
-    // requests) pays the JIT's warm-up, which cost its client 15–50 % more CPU per POST than the next
+    // requests) pays the JIT's warm-up, which cost its client 13–50 % more CPU per POST than the next
     // run, and so made the ceiling look lower than the machine can do (docs/webhooks.md#delivery-cost).
     await ceiling(db, sink, null);
     const before = await ceiling(db, sink, null);
