@@ -410,7 +410,7 @@ async function main() {
     const clientUs = (before.clientUsPerPost + after.clientUsPerPost) / 2;
     const ceilingSinkUs = (before.sinkUsPerPost + after.sinkUsPerPost) / 2;
     console.log(
-      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)}); its client's CPU per POST ${clientUs.toFixed(0)} µs`,
+      `[bench] ceiling: ${ceilRate.toFixed(0)} POST/s (undici keep-alive, same ${after.count} bodies, concurrency ${CONCURRENCY}; before ${before.rate.toFixed(0)}, after ${after.rate.toFixed(0)}); its client's CPU per POST ${clientUs.toFixed(0)} µs (${before.clientUsPerPost.toFixed(0)}, ${after.clientUsPerPost.toFixed(0)}), the sink's ${before.sinkUsPerPost.toFixed(0)}, ${after.sinkUsPerPost.toFixed(0)}`,
     );
     console.log(`[bench] ratio: ${(tp.rate / ceilRate).toFixed(2)} (goal ≥ 0.5)`);
     // The ratio by CPU: what a POST costs the whole machine (the ceiling's client and the sink) over
