@@ -123,7 +123,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     );
   await sleep(1_500);
   // One uncounted run first, as for the ceiling: a fresh worker process pays the JIT's warm-up (and
-  // opens its connections) on its first deliveries, which cost it ~30–45 % more CPU per delivery in a
+  // opens its connections) on its first deliveries, which cost it 24–79 % more CPU per delivery in a
   // 20,000-message run than warm; a worker in service runs warm (docs/webhooks.md#delivery-cost).
   // Its own destination (same sink URL), so that nothing below counts its rows.
   if (WARMUP > 0) {
