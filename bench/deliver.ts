@@ -14,8 +14,9 @@
  * 4. End-to-end latency: POST /v1/batch at a steady 500 events/s through the Tracking API (next start),
  *    from each 200 to the sink's receipt of that messageId; p50 / p99.
  *
- * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_WORKER_WARMUP (messages delivered uncounted before
- * the counted run, to another destination on the same sink; default BENCH_MESSAGES, 0 for none), BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500),
+ * Env: BENCH_MESSAGES, BENCH_WORKERS (default 1), BENCH_WORKER_WARMUP (messages delivered uncounted
+ * before the counted run, to another destination on the same sink; default BENCH_MESSAGES, 0 for none),
+ * BENCH_E2E_SECONDS (default 20), BENCH_RATE (default 500),
  * BENCH_SETUP_SQL (run on the bench's database after its migrations: to try a lever, e.g. an index,
  * before it becomes a migration), BENCH_PROFILE=<dir> (a V8 CPU profile of the worker),
  * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
@@ -90,21 +91,31 @@ async function deliveryUpdates(url: string): Promise<{ updated: number; hot: num
   });
 }
 
-async function throughput(db: { url: string; name: string }, sink: Sink) {
-  const workspaceId = await insertWorkspace(db.url);
-  const destinationId = await insertDestination(db.url, {
-    workspaceId,
-    urls: [`http://127.0.0.1:${sink.port}/hook`],
-    sharedSecret: "bench-secret",
-  });
+/** The bench's destination on the sink (BENCH_SIGNING=full: with custom headers and Standard Webhooks too). */
+async function sinkDestination(url: string, workspaceId: string, sink: Sink): Promise<string> {
+  const id = await insertDestination(url, { workspaceId, urls: [`http://127.0.0.1:${sink.port}/hook`], sharedSecret: "bench-secret" });
   if (process.env.BENCH_SIGNING === "full")
-    await withClient(db.url, (c) =>
+    await withClient(url, (c) =>
       c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
-        destinationId,
+        id,
         JSON.stringify(FULL_SIGNING_HEADERS),
         `whsec_${Buffer.alloc(32, 7).toString("base64")}`,
       ]),
     );
+  return id;
+}
+
+/** Whether any delivery to the destination is still pending: an EXISTS that stops at the first. */
+async function anyPending(c: pg.ClientBase, destinationId: string): Promise<boolean> {
+  const { rows } = await c.query(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE destination_id = $1 AND state = 'pending') AS p`, [
+    destinationId,
+  ]);
+  return rows[0].p;
+}
+
+async function throughput(db: { url: string; name: string }, sink: Sink) {
+  const workspaceId = await insertWorkspace(db.url);
+  const destinationId = await sinkDestination(db.url, workspaceId, sink);
   const workers: Proc[] = [];
   for (let i = 0; i < WORKERS; i++)
     workers.push(
@@ -125,19 +136,13 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   // One uncounted run first, as for the ceiling: a fresh worker process pays the JIT's warm-up (and
   // opens its connections) on its first deliveries, which cost it 24–79 % more CPU per delivery in a
   // 20,000-message run than warm; a worker in service runs warm (docs/webhooks.md#delivery-cost).
-  // Its own destination (same sink URL), so that nothing below counts its rows.
+  // Its own destination (same sink URL and settings), so that nothing below counts its rows.
   if (WARMUP > 0) {
-    const warmId = await insertDestination(db.url, {
-      workspaceId,
-      urls: [`http://127.0.0.1:${sink.port}/hook`],
-      sharedSecret: "bench-secret",
-    });
+    const warmId = await sinkDestination(db.url, workspaceId, sink);
     await seedMessages(db.url, { workspaceId, destinationIds: [warmId], messages: messages(WARMUP, "warm") });
     await withClient(db.url, async (c) => {
       const t = performance.now();
-      while (
-        (await c.query(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE destination_id = $1 AND state = 'pending') AS p`, [warmId])).rows[0].p
-      ) {
+      while (await anyPending(c, warmId)) {
         if (performance.now() - t > 600_000) throw new Error("warm-up deliveries still pending after 10 minutes");
         await sleep(100);
       }
@@ -171,9 +176,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     await sleep(100);
     polls++;
     const tq = performance.now();
-    pending = (
-      await poll.query(`SELECT EXISTS (SELECT 1 FROM deliveries WHERE destination_id = $1 AND state = 'pending') AS p`, [destinationId])
-    ).rows[0].p;
+    pending = await anyPending(poll, destinationId);
     pollMs += performance.now() - tq;
     if (performance.now() - t0 > 600_000) throw new Error("deliveries still pending after 10 minutes");
   }
