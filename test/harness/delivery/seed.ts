@@ -1,11 +1,13 @@
 /**
  * Inserts messages the way ingest does — a messages row with the normalised Segment-shaped payload
  * and its deliveries + deliver jobs (createDeliveries) in ONE transaction — for tests that need
- * deliveries without going through the Tracking API.
+ * deliveries without going through the Tracking API. Row ids are UUIDv7 as ingest makes them
+ * (docs/architecture.md#row-ids), so the benches that seed with it index what production indexes.
  */
 import crypto from "node:crypto";
 import pg from "pg";
 import { createDeliveries } from "../../../lib/delivery/enqueue";
+import { newRowId } from "../../../lib/tracking/row-ids";
 
 export type SeedMessage = Record<string, unknown> & { type: string };
 
@@ -26,8 +28,8 @@ export async function seedMessages(
     });
     const { rows: inserted } = await client.query<{ id: string; message_id: string }>(
       `INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event, timestamp, sent_at, received_at, payload)
-       SELECT gen_random_uuid(), $1, $2, 'api', x.message_id, x.type, x.user_id, x.anonymous_id, x.event, x.ts, x.sent_at, $3, x.payload
-       FROM jsonb_to_recordset($4::jsonb) AS x(message_id text, type text, user_id text, anonymous_id text, event text, ts timestamptz, sent_at timestamptz, payload jsonb)
+       SELECT x.id, $1, $2, 'api', x.message_id, x.type, x.user_id, x.anonymous_id, x.event, x.ts, x.sent_at, $3, x.payload
+       FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, message_id text, type text, user_id text, anonymous_id text, event text, ts timestamptz, sent_at timestamptz, payload jsonb)
        RETURNING id, message_id`,
       [
         opts.workspaceId,
@@ -35,6 +37,7 @@ export async function seedMessages(
         now,
         JSON.stringify(
           rows.map((r) => ({
+            id: newRowId(),
             message_id: r.messageId,
             type: r.m.type,
             user_id: (r.m.userId as string) ?? null,
