@@ -8,8 +8,15 @@
  * them alike. Message ids are random UUIDs, as Segment's clients send them (bench:deliver's are
  * `<tag>-<n>`, which land next to each other in the (workspace_id, message_id) index), unless
  * ATTEMPT_SEQUENTIAL_MESSAGE_IDS=1; message row ids are UUIDv7, as ingest makes them.
+ * A further copy has the (workspace_id, message_id) B-tree replaced by a BRIN bloom index on
+ * message_id (a lever, not built: docs/webhooks.md#delivery-cost), and the bench ends with one
+ * messageId lookup on it and on the B-tree, each with its plan as the planner chooses it.
  * Env: ATTEMPT_ROWS (20,000 per copy and round), ATTEMPT_PRELOAD (20,000 per copy before the first
- * round, so no copy starts empty), ATTEMPT_ROUNDS (3).
+ * round, so no copy starts empty; above 100,000 the rows are bulk-loaded with the copy's indexes
+ * dropped and rebuilt, those with random keys at fillfactor 70 as a B-tree grown by random inserts
+ * is, like bench:growth's), ATTEMPT_ROUNDS (3), ATTEMPT_ONLY (a comma list of the index names
+ * below, e.g. `message_id,user_id`: only the copies without those, beside the product's, the bloom
+ * one and the primary key alone; for a large preload).
  */
 import crypto from "node:crypto";
 import pg from "pg";
@@ -24,16 +31,23 @@ const ROUNDS = Number(process.env.ATTEMPT_ROUNDS ?? 3);
 const SEQUENTIAL = process.env.ATTEMPT_SEQUENTIAL_MESSAGE_IDS === "1";
 const BATCH = 500;
 
-/** The attempt log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt). */
+const ONLY = process.env.ATTEMPT_ONLY?.split(",").map((x) => x.trim());
+const BULK = PRELOAD > 100_000;
+
+/** The attempt log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt), by a short name. */
 const INDEXES: Record<string, string> = {
-  "(workspace_id, id DESC)": "(workspace_id, id DESC)",
-  "(workspace_id, destination_id, id DESC, started_at)": "(workspace_id, destination_id, id DESC, started_at)",
-  "(workspace_id, outcome, id DESC, destination_id, started_at)": "(workspace_id, outcome, id DESC, destination_id, started_at)",
-  "(workspace_id, message_id)": "(workspace_id, message_id)",
-  "(workspace_id, user_id)": "(workspace_id, user_id)",
-  "(message_row_id)": "(message_row_id)",
-  "BRIN (started_at)": "USING BRIN (started_at)",
+  id: "(workspace_id, id DESC)",
+  destination: "(workspace_id, destination_id, id DESC, started_at)",
+  outcome: "(workspace_id, outcome, id DESC, destination_id, started_at)",
+  message_id: "(workspace_id, message_id)",
+  user_id: "(workspace_id, user_id)",
+  message_row_id: "(message_row_id)",
+  started_at: "USING BRIN (started_at)",
 };
+/** Keys in no time order: a bulk load rebuilds these at fillfactor 70, as random inserts leave a B-tree. */
+const RANDOM_KEYS = ["message_id", "user_id"];
+const BLOOM = "USING BRIN (message_id text_bloom_ops) WITH (pages_per_range = 32)";
+const LOOKUP = "SELECT id FROM %T a WHERE a.workspace_id = $1 AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50";
 
 async function main() {
   const database = await createTestDatabase();
@@ -56,14 +70,30 @@ async function main() {
     const insertInto = (table: string) => `${insertPart.replace("INSERT INTO attempts", `INSERT INTO ${table}`)} SELECT 1`;
 
     const all = Object.keys(INDEXES);
+    if (ONLY?.some((x) => !all.includes(x))) throw new Error(`ATTEMPT_ONLY: one of ${all.join(", ")}`);
     const copies: { name: string; table: string; indexes: string[] }[] = [
       { name: "all indexes (the product)", table: "a_all", indexes: all },
-      ...all.map((ix, i) => ({ name: `without ${ix}`, table: `a_less_${i}`, indexes: all.filter((x) => x !== ix) })),
+      ...all
+        .filter((ix) => !ONLY || ONLY.includes(ix))
+        .map((ix) => ({ name: `without ${INDEXES[ix]}`, table: `a_less_${ix}`, indexes: all.filter((x) => x !== ix) })),
+      {
+        name: "message_id as BRIN bloom, not B-tree (a lever)",
+        table: "a_bloom",
+        indexes: [...all.filter((x) => x !== "message_id"), "bloom"],
+      },
       { name: "primary key only (ceiling)", table: "a_pk", indexes: [] },
     ];
+    const definition = (ix: string) => (ix === "bloom" ? BLOOM : INDEXES[ix]);
+    const createIndexes = async (c: (typeof copies)[number], random: boolean) => {
+      for (const ix of c.indexes) {
+        const fill = random && RANDOM_KEYS.includes(ix);
+        await db.query(`CREATE INDEX ${c.table}_${ix} ON ${c.table} ${definition(ix)}${fill ? " WITH (fillfactor = 70)" : ""}`);
+        if (fill) await db.query(`ALTER INDEX ${c.table}_${ix} RESET (fillfactor)`);
+      }
+    };
     for (const c of copies) {
       await db.query(`CREATE TABLE ${c.table} (LIKE attempts INCLUDING DEFAULTS); ALTER TABLE ${c.table} ADD PRIMARY KEY (id)`);
-      for (const ix of c.indexes) await db.query(`CREATE INDEX ON ${c.table} ${INDEXES[ix]}`);
+      if (!BULK) await createIndexes(c, false);
     }
 
     // One batch of real attempt rows (a bench:deliver message, its request built and signed, a 200),
@@ -118,14 +148,53 @@ async function main() {
         await db.query({ name: `insert-${table}`, text: insertInto(table), values: recordParams(batch(), []).slice(0, 20) });
     };
 
-    for (const c of copies) await write(c.table, PRELOAD);
+    if (BULK) {
+      // A week of history: ids and started_at ascending, message row ids time-ordered as ingest makes
+      // them (bench/growth.ts timeOrderedId), message ids random, 50,000 users; bodies of bench:deliver's size.
+      await db.query("SET maintenance_work_mem = '512MB'");
+      for (const c of copies) {
+        for (let from = 1; from <= PRELOAD; from += 500_000)
+          await db.query(
+            `INSERT INTO ${c.table} (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
+                                     started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body, outcome)
+             SELECT $1, md5(g::text)::uuid, $2,
+                    (lpad(to_hex((extract(epoch FROM now() - interval '7 days' + g * (interval '7 days' / $5)) * 1000)::bigint), 12, '0') || '7'
+                     || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
+                    md5('m' || g)::uuid::text, 'track', 'user-' || (g % 50000), 'http://127.0.0.1:9/hook', 1,
+                    now() - interval '7 days' + g * (interval '7 days' / $5), 2, $6::jsonb, repeat('x', 460), 200, $7::jsonb, 'ok', 'success'
+             FROM generate_series($3::int, $4::int) AS g`,
+            [
+              workspaceId,
+              destinationId,
+              from,
+              Math.min(PRELOAD, from + 499_999),
+              PRELOAD,
+              JSON.stringify(template[0].request_headers),
+              JSON.stringify(template[0].response_headers),
+            ],
+          );
+        await createIndexes(c, true);
+        await db.query(`VACUUM ANALYZE ${c.table}`);
+      }
+      console.log(`[bench] ${PRELOAD} rows bulk-loaded into each copy`);
+    } else for (const c of copies) await write(c.table, PRELOAD);
     await db.query("CHECKPOINT");
     const pgMs = new Map<string, number>();
+    const wal = new Map<string, { fpi: number; bytes: number }>();
+    const walNow = async () =>
+      (await db.query<{ fpi: string; bytes: string }>("SELECT wal_fpi AS fpi, wal_bytes AS bytes FROM pg_stat_wal")).rows[0];
     for (let round = 0; round < ROUNDS; round++)
       for (const c of copies) {
+        const before = await walNow();
         const stop = await measureCpu(db, null);
         await write(c.table, N);
         pgMs.set(c.table, (pgMs.get(c.table) ?? 0) + (await stop()).pgMs);
+        const after = await walNow();
+        const w = wal.get(c.table) ?? { fpi: 0, bytes: 0 };
+        wal.set(c.table, {
+          fpi: w.fpi + Number(after.fpi) - Number(before.fpi),
+          bytes: w.bytes + Number(after.bytes) - Number(before.bytes),
+        });
       }
 
     const per = (table: string) => (pgMs.get(table)! / (N * ROUNDS)) * 1000;
@@ -137,8 +206,28 @@ async function main() {
     console.log("[bench] Postgres CPU per 1,000 attempt rows written (the ms each index costs: the copy without it, against all):");
     for (const c of copies) {
       const ms = per(c.table);
-      const saves = c.table === "a_all" || c.table === "a_pk" ? "" : ` (the index costs ${(allMs - ms).toFixed(1)})`;
-      console.log(`[bench]   ${c.name.padEnd(70)} ${ms.toFixed(1)} ms${saves}`);
+      const saves = c.table.startsWith("a_less_") ? ` (the index costs ${(allMs - ms).toFixed(1)})` : "";
+      const w = wal.get(c.table)!;
+      const perK = (x: number) => (x / (N * ROUNDS)) * 1000;
+      console.log(
+        `[bench]   ${c.name.padEnd(70)} ${ms.toFixed(1)} ms${saves}; WAL ${(perK(w.bytes) / 1e6).toFixed(2)} MB, ${perK(w.fpi).toFixed(0)} full-page images`,
+      );
+    }
+    // One messageId lookup (the request log's messageId filter) on the product's copy and the bloom one.
+    await db.query("VACUUM a_all, a_bloom"); // summarizes the bloom index's new ranges
+    for (const table of ["a_all", "a_bloom"]) {
+      // each copy's rows have message ids of their own: one written in the last round, not the last batch
+      const { rows: sample } = await db.query<{ message_id: string }>(
+        `SELECT message_id FROM ${table} ORDER BY id DESC OFFSET 1000 LIMIT 1`,
+      );
+      const sql = LOOKUP.replace("%T", table);
+      const plan = (await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, [workspaceId, sample[0].message_id])).rows;
+      const line = (re: RegExp) =>
+        plan
+          .map((r) => r["QUERY PLAN"] as string)
+          .find((l) => re.test(l))
+          ?.trim();
+      console.log(`[bench] messageId lookup on ${table}: ${line(/Execution Time/)}; ${line(/Scan/)}`);
     }
     console.log(
       `RESULT attempt-indexes all_ms_per_1000=${allMs.toFixed(1)} pk_only_ms_per_1000=${pkMs.toFixed(1)} ratio=${(pkMs / allMs).toFixed(2)}`,
