@@ -5,9 +5,10 @@
  * batches into copies of `attempts` that differ only in their indexes: the product's set, the set
  * less one index for each index, and the primary key alone (the ceiling: the heap row and its
  * key). The copies are written in turn, ROUNDS times over, so the machine's drift falls on all of
- * them alike. Message ids are random UUIDs, as Segment's clients send them (bench:deliver's are
- * `<tag>-<n>`, which land next to each other in the (workspace_id, message_id) index), unless
- * ATTEMPT_SEQUENTIAL_MESSAGE_IDS=1; message row ids are UUIDv7, as ingest makes them.
+ * them alike. Message ids are random UUIDs, as Segment's clients send them, unless
+ * ATTEMPT_SEQUENTIAL_MESSAGE_IDS=1 (`bench-<n>`, one narrow range, which lands next to itself in the
+ * (workspace_id, message_id) index, as bench:deliver's ids did before they became UUIDs); message
+ * row ids are UUIDv7, as ingest makes them.
  * A further copy has the (workspace_id, message_id) B-tree replaced by a BRIN bloom index on
  * message_id (a lever, not built: docs/webhooks.md#delivery-cost), and the bench ends with one
  * messageId lookup on it and on the B-tree, each with its plan as the planner chooses it.
