@@ -55,9 +55,7 @@ async function main() {
   process.env.DATABASE_URL = database.url;
   const { loadDueDeliveries } = await import("../lib/delivery/load");
   const { RECORD_SQL, recordParams } = await import("../lib/delivery/record");
-  const { toAttemptRow } = await import("../lib/delivery/attempt-row");
-  const { buildRequest, webhookIdOf } = await import("../lib/webhooks/request");
-  const { classifyAttempt } = await import("../lib/webhooks/outcome");
+  const { answeredAttempt, orderCompleted } = await import("./answered-attempt");
   const { newRowId } = await import("../lib/tracking/row-ids");
   const db = new pg.Pool({ connectionString: database.url, max: 1 });
   try {
@@ -105,34 +103,11 @@ async function main() {
       urls: ["http://127.0.0.1:9/hook"],
       sharedSecret: "bench-secret",
     });
-    const messages = Array.from({ length: BATCH }, (_, i) => ({
-      type: "track",
-      userId: `user-${i}`,
-      anonymousId: `anon-${i}`,
-      event: "Order Completed",
-      properties: { orderId: `ord-${i}`, revenue: 19.99 + (i % 100), currency: "EUR", items: [{ sku: `SKU-${i % 300}`, qty: 1 }] },
-      context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
-    }));
+    const messages = Array.from({ length: BATCH }, (_, i) => orderCompleted(i));
     const { deliveryIds } = await seedMessages(database.url, { workspaceId, destinationIds: [destinationId], messages });
     const { deliveries } = await loadDueDeliveries(db, deliveryIds);
     const now = new Date();
-    const result = { kind: "response" as const, status: 200, headers: { "content-type": "text/plain", "content-length": "2" }, body: "ok" };
-    const template = deliveries.map((d) =>
-      toAttemptRow({
-        workspaceId: d.workspaceId,
-        deliveryId: d.id,
-        destinationId: d.destinationId,
-        messageRowId: d.messageRowId,
-        message: d.message,
-        url: d.destination.urls[0],
-        attemptNumber: 1,
-        request: buildRequest(d.destination, d.message, { now, webhookId: webhookIdOf(d.messageRowId) }),
-        attempt: { startedAt: now, durationMs: 2, result },
-        classification: classifyAttempt(result),
-        outcome: "success",
-        nextRetryAt: null,
-      }),
-    );
+    const template = deliveries.map((d) => answeredAttempt(d, now));
     let written = 0;
     const batch = () =>
       template.map((a) => {

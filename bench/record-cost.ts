@@ -22,9 +22,7 @@ async function main() {
   process.env.DATABASE_URL = database.url;
   const { loadDueDeliveries } = await import("../lib/delivery/load");
   const { recordRound } = await import("../lib/delivery/record");
-  const { toAttemptRow } = await import("../lib/delivery/attempt-row");
-  const { buildRequest, webhookIdOf } = await import("../lib/webhooks/request");
-  const { classifyAttempt } = await import("../lib/webhooks/outcome");
+  const { answeredAttempt, orderCompleted } = await import("./answered-attempt");
   const db = new pg.Pool({ connectionString: database.url, max: 1 });
   try {
     if (process.env.BENCH_SETUP_SQL) await db.query(process.env.BENCH_SETUP_SQL);
@@ -37,15 +35,7 @@ async function main() {
     const load = { pgMs: 0, nodeMs: 0 };
     const record = { pgMs: 0, nodeMs: 0 };
     for (let round = 0; round < ROUNDS; round++) {
-      const messages = Array.from({ length: N }, (_, i) => ({
-        type: "track",
-        messageId: `r${round}-${i}`,
-        userId: `user-${i % 5000}`,
-        anonymousId: `anon-${i % 7000}`,
-        event: "Order Completed",
-        properties: { orderId: `ord-${i}`, revenue: 19.99 + (i % 100), currency: "EUR", items: [{ sku: `SKU-${i % 300}`, qty: 1 }] },
-        context: { ip: "203.0.113.7", library: { name: "analytics-node", version: "6.2.0" }, locale: "de-DE" },
-      }));
+      const messages = Array.from({ length: N }, (_, i) => orderCompleted(i, `r${round}-${i}`));
       const { deliveryIds } = await seedMessages(database.url, { workspaceId, destinationIds: [destinationId], messages });
       await db.query("VACUUM ANALYZE deliveries, messages");
       for (let i = 0; i < deliveryIds.length; i += BATCH) {
@@ -57,29 +47,7 @@ async function main() {
         load.nodeMs += use.benchMs;
         stop = await measureCpu(db, null);
         const now = new Date();
-        const attempts = deliveries.map((d) => {
-          const request = buildRequest(d.destination, d.message, { now, webhookId: webhookIdOf(d.messageRowId) });
-          const result = {
-            kind: "response" as const,
-            status: 200,
-            headers: { "content-type": "text/plain", "content-length": "2" },
-            body: "ok",
-          };
-          return toAttemptRow({
-            workspaceId: d.workspaceId,
-            deliveryId: d.id,
-            destinationId: d.destinationId,
-            messageRowId: d.messageRowId,
-            message: d.message,
-            url: d.destination.urls[0],
-            attemptNumber: 1,
-            request,
-            attempt: { startedAt: now, durationMs: 2, result },
-            classification: classifyAttempt(result),
-            outcome: "success",
-            nextRetryAt: null,
-          });
-        });
+        const attempts = deliveries.map((d) => answeredAttempt(d, now));
         const updates = deliveries.map((d) => ({
           id: d.id,
           state: "delivered" as const,
