@@ -9,13 +9,17 @@
  * ATTEMPT_SEQUENTIAL_MESSAGE_IDS=1 (`bench-<n>`, one narrow range, which lands next to itself in the
  * (workspace_id, message_id) index, as bench:deliver's ids did before they became UUIDs); message
  * row ids are UUIDv7, as ingest makes them.
- * A further copy has the (workspace_id, message_id) B-tree replaced by a BRIN bloom index on
- * message_id (a lever, not built: docs/webhooks.md#delivery-cost), and the bench ends with one
- * messageId lookup on it and on the B-tree, each with its plan as the planner chooses it.
+ * A further copy has the messageId B-tree replaced by a BRIN bloom index on message_id (a lever,
+ * not built: docs/webhooks.md#delivery-cost), and one has the messageId and userId indexes keyed by
+ * the id alone, as they were before prisma/migrations/*_attempt_lookups_by_day keyed them by the
+ * attempt's UTC day first. The bench ends with one messageId lookup on the product's copy, the
+ * id-keyed one and the bloom one, each with its plan as the planner chooses it.
  * Env: ATTEMPT_ROWS (20,000 per copy and round), ATTEMPT_PRELOAD (20,000 per copy before the first
  * round, so no copy starts empty; above 100,000 the rows are bulk-loaded with the copy's indexes
  * dropped and rebuilt, those with random keys at fillfactor 70 as a B-tree grown by random inserts
- * is, like bench:growth's), ATTEMPT_ROUNDS (3), ATTEMPT_ONLY (a comma list of the index names
+ * is, like bench:growth's), ATTEMPT_PRELOAD_DAYS (7: the bulk preload's span of history, so that the
+ * day-keyed copy's today is that share of it; 30 is the default retention), ATTEMPT_ROUNDS (3),
+ * ATTEMPT_ONLY (a comma list of the index names
  * below, e.g. `message_id,user_id`: only the copies without those, beside the product's, the bloom
  * one and the primary key alone; for a large preload).
  */
@@ -35,20 +39,30 @@ const BATCH = 500;
 const ONLY = process.env.ATTEMPT_ONLY?.split(",").map((x) => x.trim());
 const BULK = PRELOAD > 100_000;
 
+/** The attempt's UTC day: the messageId and userId indexes' second key (lib/request-log/attempt-days.ts). */
+const DAY = "((started_at AT TIME ZONE 'UTC')::date)";
 /** The attempt log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt), by a short name. */
 const INDEXES: Record<string, string> = {
   id: "(workspace_id, id DESC)",
   destination: "(workspace_id, destination_id, id DESC, started_at)",
   outcome: "(workspace_id, outcome, id DESC, destination_id, started_at)",
-  message_id: "(workspace_id, message_id)",
-  user_id: "(workspace_id, user_id)",
+  message_id: `(workspace_id, ${DAY}, message_id)`,
+  user_id: `(workspace_id, ${DAY}, user_id)`,
   message_row_id: "(message_row_id)",
   started_at: "USING BRIN (started_at)",
 };
-/** Keys in no time order: a bulk load rebuilds these at fillfactor 70, as random inserts leave a B-tree. */
-const RANDOM_KEYS = ["message_id", "user_id"];
+/** The messageId and userId indexes before prisma/migrations/*_attempt_lookups_by_day: keyed by the id alone. */
+const BY_ID: Record<string, string> = {
+  message_id_by_id: "(workspace_id, message_id)",
+  user_id_by_id: "(workspace_id, user_id)",
+};
+/** Keys in no time order (within a day, for the product's): a bulk load rebuilds these at fillfactor 70, as random inserts leave a B-tree. */
+const RANDOM_KEYS = ["message_id", "user_id", ...Object.keys(BY_ID)];
 const BLOOM = "USING BRIN (message_id text_bloom_ops) WITH (pages_per_range = 32)";
+const PRELOAD_DAYS = Number(process.env.ATTEMPT_PRELOAD_DAYS ?? 7);
 const LOOKUP = "SELECT id FROM %T a WHERE a.workspace_id = $1 AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50";
+/** The product's lookup (lib/request-log/attempts.ts): every day the log may hold ($3, the retention's days and today). */
+const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${DAY.replace("started_at", "a.started_at")} = ANY($3::date[]) AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50`;
 
 async function main() {
   const database = await createTestDatabase();
@@ -80,9 +94,14 @@ async function main() {
         table: "a_bloom",
         indexes: [...all.filter((x) => x !== "message_id"), "bloom"],
       },
+      {
+        name: "message_id and user_id keyed by the id alone (as before)",
+        table: "a_by_id",
+        indexes: [...all.filter((x) => x !== "message_id" && x !== "user_id"), ...Object.keys(BY_ID)],
+      },
       { name: "primary key only (ceiling)", table: "a_pk", indexes: [] },
     ];
-    const definition = (ix: string) => (ix === "bloom" ? BLOOM : INDEXES[ix]);
+    const definition = (ix: string) => (ix === "bloom" ? BLOOM : (BY_ID[ix] ?? INDEXES[ix]));
     const createIndexes = async (c: (typeof copies)[number], random: boolean) => {
       for (const ix of c.indexes) {
         const fill = random && RANDOM_KEYS.includes(ix);
@@ -125,7 +144,7 @@ async function main() {
     };
 
     if (BULK) {
-      // A week of history: ids and started_at ascending, message row ids time-ordered as ingest makes
+      // PRELOAD_DAYS of history: ids and started_at ascending, message row ids time-ordered as ingest makes
       // them (bench/growth.ts timeOrderedId), message ids random, 50,000 users; bodies of bench:deliver's size.
       await db.query("SET maintenance_work_mem = '512MB'");
       for (const c of copies) {
@@ -134,10 +153,10 @@ async function main() {
             `INSERT INTO ${c.table} (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                                      started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body, outcome)
              SELECT $1, md5(g::text)::uuid, $2,
-                    (lpad(to_hex((extract(epoch FROM now() - interval '7 days' + g * (interval '7 days' / $5)) * 1000)::bigint), 12, '0') || '7'
+                    (lpad(to_hex((extract(epoch FROM now() - make_interval(days => $8) + g * (make_interval(days => $8) / $5)) * 1000)::bigint), 12, '0') || '7'
                      || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
                     md5('m' || g)::uuid::text, 'track', 'user-' || (g % 50000), 'http://127.0.0.1:9/hook', 1,
-                    now() - interval '7 days' + g * (interval '7 days' / $5), 2, $6::jsonb, repeat('x', 460), 200, $7::jsonb, 'ok', 'success'
+                    now() - make_interval(days => $8) + g * (make_interval(days => $8) / $5), 2, $6::jsonb, repeat('x', 460), 200, $7::jsonb, 'ok', 'success'
              FROM generate_series($3::int, $4::int) AS g`,
             [
               workspaceId,
@@ -147,6 +166,7 @@ async function main() {
               PRELOAD,
               JSON.stringify(template[0].request_headers),
               JSON.stringify(template[0].response_headers),
+              PRELOAD_DAYS,
             ],
           );
         await createIndexes(c, true);
@@ -157,8 +177,12 @@ async function main() {
     await db.query("CHECKPOINT");
     const pgMs = new Map<string, number>();
     const wal = new Map<string, { fpi: number; bytes: number }>();
-    const walNow = async () =>
-      (await db.query<{ fpi: string; bytes: string }>("SELECT wal_fpi AS fpi, wal_bytes AS bytes FROM pg_stat_wal")).rows[0];
+    // A backend flushes its WAL counters to pg_stat_wal at most once a second, unless asked to at
+    // the end of the current statement (Postgres 15+): without it, a copy's WAL landed on a later one.
+    const walNow = async () => {
+      await db.query("SELECT pg_stat_force_next_flush()");
+      return (await db.query<{ fpi: string; bytes: string }>("SELECT wal_fpi AS fpi, wal_bytes AS bytes FROM pg_stat_wal")).rows[0];
+    };
     for (let round = 0; round < ROUNDS; round++)
       for (const c of copies) {
         const before = await walNow();
@@ -190,14 +214,18 @@ async function main() {
       );
     }
     // One messageId lookup (the request log's messageId filter) on the product's copy and the bloom one.
-    await db.query("VACUUM a_all, a_bloom"); // summarizes the bloom index's new ranges
-    for (const table of ["a_all", "a_bloom"]) {
+    await db.query("VACUUM a_all, a_bloom, a_by_id"); // summarizes the bloom index's new ranges
+    const days = Array.from({ length: Math.max(PRELOAD_DAYS, 30) + 2 }, (_, i) =>
+      new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
+    );
+    for (const table of ["a_all", "a_by_id", "a_bloom"]) {
       // each copy's rows have message ids of their own: one written in the last round, not the last batch
       const { rows: sample } = await db.query<{ message_id: string }>(
         `SELECT message_id FROM ${table} ORDER BY id DESC OFFSET 1000 LIMIT 1`,
       );
-      const sql = LOOKUP.replace("%T", table);
-      const plan = (await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, [workspaceId, sample[0].message_id])).rows;
+      const sql = (table === "a_all" ? LOOKUP_BY_DAY : LOOKUP).replace("%T", table);
+      const params = [workspaceId, sample[0].message_id, ...(table === "a_all" ? [days] : [])];
+      const plan = (await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, params)).rows;
       const line = (re: RegExp) =>
         plan
           .map((r) => r["QUERY PLAN"] as string)

@@ -5,6 +5,8 @@
  * INSERT), then the production app answers GET /api/attempts 20 times per case:
  *   first page     — no filter, newest 50
  *   filtered page  — one destination + outcome failed + a one-day window two days back
+ *   messageId page — one message's attempt (the messageId filter)
+ *   userId page    — one user's attempts over the week (the userId filter)
  * and we print the median server time (HTTP on 127.0.0.1, so it is the server's time plus a
  * loopback hop), next to GET /api/sources (an authenticated call that reads almost nothing) measured
  * in the same run as the floor,
@@ -105,15 +107,20 @@ async function main() {
     });
 
     const floor = median(await time(`${app.url}/api/sources`, headers, () => {}));
+    // A user's attempts: one row in 50,000, spread over the week (20 at 1M rows).
+    const userAttempts = Math.min(50, Math.floor(ROWS / 50_000) + (123 < ROWS % 50_000 ? 1 : 0));
     const cases = [
-      { name: "first page", url: `${app.url}/api/attempts?limit=50` },
-      { name: "filtered page (destination + outcome + time range)", url: `${app.url}/api/attempts?${filter}` },
+      { name: "first page", url: `${app.url}/api/attempts?limit=50`, expect: 50 },
+      { name: "filtered page (destination + outcome + time range)", url: `${app.url}/api/attempts?${filter}`, expect: 50 },
+      // The day-keyed lookups (lib/request-log/attempt-days.ts): one descent per day the log holds.
+      { name: "messageId page", url: `${app.url}/api/attempts?messageId=msg-${Math.floor(ROWS / 2)}&limit=50`, expect: 1 },
+      { name: "userId page", url: `${app.url}/api/attempts?userId=user-123&limit=50`, expect: userAttempts },
     ];
     console.log(`\nGET /api/sources (floor of an authenticated API call): ${floor.toFixed(1)} ms`);
     for (const c of cases) {
       const ms = median(
         await time(c.url, headers, (b) => {
-          if (b.attempts.length !== 50) throw new Error(`${c.name}: expected 50 attempts, got ${b.attempts.length}`);
+          if (b.attempts.length !== c.expect) throw new Error(`${c.name}: expected ${c.expect} attempts, got ${b.attempts.length}`);
         }),
       );
       console.log(

@@ -52,6 +52,21 @@ const withoutPartialPredicate = (statement: string) => {
   const m = /^(CREATE INDEX (\w+) ON public\.messages USING btree \([^)]*\)) WHERE (.*)$/.exec(statement);
   return m && HAND_WRITTEN_PARTIAL_INDEXES[m[2]] === m[3] ? m[1] : statement;
 };
+/**
+ * Expression indexes (prisma/migrations/*_attempt_lookups_by_day): schema.prisma describes them with
+ * the column the expression reads in its place. Each is named with its exact expression, so any
+ * other expression still shows as a difference.
+ */
+const ATTEMPT_DAY = "(((started_at AT TIME ZONE 'UTC'::text))::date)";
+const HAND_WRITTEN_EXPRESSION_INDEXES: Record<string, { expression: string; column: string }> = {
+  attempts_workspace_id_started_day_message_id_idx: { expression: ATTEMPT_DAY, column: "started_at" },
+  attempts_workspace_id_started_day_user_id_idx: { expression: ATTEMPT_DAY, column: "started_at" },
+};
+const withoutIndexExpression = (statement: string) => {
+  const m = /^CREATE INDEX (\w+) ON /.exec(statement);
+  const hand = m && HAND_WRITTEN_EXPRESSION_INDEXES[m[1]];
+  return hand && statement.includes(hand.expression) ? statement.replace(hand.expression, hand.column) : statement;
+};
 
 /** The public schema's DDL, without _prisma_migrations, in an order-independent form. */
 async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): Promise<string[]> {
@@ -76,7 +91,7 @@ async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): 
     .map((statement) => statement.trim())
     .filter(Boolean)
     .filter((statement) => !(opts.withoutChecks && HAND_WRITTEN_TRIGGER.test(statement)))
-    .map((statement) => (opts.withoutChecks ? withoutPartialPredicate(statement) : statement))
+    .map((statement) => (opts.withoutChecks ? withoutIndexExpression(withoutPartialPredicate(statement)) : statement))
     .map((statement) => {
       // A column added by a later migration sits last in the migrated table: ignore column order.
       const table = /^(CREATE TABLE [^(]+\()\n([\s\S]*)\n(\))$/.exec(statement);

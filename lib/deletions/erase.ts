@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { inLogDays } from "../request-log/attempt-days";
 import type { ErasedCounts } from "./contract";
 
 export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a deletion request";
@@ -46,7 +47,7 @@ export async function eraseUserData(
 
   const attempts = await client.query(
     `UPDATE attempts SET request_body = NULL, response_body = NULL
-      WHERE workspace_id = $1 AND type <> 'delete' AND (message_row_id = ANY($3::uuid[]) OR user_id = $2)
+      WHERE workspace_id = $1 AND type <> 'delete' AND (message_row_id = ANY($3::uuid[]) OR (user_id = $2 AND ${inLogDays("attempts")}))
         AND (request_body IS NOT NULL OR response_body IS NOT NULL)`,
     [workspaceId, userId, ids],
   );

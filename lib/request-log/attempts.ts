@@ -2,6 +2,7 @@ import "server-only";
 import { pool } from "../platform/db";
 import { notFound } from "../platform/errors";
 import type { AttemptDetailDto, AttemptDto, AttemptFilter, AttemptListQuery, AttemptPageDto } from "./contract";
+import { inLogDays } from "./attempt-days";
 
 /** The WHERE clause for a workspace's attempts under a filter ($1 is the workspace). */
 export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a"): { sql: string; values: unknown[] } {
@@ -16,6 +17,8 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
   if (f.type) add((p) => `${alias}.type = ${p}`, f.type);
   if (f.userId) add((p) => `${alias}.user_id = ${p}`, f.userId);
   if (f.messageId) add((p) => `${alias}.message_id = ${p}`, f.messageId);
+  // Their indexes are keyed by day first (attempt-days.ts): the lookup names the log's days.
+  if (f.userId || f.messageId) conds.push(inLogDays(alias));
   if (f.url) add((p) => `${alias}.url = ${p}`, f.url);
   if (f.from) add((p) => `${alias}.started_at >= ${p}`, f.from);
   if (f.to) add((p) => `${alias}.started_at < ${p}`, f.to);
