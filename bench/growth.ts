@@ -14,9 +14,10 @@
  *    directory, removed at the end unless GROWTH_KEEP; GROWTH_EMBEDDED=<dir> uses (and keeps) that
  *    data directory, so a seeded database can be measured again. GROWTH_PG_SETTINGS="a=1,b=2"
  *    replaces or adds to its settings (levers under test).
- * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page and a filtered page
- *    (destination + outcome failed + a one-day window), median of 20 each, goal ≤ 150 ms; with the
- *    EXPLAIN (ANALYZE, BUFFERS) of each page's statement (attemptPageQuery, the one the API runs).
+ * 2. Request log at GROWTH_ATTEMPTS attempts: GET /api/attempts first page, a filtered page
+ *    (destination + outcome failed + a one-day window), a messageId page and a userId page, median
+ *    of 20 each, goal ≤ 150 ms; with the EXPLAIN (ANALYZE, BUFFERS) of each page's statement
+ *    (attemptPageQuery, the one the API runs).
  * 3. An audience's first sync over GROWTH_PROFILES profiles: bench/audience.ts (its own database),
  *    goal ≤ 10 s.
  *
@@ -25,7 +26,8 @@
  * Env: GROWTH_MESSAGE_IDS (uuid | sequential), GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
  * GROWTH_INGEST_EVENTS (600,000 per measurement on a server not started here), GROWTH_INGEST_EVENTS_MAX (4,000,000:
  * the cap on an embedded Postgres' window of one checkpoint cycle), GROWTH_WARM_EVENTS (50,000), GROWTH_ONLY=ingest,log,audience.
- * Last line: RESULT growth ingest_ratio=<r> cpu_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> audience_first_sync_ms=<n>
+ * Last line: RESULT growth ingest_ratio=<r> cpu_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> log_message_id_ms=<n>
+ * log_user_id_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -226,13 +228,13 @@ async function seedAttempts(db: pg.Client, workspaceId: string, destinations: st
   );
 }
 
-async function timePage(url: string, headers: Record<string, string>): Promise<number> {
+async function timePage(url: string, headers: Record<string, string>, expected = 50): Promise<number> {
   const out: number[] = [];
   for (let i = 0; i < 23; i++) {
     const t = performance.now();
     const res = await fetch(url, { headers });
     const body = (await res.json()) as { attempts: unknown[] };
-    if (!res.ok || body.attempts.length !== 50) throw new Error(`${url} → ${res.status}, ${body.attempts?.length} attempts`);
+    if (!res.ok || body.attempts.length !== expected) throw new Error(`${url} → ${res.status}, ${body.attempts?.length} attempts`);
     if (i >= 3) out.push(performance.now() - t); // the first three warm the app and the cache
   }
   return median(out);
@@ -460,6 +462,8 @@ async function run(postmasterPid: number | null) {
     cpu_ratio: "-",
     log_first_ms: "-",
     log_filtered_ms: "-",
+    log_message_id_ms: "-",
+    log_user_id_ms: "-",
     audience_first_sync_ms: "-",
   };
   try {
@@ -531,8 +535,24 @@ async function run(postmasterPid: number | null) {
       await explain(db, ws.workspace.id, { limit: "50" });
       log("plan of the filtered page:");
       await explain(db, ws.workspace.id, filter);
+      // The lookups keyed by day (lib/request-log/attempt-days.ts): one message's attempt, and one
+      // user's over the week (one row in 50,000: a full page of 50 at 10 M).
+      const byMessage = { messageId: `msg-${Math.floor(ATTEMPTS / 2)}`, limit: "50" };
+      const byUser = { userId: "user-123", limit: "50" };
+      const userRows = Math.min(50, Math.floor(ATTEMPTS / 50_000) + (123 < ATTEMPTS % 50_000 ? 1 : 0));
+      const messagePage = await timePage(`${app.url}/api/attempts?${new URLSearchParams(byMessage)}`, headers, 1);
+      const userPage = await timePage(`${app.url}/api/attempts?${new URLSearchParams(byUser)}`, headers, userRows);
+      log(
+        `request log at ${ATTEMPTS.toLocaleString("en-US")} attempts: messageId page ${messagePage.toFixed(1)} ms, userId page ${userPage.toFixed(1)} ms (goal ≤ 150)`,
+      );
+      log("plan of the messageId page:");
+      await explain(db, ws.workspace.id, byMessage);
+      log("plan of the userId page:");
+      await explain(db, ws.workspace.id, byUser);
       result.log_first_ms = first.toFixed(1);
       result.log_filtered_ms = filtered.toFixed(1);
+      result.log_message_id_ms = messagePage.toFixed(1);
+      result.log_user_id_ms = userPage.toFixed(1);
     }
   } finally {
     await stack?.app.stop();
