@@ -23,7 +23,10 @@
  * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
  * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
  * stops answering for ms at every n-th request: bench/sink.ts), BENCH_SIGNING=full (the destination
- * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do).
+ * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do),
+ * BENCH_LOG_PRELOAD=<n> (n attempts already in the log, in the bench's workspace, bulk-loaded over
+ * BENCH_LOG_PRELOAD_DAYS, 30: what the log's size does to a delivery; the attempt log's bytes per
+ * attempt then count the preload's rows too).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -39,6 +42,7 @@ import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
 import { measureCpu, type CpuUse } from "./cpu";
 import { startSink, type Sink } from "./sink-process";
+import { loadAttempts } from "./bulk-load";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -46,6 +50,16 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const WARMUP = Number(process.env.BENCH_WORKER_WARMUP ?? N);
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
+/** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/webhooks.md#delivery-cost). */
+const LOG_PRELOAD = Number(process.env.BENCH_LOG_PRELOAD ?? 0);
+const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
+/** The log's indexes on keys in no time order (within a day, since *_attempt_lookups_by_day), by either migration's names. */
+const RANDOM_ATTEMPT_INDEXES = [
+  "attempts_workspace_id_message_id_idx",
+  "attempts_workspace_id_user_id_idx",
+  "attempts_workspace_id_started_day_message_id_idx",
+  "attempts_workspace_id_started_day_user_id_idx",
+];
 /** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
 const FULL_SIGNING_HEADERS = [
   { name: "Authorization", value: "Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
@@ -122,6 +136,24 @@ async function anyPending(c: pg.ClientBase, destinationId: string): Promise<bool
 async function throughput(db: { url: string; name: string }, sink: Sink) {
   const workspaceId = await insertWorkspace(db.url);
   const destinationId = await sinkDestination(db.url, workspaceId, sink);
+  if (LOG_PRELOAD > 0)
+    await withClient(db.url, async (c) => {
+      // A destination of their own: the ceiling after the run re-sends the bench destination's bodies.
+      const preloadDestination = await insertDestination(db.url, { workspaceId, urls: ["http://127.0.0.1:9/preload"] });
+      await loadAttempts(c, {
+        workspaceId,
+        destinations: [preloadDestination],
+        total: LOG_PRELOAD,
+        days: LOG_PRELOAD_DAYS,
+        // As the bench's own messages' ids: random, so that the log's messageId index takes them all over.
+        messageIds: "uuid",
+        randomIndexes: RANDOM_ATTEMPT_INDEXES,
+        log: (m) => console.log(`[bench] ${m} (BENCH_LOG_PRELOAD, over ${LOG_PRELOAD_DAYS} days)`),
+      });
+      // Every run starts right after a checkpoint: the first change to each page writes it whole to the WAL.
+      await c.query("VACUUM attempts");
+      await c.query("CHECKPOINT");
+    });
   const workers: Proc[] = [];
   for (let i = 0; i < WORKERS; i++)
     workers.push(

@@ -30,6 +30,7 @@
  * log_user_id_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
+import { bulkLoad, loadAttempts } from "./bulk-load";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -66,43 +67,6 @@ const DAY = 86_400_000;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (m: string) => console.log(`[growth] ${m}`);
-
-/**
- * Runs `fill(from, to)` in chunks with the table's secondary indexes dropped, then rebuilds them.
- * `randomIndexes` are built as inserts at random keys would have left them: Postgres builds an
- * index's leaves 90 % full, while leaves split 50/50 by random keys settle at ~70 % (ln 2), so a
- * freshly built one has ~30 % fewer leaves and splits far more often at first than the index
- * ingest grew over months (docs/architecture.md#growth).
- */
-async function bulkLoad(
-  db: pg.Client,
-  table: string,
-  total: number,
-  fill: (from: number, to: number) => Promise<void>,
-  chunk = CHUNK,
-  randomIndexes: string[] = [],
-) {
-  const t0 = performance.now();
-  const { rows: indexes } = await db.query<{ name: string; def: string }>(
-    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-     WHERE i.tablename = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
-    [table],
-  );
-  for (const i of indexes) await db.query(`DROP INDEX "${i.name}"`);
-  for (let from = 1; from <= total; from += chunk) await fill(from, Math.min(total, from + chunk - 1));
-  await db.query("SET maintenance_work_mem = '256MB'");
-  for (const i of indexes) {
-    if (!randomIndexes.includes(i.name)) await db.query(i.def);
-    else {
-      await db.query(`${i.def} WITH (fillfactor = 70)`);
-      await db.query(`ALTER INDEX "${i.name}" RESET (fillfactor)`); // as the migration made it
-    }
-  }
-  await db.query(`ANALYZE ${table}`);
-  log(
-    `${table}: ${total.toLocaleString("en-US")} rows loaded and ${indexes.length} indexes rebuilt in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
-  );
-}
 
 /**
  * Sends `events` in 100-message batches over 32 connections; gives events/s. `opts.stop` ends it
@@ -185,8 +149,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
           [workspaceId, sourceId, from, to, MESSAGES],
         )
         .then(() => {}),
-    CHUNK,
-    MESSAGE_IDS === "uuid" ? ["messages_source_id_message_id_key"] : [],
+    { chunk: CHUNK, randomIndexes: MESSAGE_IDS === "uuid" ? ["messages_source_id_message_id_key"] : [], log },
   );
   // One pass over the seeded messages (the ones ingest made have their deliveries already).
   await bulkLoad(
@@ -202,29 +165,7 @@ async function seedMessages(db: pg.Client, workspaceId: string, sourceId: string
           [workspaceId, destinationId, sourceId],
         )
         .then(() => {}),
-    MESSAGES,
-  );
-}
-
-async function seedAttempts(db: pg.Client, workspaceId: string, destinations: string[]) {
-  // As bench/log.ts: ids ascend with time; destination and outcome (85 % success, 10 % retry, 5 % failed) hashed apart.
-  await bulkLoad(db, "attempts", ATTEMPTS, (from, to) =>
-    db
-      .query(
-        `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
-                               attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
-                               response_headers, response_body, outcome)
-         SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d], md5('m' || g)::uuid, 'msg-' || g, 'track', 'user-' || (g % 50000),
-                'https://hooks' || (1 + h.d) || '.example.com/eventrail', 1, now() - interval '7 days' + g * (interval '7 days' / $5),
-                20 + (hashint4(g) & 511), '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
-                '{"version":1,"type":"track","userId":"user-' || g || '","event":"Order Completed","properties":{"total":42}}',
-                CASE WHEN h.o < 5 THEN 500 WHEN h.o < 15 THEN 503 ELSE 200 END, '{"content-type":"application/json"}'::jsonb, '{"ok":true}',
-                CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END
-         FROM generate_series($3::int, $4::int) AS g,
-              LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
-        [workspaceId, destinations, from, to, ATTEMPTS],
-      )
-      .then(() => {}),
+    { chunk: MESSAGES, log },
   );
 }
 
@@ -516,7 +457,7 @@ async function run(postmasterPid: number | null) {
       const destinations = [destination.id];
       for (let i = 0; i < 4; i++)
         destinations.push((await api.post("/api/destinations", { name: `d${i}`, urls: [`http://127.0.0.1:9/d${i}`] })).id);
-      await seedAttempts(db, ws.workspace.id, destinations);
+      await loadAttempts(db, { workspaceId: ws.workspace.id, destinations, total: ATTEMPTS, days: 7, log });
       const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "x-eventrail-workspace": ws.workspace.id };
       const now = Date.now();
       const filter = {

@@ -1,0 +1,88 @@
+/**
+ * Bulk loads for the benches that need a large table before they measure (bench:growth, and
+ * bench:deliver's BENCH_LOG_PRELOAD): INSERT … SELECT generate_series with the table's secondary
+ * indexes dropped and rebuilt afterwards, the same definitions read from pg_indexes.
+ */
+import type pg from "pg";
+
+/**
+ * Runs `fill(from, to)` in chunks with the table's secondary indexes dropped, then rebuilds them.
+ * `randomIndexes` are built as inserts at random keys would have left them: Postgres builds an
+ * index's leaves 90 % full, while leaves split 50/50 by random keys settle at ~70 % (ln 2), so a
+ * freshly built one has ~30 % fewer leaves and splits far more often at first than the index
+ * ingest grew over months (docs/architecture.md#growth).
+ */
+export async function bulkLoad(
+  db: pg.ClientBase,
+  table: string,
+  total: number,
+  fill: (from: number, to: number) => Promise<void>,
+  opts: { chunk?: number; randomIndexes?: string[]; log: (m: string) => void },
+) {
+  const chunk = opts.chunk ?? 1_000_000;
+  const randomIndexes = opts.randomIndexes ?? [];
+  const t0 = performance.now();
+  const { rows: indexes } = await db.query<{ name: string; def: string }>(
+    `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+     WHERE i.tablename = $1 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
+    [table],
+  );
+  for (const i of indexes) await db.query(`DROP INDEX "${i.name}"`);
+  for (let from = 1; from <= total; from += chunk) await fill(from, Math.min(total, from + chunk - 1));
+  await db.query("SET maintenance_work_mem = '256MB'");
+  for (const i of indexes) {
+    if (!randomIndexes.includes(i.name)) await db.query(i.def);
+    else {
+      await db.query(`${i.def} WITH (fillfactor = 70)`);
+      await db.query(`ALTER INDEX "${i.name}" RESET (fillfactor)`); // as the migration made it
+    }
+  }
+  await db.query(`ANALYZE ${table}`);
+  opts.log(
+    `${table}: ${total.toLocaleString("en-US")} rows loaded and ${indexes.length} indexes rebuilt in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
+}
+
+/**
+ * `total` attempts of one workspace over the last `days` days, as bench/log.ts makes them: ids
+ * ascend with time; destination and outcome (85 % success, 10 % retry, 5 % failed) hashed apart;
+ * 50,000 users; the destinations take turns by the same hash. `randomIndexes` as bulkLoad's.
+ */
+export async function loadAttempts(
+  db: pg.ClientBase,
+  o: {
+    workspaceId: string;
+    destinations: string[];
+    total: number;
+    days: number;
+    /** message ids `msg-<n>` (a lookup can name one), or random UUIDs as most SDKs send (`uuid`) */
+    messageIds?: "numbered" | "uuid";
+    randomIndexes?: string[];
+    log: (m: string) => void;
+  },
+) {
+  await bulkLoad(
+    db,
+    "attempts",
+    o.total,
+    (from, to) =>
+      db
+        .query(
+          `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
+                                 attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
+                                 response_headers, response_body, outcome)
+           SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d % cardinality($2::uuid[])], md5('m' || g)::uuid, ${o.messageIds === "uuid" ? "md5('msg-' || g)::uuid::text" : "'msg-' || g"}, 'track', 'user-' || (g % 50000),
+                  'https://hooks' || (1 + h.d) || '.example.com/eventrail', 1,
+                  now() - make_interval(days => $6) + g * (make_interval(days => $6) / $5),
+                  20 + (hashint4(g) & 511), '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
+                  '{"version":1,"type":"track","userId":"user-' || g || '","event":"Order Completed","properties":{"total":42}}',
+                  CASE WHEN h.o < 5 THEN 500 WHEN h.o < 15 THEN 503 ELSE 200 END, '{"content-type":"application/json"}'::jsonb, '{"ok":true}',
+                  CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END
+           FROM generate_series($3::int, $4::int) AS g,
+                LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
+          [o.workspaceId, o.destinations, from, to, o.total, o.days],
+        )
+        .then(() => {}),
+    { randomIndexes: o.randomIndexes, log: o.log },
+  );
+}
