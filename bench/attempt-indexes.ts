@@ -28,6 +28,7 @@ import pg from "pg";
 import { createTestDatabase } from "../test/harness/pg";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
+import { attemptDay } from "../lib/request-log/attempt-days";
 import { measureCpu } from "./cpu";
 
 const N = Number(process.env.ATTEMPT_ROWS ?? 20_000);
@@ -39,8 +40,8 @@ const BATCH = 500;
 const ONLY = process.env.ATTEMPT_ONLY?.split(",").map((x) => x.trim());
 const BULK = PRELOAD > 100_000;
 
-/** The attempt's UTC day: the messageId and userId indexes' second key (lib/request-log/attempt-days.ts). */
-const DAY = "((started_at AT TIME ZONE 'UTC')::date)";
+/** The attempt's UTC day: the messageId and userId indexes' second key. */
+const DAY = attemptDay();
 /** The attempt log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt), by a short name. */
 const INDEXES: Record<string, string> = {
   id: "(workspace_id, id DESC)",
@@ -62,7 +63,7 @@ const BLOOM = "USING BRIN (message_id text_bloom_ops) WITH (pages_per_range = 32
 const PRELOAD_DAYS = Number(process.env.ATTEMPT_PRELOAD_DAYS ?? 7);
 const LOOKUP = "SELECT id FROM %T a WHERE a.workspace_id = $1 AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50";
 /** The product's lookup (lib/request-log/attempts.ts): every day the log may hold ($3, the retention's days and today). */
-const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${DAY.replace("started_at", "a.started_at")} = ANY($3::date[]) AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50`;
+const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${attemptDay("a")} = ANY($3::date[]) AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50`;
 
 async function main() {
   const database = await createTestDatabase();

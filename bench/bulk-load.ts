@@ -43,10 +43,28 @@ export async function bulkLoad(
   );
 }
 
+/** The attempts' users: row g belongs to `user-<g % ATTEMPT_USERS>`. */
+export const ATTEMPT_USERS = 50_000;
+/** How many of loadAttempts' `total` rows belong to `user-<user>`. */
+export const attemptsOfUser = (total: number, user: number) =>
+  total < user ? 0 : Math.floor((total - user) / ATTEMPT_USERS) + (user === 0 ? 0 : 1);
+
 /**
- * `total` attempts of one workspace over the last `days` days, as bench/log.ts makes them: ids
- * ascend with time; destination and outcome (85 % success, 10 % retry, 5 % failed) hashed apart;
- * 50,000 users; the destinations take turns by the same hash. `randomIndexes` as bulkLoad's.
+ * The log's indexes on keys in no time order (within a day, since *_attempt_lookups_by_day), by
+ * either migration's names (a bench run against a commit from before it builds them the same way):
+ * rebuilt as random inserts leave them (bulkLoad's `randomIndexes`).
+ */
+const RANDOM_ATTEMPT_INDEXES = [
+  "attempts_workspace_id_message_id_idx",
+  "attempts_workspace_id_user_id_idx",
+  "attempts_workspace_id_started_day_message_id_idx",
+  "attempts_workspace_id_started_day_user_id_idx",
+];
+
+/**
+ * `total` attempts of one workspace over the last `days` days: ids ascend with time; destination
+ * and outcome (85 % success, 10 % retry, 5 % failed) hashed apart, the destinations taking turns;
+ * ATTEMPT_USERS users.
  */
 export async function loadAttempts(
   db: pg.ClientBase,
@@ -57,7 +75,6 @@ export async function loadAttempts(
     days: number;
     /** message ids `msg-<n>` (a lookup can name one), or random UUIDs as most SDKs send (`uuid`) */
     messageIds?: "numbered" | "uuid";
-    randomIndexes?: string[];
     log: (m: string) => void;
   },
 ) {
@@ -71,7 +88,7 @@ export async function loadAttempts(
           `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
                                  attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
                                  response_headers, response_body, outcome)
-           SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d % cardinality($2::uuid[])], md5('m' || g)::uuid, ${o.messageIds === "uuid" ? "md5('msg-' || g)::uuid::text" : "'msg-' || g"}, 'track', 'user-' || (g % 50000),
+           SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d % cardinality($2::uuid[])], md5('m' || g)::uuid, ${o.messageIds === "uuid" ? "md5('msg-' || g)::uuid::text" : "'msg-' || g"}, 'track', 'user-' || (g % $7),
                   'https://hooks' || (1 + h.d) || '.example.com/eventrail', 1,
                   now() - make_interval(days => $6) + g * (make_interval(days => $6) / $5),
                   20 + (hashint4(g) & 511), '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
@@ -80,9 +97,9 @@ export async function loadAttempts(
                   CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END
            FROM generate_series($3::int, $4::int) AS g,
                 LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
-          [o.workspaceId, o.destinations, from, to, o.total, o.days],
+          [o.workspaceId, o.destinations, from, to, o.total, o.days, ATTEMPT_USERS],
         )
         .then(() => {}),
-    { randomIndexes: o.randomIndexes, log: o.log },
+    { randomIndexes: RANDOM_ATTEMPT_INDEXES, log: o.log },
   );
 }

@@ -53,13 +53,6 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/webhooks.md#delivery-cost). */
 const LOG_PRELOAD = Number(process.env.BENCH_LOG_PRELOAD ?? 0);
 const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
-/** The log's indexes on keys in no time order (within a day, since *_attempt_lookups_by_day), by either migration's names. */
-const RANDOM_ATTEMPT_INDEXES = [
-  "attempts_workspace_id_message_id_idx",
-  "attempts_workspace_id_user_id_idx",
-  "attempts_workspace_id_started_day_message_id_idx",
-  "attempts_workspace_id_started_day_user_id_idx",
-];
 /** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
 const FULL_SIGNING_HEADERS = [
   { name: "Authorization", value: "Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
@@ -147,7 +140,6 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
         days: LOG_PRELOAD_DAYS,
         // As the bench's own messages' ids: random, so that the log's messageId index takes them all over.
         messageIds: "uuid",
-        randomIndexes: RANDOM_ATTEMPT_INDEXES,
         log: (m) => console.log(`[bench] ${m} (BENCH_LOG_PRELOAD, over ${LOG_PRELOAD_DAYS} days)`),
       });
       // Every run starts right after a checkpoint: the first change to each page writes it whole to the WAL.

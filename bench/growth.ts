@@ -30,7 +30,7 @@
  * log_user_id_ms=<n> audience_first_sync_ms=<n>
  */
 import { spawnSync } from "node:child_process";
-import { bulkLoad, loadAttempts } from "./bulk-load";
+import { attemptsOfUser, bulkLoad, loadAttempts } from "./bulk-load";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -480,7 +480,7 @@ async function run(postmasterPid: number | null) {
       // user's over the week (one row in 50,000: a full page of 50 at 10 M).
       const byMessage = { messageId: `msg-${Math.floor(ATTEMPTS / 2)}`, limit: "50" };
       const byUser = { userId: "user-123", limit: "50" };
-      const userRows = Math.min(50, Math.floor(ATTEMPTS / 50_000) + (123 < ATTEMPTS % 50_000 ? 1 : 0));
+      const userRows = Math.min(50, attemptsOfUser(ATTEMPTS, 123));
       const messagePage = await timePage(`${app.url}/api/attempts?${new URLSearchParams(byMessage)}`, headers, 1);
       const userPage = await timePage(`${app.url}/api/attempts?${new URLSearchParams(byUser)}`, headers, userRows);
       log(

@@ -1,8 +1,9 @@
 /**
  * `npm run bench:log` — the request log at 1,000,000 attempts.
  *
- * A fresh database gets 1M attempts across 5 destinations over the last 7 days (one generate_series
- * INSERT), then the production app answers GET /api/attempts 20 times per case:
+ * A fresh database gets 1M attempts across 5 destinations over the last 7 days (bulk-loaded by
+ * bench/bulk-load.ts loadAttempts, as bench:growth's), then the production app answers
+ * GET /api/attempts 20 times per case:
  *   first page     — no filter, newest 50
  *   filtered page  — one destination + outcome failed + a one-day window two days back
  *   messageId page — one message's attempt (the messageId filter)
@@ -16,6 +17,7 @@ import pg from "pg";
 import { randomUUID } from "node:crypto";
 import { buildIfNeeded } from "../scripts/lib/build";
 import { createTestDatabase } from "../test/harness/pg";
+import { attemptsOfUser, loadAttempts } from "./bulk-load";
 import { ADMIN_TOKEN, startApp } from "../test/harness/stack";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -43,32 +45,7 @@ async function seed(url: string): Promise<{ workspaceId: string; destinations: s
         [`https://hooks${i + 1}.example.com/eventrail`],
       ]);
     }
-    const started = Date.now();
-    // Ids ascend with time, as they do when attempts are appended; destination and outcome (85% success,
-    // 10% retry, 5% failed) are hashed from the row number so they do not correlate with each other.
-    await db.query(
-      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url,
-                             attempt_number, started_at, duration_ms, request_headers, request_body, response_status,
-                             response_headers, response_body, error_kind, error_text, outcome, next_retry_at)
-       SELECT $1, md5(g::text)::uuid, ($2::uuid[])[1 + h.d], md5('m' || g)::uuid, 'msg-' || g,
-              (ARRAY['track','identify','page','screen','group','alias','delete'])[1 + (g / 7) % 7],
-              'user-' || (g % 50000),
-              'https://hooks' || (1 + h.d) || '.example.com/eventrail',
-              1 + (g / 5) % 3,
-              now() - interval '7 days' + (g * (interval '7 days' / $3)),
-              20 + (hashint4(g) & 511),
-              '{"content-type":"application/json","user-agent":"Eventrail.io/1.0"}'::jsonb,
-              '{"version":1,"type":"track","userId":"user-' || g || '","event":"Order Completed","properties":{"total":42}}',
-              CASE WHEN h.o < 5 THEN 500 WHEN h.o < 15 THEN 503 ELSE 200 END,
-              '{"content-type":"application/json"}'::jsonb, '{"ok":true}', NULL, NULL,
-              CASE WHEN h.o < 5 THEN 'failed' WHEN h.o < 15 THEN 'retry' ELSE 'success' END,
-              NULL
-         FROM generate_series(1, $3::int) AS g,
-              LATERAL (SELECT (hashint4(g) & 2147483647) % 5 AS d, (hashint4(-g) & 2147483647) % 100 AS o) AS h`,
-      [workspaceId, destinations, ROWS],
-    );
-    await db.query("ANALYZE attempts");
-    console.log(`seeded ${ROWS.toLocaleString()} attempts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await loadAttempts(db, { workspaceId, destinations, total: ROWS, days: 7, log: (m) => console.log(`seeded ${m}`) });
     return { workspaceId, destinations };
   } finally {
     await db.end();
@@ -108,7 +85,7 @@ async function main() {
 
     const floor = median(await time(`${app.url}/api/sources`, headers, () => {}));
     // A user's attempts: one row in 50,000, spread over the week (20 at 1M rows).
-    const userAttempts = Math.min(50, Math.floor(ROWS / 50_000) + (123 < ROWS % 50_000 ? 1 : 0));
+    const userAttempts = Math.min(50, attemptsOfUser(ROWS, 123));
     const cases = [
       { name: "first page", url: `${app.url}/api/attempts?limit=50`, expect: 50 },
       { name: "filtered page (destination + outcome + time range)", url: `${app.url}/api/attempts?${filter}`, expect: 50 },

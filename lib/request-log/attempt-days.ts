@@ -8,9 +8,9 @@ import "server-only";
  * the log holds (LOG_DAYS): one index descent per day.
  *
  * The expression is the one the indexes are built on, character for character, or the planner cannot
- * use them.
+ * use them (without an alias, as an index definition writes it: bench/attempt-indexes.ts).
  */
-export const attemptDay = (alias: string) => `((${alias}.started_at AT TIME ZONE 'UTC')::date)`;
+export const attemptDay = (alias?: string) => `((${alias ? `${alias}.` : ""}started_at AT TIME ZONE 'UTC')::date)`;
 
 /**
  * Every UTC day the log holds attempts of, as a date[]: from the day before the oldest attempt's
