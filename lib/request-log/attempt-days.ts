@@ -20,7 +20,7 @@ export const attemptDay = (alias?: string) => `((${alias ? `${alias}.` : ""}star
  * runs ahead of the database's. An empty log gives an empty array, which matches nothing.
  */
 export const LOG_DAYS = `ARRAY(SELECT generate_series(
-    (SELECT (o.started_at AT TIME ZONE 'UTC')::date - 1 FROM attempts o ORDER BY o.id LIMIT 1),
+    (SELECT ${attemptDay("o")} - 1 FROM attempts o ORDER BY o.id LIMIT 1),
     (now() AT TIME ZONE 'UTC')::date + 1, interval '1 day')::date)`;
 
 /** The condition that lets a lookup by messageId or userId use its day-keyed index. */
