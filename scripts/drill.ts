@@ -6,7 +6,8 @@
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
 // DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only). `npm run drill -- isolation` runs the
-// Tracking API isolation drill (scripts/drill/isolation.ts).
+// Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
+// drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,7 @@ import { startApp, startWorker, type Proc } from "../test/harness/stack";
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
+import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
 import { ABUSE_APP_ENV, ATTACKS, formatAbuse, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
@@ -36,6 +38,17 @@ async function main() {
     process.exit(r.afterKill.stored === r.afterKill.sent && r.afterKill.accepted === r.afterKill.sent ? 0 : 1);
   }
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
+  if (process.argv.slice(2).includes("failover")) {
+    const modes = (process.env.DRILL_FAILOVER_MODES ?? "sync,async").split(",").map((m) => m.trim()) as FailoverMode[];
+    let syncLost = 0;
+    for (const mode of modes) {
+      const r = await runFailoverDrill(mode);
+      console.log(formatFailover(r));
+      if (mode === "sync") syncLost += r.lost;
+    }
+    // Only the synchronous standby promises that nothing acknowledged is lost.
+    process.exit(syncLost === 0 ? 0 : 1);
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-drill-"));
   let pgServer: EmbeddedDb | undefined;
   let db: pg.Pool | undefined;
