@@ -4,6 +4,7 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateEndpointAlerts } from "../lib/alerts/evaluate";
+import { sendNotices } from "../lib/alerts/notify";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { withClient } from "./harness/delivery/direct";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
@@ -227,5 +228,37 @@ describe("endpoint alerts", () => {
     expect((await ctx.settled(second)).deliveries[0]).toMatchObject({ state: "delivered" });
     expect(good.requests.length).toBe(goodSeen + 1);
     expect(bad.requests.length).toBe(badSeen);
+  });
+  it("escapes <, > and & in the Slack-compatible notice: no channel ping, no mention, no disguised link; the email keeps the text", async () => {
+    await ctx.api.request("PUT", "/api/alerts/settings", { notifyUrl: `${hooks.url}/services/T0/B0/secret-token` });
+    const seen = hooks.requests.length;
+    const mails = smtp.messages.length;
+    const name = "<!channel> Orders <https://evil.example/login|Re-enable here> & co";
+    await sendNotices(
+      [
+        {
+          kind: "opened",
+          workspaceId: ctx.api.workspaceId!,
+          destinationId: crypto.randomUUID(),
+          destinationName: name,
+          url: "https://hooks.example/in?a=1&b=2",
+          reason: "failing",
+          failingSince: new Date(Date.now() - 20 * MINUTE),
+          successRate: null,
+          lastError: "HTTP 500: <@U024BE7LH>",
+          now: new Date(),
+        },
+      ],
+      { smtpUrl: smtp.url, from: "alerts@example.com", dashboardOrigin: null },
+    );
+    await waitFor(async () => hooks.requests.length > seen && smtp.messages.length > mails, { what: "the notice and the email" });
+    const text = JSON.parse(hooks.requests[seen].body).text as string;
+    expect(text).not.toMatch(/[<>]/);
+    expect(text).toContain('"&lt;!channel&gt; Orders &lt;https://evil.example/login|Re-enable here&gt; &amp; co"');
+    expect(text).toContain("https://hooks.example/in?a=1&amp;b=2");
+    expect(text).toContain("(last error: HTTP 500: &lt;@U024BE7LH&gt;)");
+    // Email is plain text, not parsed for mentions: it tells the name as it is.
+    expect(smtp.messages.at(-1)?.raw).toContain("!channel");
+    expect(smtp.messages.at(-1)?.raw).not.toContain("&lt;");
   });
 });
