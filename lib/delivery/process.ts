@@ -50,12 +50,17 @@ export type BatchSummary = {
  * slow endpoint are recorded later, on their own, so they do not hold the batch (detach.ts). Throws
  * only when the database fails, so pg-boss retries the jobs (at-least-once).
  */
-export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLateDue?: (due: Date[]) => void }): Promise<BatchSummary> {
+export async function processDeliveryBatch(opts: {
+  deliveryIds: string[];
+  onLateDue?: (due: Date[]) => void;
+  /** wait for every round, however slow (a test-send, whose caller waits for its result) */
+  waitForAll?: boolean;
+}): Promise<BatchSummary> {
   const t0 = performance.now();
   const { deliveries, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const t1 = performance.now();
   // Judged before the rounds start (their own requests are not yet in flight): see detach.ts.
-  const urls = deliveries.map((d) => roundUrls(d.destination.urls, d.pendingUrls));
+  const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
   const slowAtStart = slowJudge();
   const unwaited = urls.map((us) => us.some(slowAtStart));
   const running = deliveries.map((d, i) => sendRound(d, urls[i]));
@@ -84,7 +89,9 @@ export async function processDeliveryBatch(opts: { deliveryIds: string[]; onLate
       return queuedTooDeep[i];
     };
   };
-  const { done: sent, late } = await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
+  const { done: sent, late } = opts.waitForAll
+    ? { done: await Promise.all(running), late: [] as number[] }
+    : await settleWithin(running, BATCH_PATIENCE_MS, unwaited, heldUp);
   const rounds = sent.map(finishRound);
   const t2 = performance.now();
 
@@ -212,10 +219,11 @@ async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> 
   const startedAt = new Date();
   // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
+  // A test-send (targetUrls) tests the endpoint: it goes whether or not the destination is enabled.
   const pending = d.pendingUrls ?? [];
   const onlyDisabledLeft =
     d.destination.urls.length === 0 || (pending.length > 0 && pending.every((u) => d.destination.disabledUrls.includes(u)));
-  if (!d.destination.enabled || d.erased || onlyDisabledLeft) {
+  if (d.erased || (!d.targetUrls && (!d.destination.enabled || onlyDisabledLeft))) {
     const why = d.erased
       ? "message was erased by a deletion request"
       : d.destination.enabled
@@ -262,6 +270,7 @@ function finishRound(r: SentRound): Round {
     lastStatusBefore: d.lastStatus,
     lastErrorBefore: d.lastError,
     policy: { baseMs: env().EVENTRAIL_RETRY_BASE_MS, maxStepMs: env().EVENTRAIL_RETRY_MAX_MS },
+    retries: !d.test,
   });
   const nextAt = decision.nextAttemptAt;
   const attemptNumber = d.attemptCount + 1;

@@ -3,6 +3,7 @@ import { Prisma } from "../platform/generated/prisma/client";
 import { prisma } from "../platform/db";
 import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
+import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import {
   DESTINATION_LIMITS,
@@ -14,6 +15,7 @@ import {
   type DestinationInput,
   type DestinationPatch,
   type RevealInput,
+  type SavedDestinationDto,
 } from "./contract";
 import { mergeHeaders, type StoredHeader } from "./headers";
 import { recordAudit, type Actor } from "../audit/record";
@@ -178,7 +180,7 @@ export async function loadSigningSettings(opts: {
   };
 }
 
-export async function createDestination(opts: Change & { input: DestinationInput }): Promise<DestinationDto> {
+export async function createDestination(opts: Change & { input: DestinationInput }): Promise<SavedDestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const count = await tx.destination.count({ where: { workspaceId } });
@@ -209,10 +211,10 @@ export async function createDestination(opts: Change & { input: DestinationInput
     await audit(tx, opts, "destination.create", null, created);
     return created;
   });
-  return toDto(row);
+  return withWarnings(toDto(row));
 }
 
-export async function updateDestination(opts: Change & { id: string; input: DestinationPatch }): Promise<DestinationDto> {
+export async function updateDestination(opts: Change & { id: string; input: DestinationPatch }): Promise<SavedDestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const current = await findRow(opts, tx);
@@ -242,7 +244,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
     await audit(tx, opts, "destination.update", current, updated);
     return updated;
   });
-  return toDto(row);
+  return withWarnings(toDto(row));
 }
 
 /**
@@ -289,4 +291,13 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
     }),
   );
   return { value };
+}
+
+/** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */
+function withWarnings(dto: DestinationDto): SavedDestinationDto {
+  const warnings = dto.urls.flatMap((url, i) => {
+    const message = privateTargetWarning(url);
+    return message ? [{ field: `urls.${i}`, message }] : [];
+  });
+  return { ...dto, warnings };
 }
