@@ -141,9 +141,19 @@ async function inWorkspaceLock<T>(workspaceId: string, work: (tx: Tx) => Promise
   );
 }
 
-/** Standard Webhooks needs a secret: one is generated when signing is switched on without one. */
-const standardSecretFor = (enabled: boolean, given: string | null | undefined, current: string | null) =>
-  given ? given : given === null ? (enabled ? generateStandardSecret() : null) : (current ?? (enabled ? generateStandardSecret() : null));
+/**
+ * Standard Webhooks signs when its secret is set (docs/webhooks.md#standard-webhooks). The older
+ * `standardWebhooks` flag is still accepted: true switches signing on (a secret is generated when
+ * there is none), false switches it off unless a secret comes with it.
+ */
+function standardSecretFor(flag: boolean | undefined, given: string | null | undefined, current: string | null): string | null {
+  if (given) return given;
+  if (given === null || flag === false) return flag ? generateStandardSecret() : null;
+  return current ?? (flag ? generateStandardSecret() : null);
+}
+
+/** The secret and the column that mirrors it (on exactly when the secret is set). */
+const standardSigning = (standardSecret: string | null) => ({ standardSecret, standardWebhooks: standardSecret !== null });
 
 export async function listDestinations(opts: { workspaceId: string }): Promise<DestinationDto[]> {
   const rows = await prisma().destination.findMany({ where: { workspaceId: opts.workspaceId }, orderBy: { createdAt: "asc" }, select });
@@ -198,8 +208,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         urls: input.urls,
         headers: input.headers,
         sharedSecret: input.sharedSecret ?? null,
-        standardWebhooks: input.standardWebhooks,
-        standardSecret: standardSecretFor(input.standardWebhooks, input.standardSecret, null),
+        ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, null)),
         enabled: input.enabled,
         mode: input.mode,
         retryWindowMinutes: input.retryWindowMinutes,
@@ -220,7 +229,6 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
     const current = await findRow(opts, tx);
     if (input.sourceIds) await checkSources(tx, { workspaceId, sourceIds: input.sourceIds, destinationId: current.id });
     const headers = input.headers === undefined ? undefined : mergeHeaders(storedHeaders(current), input.headers);
-    const standardWebhooks = input.standardWebhooks ?? current.standardWebhooks;
     const updated = await tx.destination.update({
       where: { id: current.id },
       data: {
@@ -233,8 +241,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.mode !== undefined && { mode: input.mode }),
         ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
-        standardWebhooks,
-        standardSecret: standardSecretFor(standardWebhooks, input.standardSecret, current.standardSecret),
+        ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
         }),

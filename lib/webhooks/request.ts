@@ -50,7 +50,8 @@ export function prepareSigning(dest: SigningSettings): PreparedSigning {
   headers["user-agent"] = USER_AGENT;
   const loggedHeaders = maskHeaders(headers);
   const sharedSecret = dest.sharedSecret || null;
-  const standardSecret = dest.standardWebhooks && dest.standardSecret ? dest.standardSecret : null;
+  // On when its secret is set (docs/webhooks.md#standard-webhooks): the flag mirrors the secret.
+  const standardSecret = dest.standardSecret || null;
   return {
     headers,
     loggedHeaders,
