@@ -92,9 +92,9 @@ const once = (expr: string) => `CASE WHEN row_number() OVER (PARTITION BY d.dest
  */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
--- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for EVERY pending delivery
--- and then keep the batch's (EXPLAIN at 20,000 pending: 20,500 rows read for a batch of 500), a cost
--- that grows with the backlog instead of the batch (docs/webhooks.md#delivery-cost).
+-- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for every pending delivery
+-- and then keep the batch's, a cost that grows with the backlog instead of the batch
+-- (docs/decisions/0011-delivery-batch-statements.md).
 WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY($1::uuid[]))
 SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
@@ -137,8 +137,8 @@ export async function loadDueDeliveries(
   ids: string[],
 ): Promise<{ deliveries: LoadedDelivery[]; orphansDropped: number }> {
   if (ids.length === 0) return { deliveries: [], orphansDropped: 0 };
-  // Prepared once per connection: planning this statement cost Postgres about as much per batch as
-  // a fifth of executing it (docs/webhooks.md#delivery-cost). The generic plan reads the batch by
+  // Prepared once per connection, so Postgres plans it once rather than per batch
+  // (docs/decisions/0011-delivery-batch-statements.md). The generic plan reads the batch by
   // primary key as the custom ones do (test/delivery-load.int.test.ts).
   const { rows } = await db.query<Row>({ name: "delivery-load", text: LOAD_DUE_SQL, values: [ids] });
   const destinations = new Map<string, LoadedDestination>();

@@ -1,5 +1,6 @@
 // House rule (docs/webhooks.md#request): one function sends every webhook request — postWebhook
-// (lib/webhooks/post.ts), called by the delivery engine's round only (lib/delivery/process.ts), so
+// (lib/webhooks/post.ts), called by the delivery engine's round only (lib/delivery/round.ts, whose
+// rounds processDeliveryBatch in lib/delivery/process.ts runs), so
 // live deliveries, retries, replays, test-sends and deletion and audience notices share its limiter,
 // outcome rules and attempt log. No other server module opens an HTTP client, except the ones named
 // below, which do not send webhooks.
@@ -46,6 +47,12 @@ describe("one sender for webhooks", () => {
     const callers = serverCode.filter((f) => f !== "lib/webhooks/post.ts" && /\bpostWebhook\(/.test(read(f)));
     // lib/alerts/notify.ts: the operator's Slack-compatible alert notice (docs/alerts.md#notices), not
     // a destination's webhook: it borrows the sender's guarded pools, and is neither retried nor logged.
-    expect(callers.sort()).toEqual(["lib/alerts/notify.ts", "lib/delivery/process.ts"]);
+    expect(callers.sort()).toEqual(["lib/alerts/notify.ts", "lib/delivery/round.ts"]);
+  });
+
+  it("a round is sent by processDeliveryBatch only, which the worker and the test-send call", () => {
+    expect(serverCode.filter((f) => f !== "lib/delivery/round.ts" && /\bsendRound\(/.test(read(f)))).toEqual(["lib/delivery/process.ts"]);
+    const batchCallers = serverCode.filter((f) => f !== "lib/delivery/process.ts" && /\bprocessDeliveryBatch\(/.test(read(f)));
+    expect(batchCallers.sort()).toEqual(["lib/destinations/test-send.ts", "worker/handlers/deliver.ts"]);
   });
 });
