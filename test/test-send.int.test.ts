@@ -1,11 +1,11 @@
 // "Send test" goes through the delivery engine, in a production-like configuration: private
 // networks refused, and the web app on an internal port behind the public one (inside it PORT is
 // the internal port, EVENTRAIL_PUBLIC_PORT the public one). A receiver stands in for the public
-// port's /c/<id> capture receiver. The app recognises its own capture URL on the public port,
+// port's /c/<id> capture receiver, and the last test puts a real ingest server there. The app recognises its own capture URL on the public port,
 // refuses its internal port, says how to allow private targets, and a replay of a test goes only
 // where the test went (docs/webhooks.md#outbound-safety, #replay).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, waitFor, type ApiClient, type Stack } from "./harness/stack";
+import { ApiClient, freePort, startIngest, startStack, waitFor, type Stack } from "./harness/stack";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
 
 let stack: Stack;
@@ -76,5 +76,42 @@ describe("send test, production-like", () => {
     const byName = await a.post(`/api/destinations/${created.id}/test`, { type: "identify", url: `http://localhost:${real.port}/hook` });
     expect(byName.attempts[0].errorText).toMatch(/resolves to .*EVENTRAIL_ALLOW_PRIVATE_NETWORKS=1/);
     expect(real.requests).toHaveLength(0);
+  });
+});
+
+describe("send test behind a real edge (npm start's layout)", () => {
+  it("a test to a built-in capture URL goes through the public port, is captured with a valid signature, and so is its replay", async () => {
+    // The web app sits behind the ingest server on the public port, as npm start runs them.
+    const port = await freePort();
+    const edged = await startStack({ workers: 1, env: { EVENTRAIL_ALLOW_PRIVATE_NETWORKS: "0", EVENTRAIL_PUBLIC_PORT: String(port) } });
+    const edge = await startIngest(edged.databaseUrl, { webUrl: edged.app.url, port });
+    try {
+      const direct = await edged.newWorkspace("edge");
+      const api = new ApiClient(edge.url, direct.token, direct.workspaceId);
+      const bin = await api.post("/api/capture-bins", { name: "inbox" });
+      expect(bin.url).toBe(`${edge.url}/c/${bin.id}`);
+      const dest = await api.post("/api/destinations", {
+        name: "Receiver",
+        urls: ["https://receiver.example/hook"],
+        sharedSecret: "edge-secret",
+        standardWebhooks: true,
+      });
+      const { attempts } = await api.post(`/api/destinations/${dest.id}/test`, { type: "track", url: bin.url });
+      expect(attempts).toEqual([expect.objectContaining({ url: bin.url, outcome: "success", responseStatus: 200 })]);
+      const [captured] = (await api.get(`/api/capture-bins/${bin.id}/requests`)).requests;
+      expect(captured).toMatchObject({ method: "POST", path: `/c/${bin.id}` });
+      const check = await api.post(`/api/capture-bins/${bin.id}/requests/${captured.id}/verify`, { destinationId: dest.id });
+      expect(check).toMatchObject({ xSignature: { state: "valid" }, standardWebhooks: { state: "valid" } });
+
+      await api.post("/api/messages/replay", { ids: [attempts[0].messageRowId], includeDelivered: true });
+      await waitFor(async () => (await api.get(`/api/capture-bins/${bin.id}/requests`)).requests.length === 2, {
+        what: "the replay to reach the capture URL",
+      });
+      const replay = await api.get(`/api/messages/${attempts[0].messageRowId}`);
+      expect(replay.attempts.map((x: any) => x.url)).toEqual([bin.url, bin.url]);
+    } finally {
+      await edge.stop();
+      await edged.stop();
+    }
   });
 });
