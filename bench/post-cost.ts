@@ -104,7 +104,7 @@ async function main() {
   const { postWebhook, originOf } = await import("../lib/webhooks/post");
   const { buildRequest, prepareSigning, webhookIdOf } = await import("../lib/webhooks/request");
   const { generateStandardSecret } = await import("../lib/webhooks/signing");
-  const { OriginLimiter } = await import("../lib/webhooks/limiter");
+  const { OriginLimiter } = await import("../lib/delivery/origins");
   const { classifyAttempt } = await import("../lib/webhooks/outcome");
   const { toAttemptRow } = await import("../lib/delivery/attempt-row");
   const { closeRuntime } = await import("../lib/platform/runtime");

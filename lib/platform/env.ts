@@ -14,6 +14,12 @@ const schema = z.object({
    */
   EVENTRAIL_WEB_URL: z.string().url().optional(),
   /**
+   * The public port, when this process runs behind the ingest server (npm start sets it for the web
+   * app and the worker; inside the web app PORT is its internal port): the app's own capture URLs
+   * are served there (docs/webhooks.md#outbound-safety). Unset: PORT.
+   */
+  EVENTRAIL_PUBLIC_PORT: z.coerce.number().int().positive().optional(),
+  /**
    * How many requests the ingest server passes to the web app at once; the rest wait their turn
    * (docs/architecture.md#processes). Unset: one fewer than the cores, at least 2.
    */
