@@ -6,7 +6,7 @@
  * can play many clients.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, openSocket, rawExchange, recordingWebApp, request, type Seen, startEdge } from "./edge-harness";
+import { closeAll, openSocket, recordingWebApp, request, type Seen, startEdge } from "./edge-harness";
 
 afterEach(closeAll);
 
@@ -23,7 +23,12 @@ async function webHolding(path: RegExp) {
   const web = await recordingWebApp({
     hold: (s: Seen) => (path.test(s.url) ? new Promise<void>((r) => waiting.push(r)) : Promise.resolve()),
   });
-  return { web, releaseAll: () => waiting.splice(0).forEach((r) => r()) };
+  return {
+    web,
+    releaseAll: () => {
+      for (const r of waiting.splice(0)) r();
+    },
+  };
 }
 
 const closedWithin = (socket: import("node:net").Socket, ms: number) =>
@@ -71,7 +76,7 @@ describe("deadlines", () => {
       }
       expect(await Promise.all(uploads.map((s) => closedWithin(s, 5_000)))).toEqual([true, true]);
     } finally {
-      trickles.forEach(clearInterval);
+      for (const t of trickles) clearInterval(t);
     }
     expect(web.seen.map((s) => s.url)).not.toContain("/api/sources");
   });
