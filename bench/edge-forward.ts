@@ -111,7 +111,7 @@ async function main() {
     let pid = process.pid;
     let proc: ReturnType<typeof spawn> | null = null;
     if (mode !== "direct") {
-      proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", __filename], {
+      proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", new URL(import.meta.url).pathname], {
         env: { ...process.env, EDGE_CHILD: "1", EDGE_MODE: mode, EDGE_UPSTREAM: upstreamUrl, LOG_LEVEL: "warn" },
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
