@@ -82,7 +82,12 @@ async function load(port: number, seconds: number): Promise<number> {
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < deadline) {
-        const res = await pool.request({ path: "/api/bench", method: body ? "POST" : "GET", body, headers: body ? { "content-type": "application/json" } : {} });
+        const res = await pool.request({
+          path: "/api/bench",
+          method: body ? "POST" : "GET",
+          body,
+          headers: body ? { "content-type": "application/json" } : {},
+        });
         await res.body.arrayBuffer();
         if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
         n++;
@@ -105,7 +110,9 @@ async function main() {
   upstream.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  console.log(`load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${CONCURRENCY} connections, ${BODY ? `POST ${BODY} B` : "GET"}`);
+  console.log(
+    `load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${CONCURRENCY} connections, ${BODY ? `POST ${BODY} B` : "GET"}`,
+  );
   for (const mode of MODES) {
     let port = (upstream.address() as AddressInfo).port;
     let pid = process.pid;
@@ -123,7 +130,9 @@ async function main() {
     const n = await load(port, DURATION_S);
     // With no edge, the process measured is this one: the load generator and the stand-in together.
     const cpuUs = ((ticks(pid) - t0) * 10_000) / n;
-    console.log(`RESULT edge-forward mode=${mode} req_per_s=${Math.round(n / DURATION_S)} cpu_us_per_req=${mode === "direct" ? "n/a" : cpuUs.toFixed(0)}`);
+    console.log(
+      `RESULT edge-forward mode=${mode} req_per_s=${Math.round(n / DURATION_S)} cpu_us_per_req=${mode === "direct" ? "n/a" : cpuUs.toFixed(0)}`,
+    );
     proc?.kill();
   }
   upstream.close();

@@ -4,7 +4,7 @@
  * Real servers on 127.0.0.1: the edge and a stand-in web app that records all it sees.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "./edge-harness";
+import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
 import { BODYLESS_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
 
 let web: Awaited<ReturnType<typeof recordingWebApp>>;

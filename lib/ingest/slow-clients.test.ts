@@ -6,7 +6,7 @@
  * can play many clients.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { closeAll, openSocket, recordingWebApp, request, type Seen, startEdge } from "./edge-harness";
+import { closeAll, openSocket, recordingWebApp, request, type Seen, startEdge } from "../../test/harness/edge";
 
 afterEach(closeAll);
 

@@ -6,7 +6,7 @@
  * The answers that need a database (stored calls) are in test/edge.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAll, startEdge } from "./edge-harness";
+import { closeAll, startEdge } from "../../test/harness/edge";
 import { CORS_MAX_AGE_SECONDS, ENDPOINT_BY_NAME } from "./tracking-routes";
 
 let base: string;

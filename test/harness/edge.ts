@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
-import { createEdge, type EdgeOptions } from "./server";
+import { createEdge, type EdgeOptions } from "../../lib/ingest/server";
 
 export type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: Buffer };
 
