@@ -154,7 +154,7 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
       },
       onError: (rep, { error }) => {
         releaseAll();
-        logger().warn({ err: (error as Error).message, path: request.routeOptions.url }, "web app unreachable");
+        logger().warn({ err: (error as Error).message, path: request.url.split("?")[0] }, "web app unreachable");
         edgeError(rep as FastifyReply, 502, "unavailable", "The dashboard is unavailable; the Tracking API (/v1) still accepts events.");
       },
     });
