@@ -95,6 +95,17 @@ describe("connection caps", () => {
     expect(health.ms).toBeLessThan(1_000);
     expect(await count()).toBeLessThanOrEqual(20);
   });
+
+  it("past the web's share of connections, web requests are refused and /v1 keeps the rest", async () => {
+    const web = await recordingWebApp();
+    const { port } = await startEdge({ webUrl: web.url, limits: { perAddress: 100, total: 100, webRoom: 10 } });
+    for (let i = 0; i < 12; i++) await openSocket(port);
+    const dashboard = await get(port, "/api/health");
+    expect(dashboard).toMatchObject({ status: 503, retryAfter: "2" });
+    const tracking = await fetch(`http://127.0.0.1:${port}/v1/m`, { method: "POST", body: "{}" });
+    expect(tracking.status).toBe(200);
+    expect(web.seen).toHaveLength(0);
+  });
 });
 
 describe("web slots", () => {
