@@ -9,6 +9,15 @@ import type { FastifyReply } from "fastify";
 const closing = new WeakSet<object>();
 export const isClosing = (req: http.IncomingMessage): boolean => closing.has(req.socket) || req.socket.destroyed;
 
+/**
+ * Answers with `Connection: close`: Node ends the connection once the answer is written, so the
+ * rest of a refused body is never read, and requests pipelined behind it are dropped.
+ */
+export function closeAfterAnswer(reply: FastifyReply): void {
+  reply.header("connection", "close");
+  closing.add(reply.request.raw.socket);
+}
+
 /** True while a request's body is still arriving (or unread): its connection cannot carry another request. */
 export function bodyPending(req: http.IncomingMessage): boolean {
   if (req.complete) return false;
@@ -33,10 +42,7 @@ export function edgeError(
   const tracking = path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?");
   const body = tracking ? { success: false, code, message, error: { code, message } } : { error: { code, message } };
   reply.code(status).header("content-type", "application/json").header("cache-control", "no-store");
-  if (opts.close) {
-    reply.header("connection", "close");
-    closing.add(reply.request.raw.socket);
-  }
+  if (opts.close) closeAfterAnswer(reply);
   if (opts.retryAfter !== undefined) reply.header("retry-after", String(opts.retryAfter));
   return reply.send(JSON.stringify(body));
 }

@@ -3,6 +3,7 @@
  * classes over raw TCP, every body limit at, under and over, and every header the web app receives.
  * Real servers on 127.0.0.1: the edge and a stand-in web app that records all it sees.
  */
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
 import { BODYLESS_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
@@ -147,6 +148,26 @@ describe("body limits, at, under and over (413 at once, connection closed)", () 
     expect(statuses(r.text)).toEqual([413]);
     expect(r.closed).toBe(true);
     expect(web.seen.length).toBe(before);
+  });
+
+  it("the rest of a refused upload is not read: the client cannot make the edge swallow 64 MB", async () => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise((r) => socket.once("connect", r));
+    let answer = "";
+    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+    socket.write(request("POST /api/huge HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"));
+    const chunk = Buffer.from(`${(1024 * 1024).toString(16)}\r\n${"x".repeat(1024 * 1024)}\r\n`);
+    let accepted = 0;
+    const closed = new Promise((r) => socket.once("close", r));
+    // Writes as fast as the connection takes them, 64 MB at most, until the edge drops the connection.
+    for (let i = 0; i < 64 && !socket.destroyed; i++) {
+      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+      if (!socket.destroyed) accepted += chunk.length;
+    }
+    await closed;
+    expect(statuses(answer)).toEqual([413]);
+    expect(accepted).toBeLessThan(24 * 1024 * 1024);
   });
 });
 

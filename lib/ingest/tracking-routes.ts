@@ -9,7 +9,7 @@ import type { TrackingEndpoint } from "../tracking/ingest";
 import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handler";
 import { answerBrowserBundle, answerSettings } from "../tracking/segment-clients";
 import { clientAddressOfRaw, publicBaseUrl } from "./address";
-import { bodyPending, edgeError, isClosing } from "./answers";
+import { bodyPending, closeAfterAnswer, edgeError, isClosing } from "./answers";
 
 /** Path names of the Tracking API, long and short (Segment's browser and mobile libraries use the short ones). */
 export const ENDPOINT_BY_NAME: Readonly<Record<string, TrackingEndpoint>> = {
@@ -71,7 +71,11 @@ function incomingCall(req: http.IncomingMessage, clientAddress: string): Incomin
   };
 }
 
-const send = (reply: FastifyReply, a: TrackingAnswer) => reply.code(a.status).headers(a.headers).send(a.body);
+const send = (reply: FastifyReply, a: TrackingAnswer) => {
+  // lib/tracking stopped reading a body over its limit: the rest is not read either.
+  if (a.headers.connection === "close") closeAfterAnswer(reply);
+  return reply.code(a.status).headers(a.headers).send(a.body);
+};
 
 /**
  * /v1 in this process (docs/edge.md#v1), never behind the web app: the Tracking API with
@@ -102,7 +106,7 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
         }
         if (request.params.name === "m") {
           // Reading stops here: the rest of an unread body must not be taken for the next request.
-          if (bodyPending(raw)) reply.header("connection", "close");
+          if (bodyPending(raw)) closeAfterAnswer(reply);
           return reply.code(200).header("content-type", "application/json").send('{"success":true}');
         }
         const endpoint = ENDPOINT_BY_NAME[request.params.name];
