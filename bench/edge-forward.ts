@@ -7,6 +7,7 @@
  *   edge        the edge as shipped: fastify, @fastify/reply-from on an undici pool, bodies framed
  *   fastify-undici  fastify with a hand-written undici.request forward (no reply-from)
  *   http-undici node:http with undici.request (no fastify)
+ *   edge-v1m    the edge answering POST /v1/m itself (no forwarding, no database): its own cost on /v1
  * Env: BENCH_DURATION_S (5), BENCH_CONCURRENCY (16), BENCH_BODY (0: GETs; n: POSTs of n bytes).
  * Last lines: RESULT edge-forward mode=<m> req_per_s=<n> cpu_us_per_req=<n>
  */
@@ -16,7 +17,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool, request as undiciRequest } from "undici";
 
-const MODES = ["direct", "edge", "fastify-undici", "http-undici"] as const;
+const MODES = ["direct", "edge", "fastify-undici", "http-undici", "edge-v1m"] as const;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const BODY = Number(process.env.BENCH_BODY ?? 0);
@@ -27,7 +28,7 @@ const ticks = (pid: number) => {
 };
 
 async function serve(mode: string, upstream: string): Promise<number> {
-  if (mode === "edge") {
+  if (mode === "edge" || mode === "edge-v1m") {
     const { createEdge } = await import("../lib/ingest/server");
     const { app, server } = await createEdge({ webUrl: upstream, webConcurrency: CONCURRENCY });
     await app.listen({ port: 0, host: "127.0.0.1" });
@@ -74,9 +75,9 @@ async function child() {
   process.send?.({ port });
 }
 
-async function load(port: number, seconds: number): Promise<number> {
+async function load(port: number, seconds: number, v1 = false): Promise<number> {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
-  const body = BODY > 0 ? "x".repeat(BODY) : undefined;
+  const body = v1 ? "{}" : BODY > 0 ? "x".repeat(BODY) : undefined;
   const deadline = Date.now() + seconds * 1000;
   let n = 0;
   await Promise.all(
@@ -125,9 +126,9 @@ async function main() {
       port = await new Promise<number>((r) => proc!.once("message", (m: { port: number }) => r(m.port)));
       pid = proc.pid!;
     }
-    await load(port, 1);
+    await load(port, 1, mode === "edge-v1m");
     const t0 = ticks(pid);
-    const n = await load(port, DURATION_S);
+    const n = await load(port, DURATION_S, mode === "edge-v1m");
     // With no edge, the process measured is this one: the load generator and the stand-in together.
     const cpuUs = ((ticks(pid) - t0) * 10_000) / n;
     console.log(
