@@ -6,6 +6,7 @@ import { logger } from "../platform/logger";
 import { AppError } from "../platform/errors";
 import type { IncomingCall } from "../tracking/body";
 import type { TrackingEndpoint } from "../tracking/ingest";
+import { MAX_BODY_BYTES } from "../tracking/limits";
 import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handler";
 import { answerBrowserBundle, answerSettings } from "../tracking/segment-clients";
 import { clientAddressOfRaw, publicBaseUrl } from "./address";
@@ -71,6 +72,23 @@ function incomingCall(req: http.IncomingMessage, clientAddress: string): Incomin
   };
 }
 
+/** Reads and drops a body up to `limit` bytes; resolves at its end, at the limit, or when the client leaves. */
+function drainUpTo(req: http.IncomingMessage, limit: number): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read <= limit) return;
+      req.off("data", onData);
+      req.pause();
+      resolve();
+    };
+    req.on("data", onData);
+    req.once("end", resolve);
+    req.once("close", resolve);
+  });
+}
+
 const send = (reply: FastifyReply, a: TrackingAnswer) => {
   // lib/tracking stopped reading a body over its limit: the rest is not read either.
   if (a.headers.connection === "close") closeAfterAnswer(reply);
@@ -105,7 +123,9 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
           return void raw.destroy();
         }
         if (request.params.name === "m") {
-          // Reading stops here: the rest of an unread body must not be taken for the next request.
+          // Read and dropped up to the Tracking API's body limit, so the connection stays usable;
+          // past it reading stops, and so does the connection.
+          await drainUpTo(raw, MAX_BODY_BYTES);
           if (bodyPending(raw)) closeAfterAnswer(reply);
           return reply.code(200).header("content-type", "application/json").send('{"success":true}');
         }

@@ -6,12 +6,13 @@
  * The answers that need a database (stored calls) are in test/edge.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAll, startEdge } from "../../test/harness/edge";
+import { closeAll, rawExchange, request, startEdge, statuses } from "../../test/harness/edge";
 import { CORS_MAX_AGE_SECONDS, ENDPOINT_BY_NAME } from "./tracking-routes";
 
 let base: string;
+let port: number;
 beforeAll(async () => {
-  const { port } = await startEdge({ webUrl: null });
+  ({ port } = await startEdge({ webUrl: null }));
   base = `http://127.0.0.1:${port}`;
 });
 afterAll(closeAll);
@@ -85,6 +86,13 @@ describe("paths", () => {
       expect(await res.json()).toEqual({ success: true });
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
     }
+  });
+
+  it("/v1/m reads its body, so the connection carries the next call", async () => {
+    const call = request("POST /v1/m HTTP/1.1\nHost: h\nContent-Type: text/plain\nContent-Length: 13", '{"series":[]}');
+    const r = await rawExchange(port, call + call);
+    expect(statuses(r.text)).toEqual([200, 200]);
+    expect(r.text.toLowerCase()).not.toContain("connection: close");
   });
 
   it("a trailing slash is the same path, not a redirect", async () => {
