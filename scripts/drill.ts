@@ -15,7 +15,7 @@ import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { buildIfNeeded } from "./lib/build";
-import { startApp, startWorker, type Proc } from "../test/harness/stack";
+import { startApp, startIngest, startWorker, type Proc } from "../test/harness/stack";
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
@@ -53,6 +53,7 @@ async function main() {
   let pgServer: EmbeddedDb | undefined;
   let db: pg.Pool | undefined;
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let edge: Awaited<ReturnType<typeof startIngest>> | undefined;
   const workers: Proc[] = [];
   const results: DrillResult[] = [];
   let abuse: AbuseResult | undefined;
@@ -64,12 +65,15 @@ async function main() {
     await migrate(url);
     db = new pg.Pool({ connectionString: url, max: 3 });
     db.on("error", () => {});
-    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV } : APP_ENV);
+    // The abuse drill attacks through the edge, as `npm start` serves the public port: the edge
+    // trusts the drill's one proxy hop, the web app one more (docs/edge.md#client-addresses).
+    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV, EVENTRAIL_TRUSTED_PROXIES: "2" } : APP_ENV);
+    if (ABUSE) edge = await startIngest(url, { webUrl: app.url, env: { ...APP_ENV, ...ABUSE_APP_ENV } });
     workers.push(await startWorker(url, ENV));
     console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
 
     const stack: Stack = {
-      appUrl: app.url,
+      appUrl: edge?.url ?? app.url,
       db,
       workers,
       startWorker: () => startWorker(url, ENV),
@@ -102,6 +106,7 @@ async function main() {
     failure = err;
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
+    await edge?.stop();
     await app?.stop();
     await db?.end().catch(() => {});
     await pgServer?.stop().catch(() => {});

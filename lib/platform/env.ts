@@ -24,6 +24,12 @@ const schema = z.object({
    * (docs/architecture.md#processes). Unset: one fewer than the cores, at least 2.
    */
   EVENTRAIL_WEB_CONCURRENCY: z.coerce.number().int().positive().optional(),
+  /**
+   * Open connections the public port keeps from one client address, and in all; a new connection
+   * over either replaces the oldest idle one (docs/edge.md#slow-and-greedy-clients).
+   */
+  EVENTRAIL_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().default(256),
+  EVENTRAIL_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
   /** Operator token for automation; acts on the oldest workspace or X-Eventrail-Workspace. */
   EVENTRAIL_ADMIN_TOKEN: z.string().min(16).optional(),
   /** Allow webhook targets on loopback/private networks (self-hosting, tests). */
