@@ -8,6 +8,7 @@ import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/compo
 import { formatMs, formatRate, selectClass } from "@/components/ui/format";
 import { ScrollBox } from "@/components/ui/scroll-box";
 import { useDestinations } from "@/components/destinations/hooks";
+import { AlertList } from "@/components/alerts/alert-banner";
 import { OverviewCharts } from "./charts";
 import { RANGES, useDeliveryStats, usePerDestinationStats, type RangeKey } from "./hooks";
 
@@ -101,6 +102,7 @@ export function DeliveryOverview() {
           </>
         }
       />
+      <AlertList />
       {stats.isPending ? (
         <Spinner label="Loading statistics…" />
       ) : stats.isError ? (
