@@ -46,6 +46,7 @@ function AttemptsGrid({ attempts, selected, onSelect }: Props) {
         {attempts.map((a) => (
           <tr
             key={a.id}
+            data-attempt-id={a.id}
             tabIndex={0}
             aria-selected={selected === a.id}
             aria-label={attemptName(a)}
@@ -100,6 +101,7 @@ function AttemptsList({ attempts, selected, onSelect }: Props) {
         <li key={a.id}>
           <button
             type="button"
+            data-attempt-id={a.id}
             aria-current={selected === a.id ? "true" : undefined}
             onClick={() => onSelect(a.id)}
             className={`block w-full space-y-1 px-4 py-3 text-left text-sm ${selected === a.id ? "bg-indigo-50" : "hover:bg-slate-50"}`}
