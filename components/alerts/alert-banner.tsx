@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -27,7 +28,7 @@ function AlertLine({ alert }: { alert: EndpointAlertDto }) {
         <Link href={`/destinations/${alert.destinationId}`} className="font-semibold underline">
           <bdi>{alert.destinationName}</bdi>
         </Link>{" "}
-        <bdi className="font-mono text-xs">{alert.url}</bdi> {problem(alert)}
+        <ShortValue value={alert.url} max={60} className="font-mono text-xs" /> {problem(alert)}
         {alert.failingSince && !alert.disabledAt ? (
           <>
             {" "}

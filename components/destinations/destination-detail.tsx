@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
@@ -110,8 +111,8 @@ export function DestinationDetail({ id }: { id: string }) {
             <dl className="mt-2 divide-y divide-slate-100">
               <Row label="URLs">
                 {d.urls.map((u) => (
-                  <div key={u} className="font-mono text-xs [overflow-wrap:anywhere]">
-                    {u}
+                  <div key={u} className="font-mono text-xs">
+                    <ShortValue value={u} max={60} />
                   </div>
                 ))}
               </Row>

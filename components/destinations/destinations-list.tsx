@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { Badge, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatRate } from "@/components/ui/format";
@@ -72,8 +73,8 @@ export function DestinationsList() {
             cell: (d) => (
               <>
                 {d.urls.slice(0, 2).map((u) => (
-                  <div key={u} className="truncate font-mono text-xs text-slate-600" title={u}>
-                    {u}
+                  <div key={u} className="truncate font-mono text-xs text-slate-600">
+                    <ShortValue value={u} max={44} />
                   </div>
                 ))}
                 {d.urls.length > 2 ? <div className="text-xs text-slate-500">+{d.urls.length - 2} more</div> : null}

@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import type { EndpointState } from "@/lib/destinations/contract";
 import { useEnableUrlMutation } from "@/components/alerts/hooks";
 import { Button } from "@/components/ui/button";
@@ -58,8 +59,8 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
       {q.data.urls.map((u) => (
         <li key={u.url} className="flex flex-wrap items-start justify-between gap-2 py-2" data-state={u.state}>
           <div className="min-w-0">
-            <p className="truncate font-mono text-xs text-slate-700" title={u.url}>
-              {u.url}
+            <p className="truncate font-mono text-xs text-slate-700">
+              <ShortValue value={u.url} max={56} />
             </p>
             {!compact && u.attempts > 0 ? (
               <p className="mt-0.5 text-xs text-slate-500">

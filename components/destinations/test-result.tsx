@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { formatMs } from "@/components/ui/format";
@@ -18,8 +19,8 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
             <output className="tabular-nums text-slate-600" aria-label="Duration">
               {formatMs(a.durationMs)}
             </output>
-            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500" title={a.url}>
-              {a.url}
+            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500">
+              <ShortValue value={a.url} max={48} />
             </span>
             <Link
               href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}

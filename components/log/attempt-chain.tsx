@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import { useId, useState } from "react";
 import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { Button } from "@/components/ui/button";
@@ -161,7 +162,7 @@ function AttemptGroupView({
       >
         <span className="min-w-0">
           <bdi className="font-semibold text-slate-900">{name}</bdi>
-          <span className="block font-mono text-slate-500 [overflow-wrap:anywhere]">{group.url}</span>
+          <ShortValue value={group.url} max={64} className="block font-mono text-slate-500" />
         </span>
         <span className="shrink-0 text-slate-500">{plural(group.count, "attempt")}</span>
       </h4>
