@@ -71,6 +71,9 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   await page.goto(`/overview?range=1h&destination=${dest.id}`);
   await expect(page.getByRole("heading", { name: "Delivery overview", exact: true })).toBeVisible();
   await expect(page.getByLabel("Attempts", { exact: true })).not.toHaveText("0");
+  // Per event as well as per attempt: the retried message is one event that needed more than one attempt.
+  await expect(page.getByLabel("Events retried", { exact: true })).not.toHaveText("0");
+  await expect(page.getByLabel("Events", { exact: true })).not.toHaveText("0");
   await expect(page.getByRole("img", { name: /^Bar chart of attempts by outcome/ })).toBeVisible();
   await shot(page, "overview");
 });

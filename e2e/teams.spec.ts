@@ -104,6 +104,8 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
   const event = page.getByTestId("audit-event").first();
   await expect(event).toContainText("destination.update");
   await expect(event).toContainText(`by admin-${tag}@example.com`);
+  // Which destination: by its name now, a link to it.
+  await expect(event.getByRole("link", { name: `Team hook ${tag} v2` })).toHaveAttribute("href", `/destinations/${destination.id}`);
   await expect(event.getByTestId("change-name")).toContainText(`Team hook ${tag} → Team hook ${tag} v2`);
   await shot(page, "audit-log");
   await admin.context().close();

@@ -105,3 +105,46 @@ describe("GET /api/stats/deliveries", () => {
     expect((await fetch(`${stack.app.url}/api/stats/deliveries`)).status).toBe(401);
   });
 });
+
+describe("events: each delivery counted once, by its state now", () => {
+  const d = randomUUID();
+  const T1 = new Date("2026-04-01T10:00:00.000Z");
+  const t = (s: number) => new Date(T1.getTime() + s * 1000);
+
+  /** A delivery in `state` and its attempts (outcomes in order, a second apart). */
+  async function event(state: "delivered" | "pending" | "failed", outcomes: Seed["outcome"][]) {
+    const deliveryId = randomUUID();
+    await db.query(
+      `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [deliveryId, a.workspaceId, randomUUID(), d, state, outcomes.length, T1],
+    );
+    for (const [i, outcome] of outcomes.entries()) {
+      await db.query(
+        `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                               started_at, duration_ms, request_headers, request_body, outcome)
+         VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', $6, $7, 10, '{}', '{}', $8)`,
+        [a.workspaceId, deliveryId, d, randomUUID(), randomUUID(), i + 1, t(i), outcome],
+      );
+    }
+  }
+
+  beforeAll(async () => {
+    // Five retries then delivered; delivered at once; still retrying; given up after three.
+    await event("delivered", ["retry", "retry", "retry", "retry", "retry", "success"]);
+    await event("delivered", ["success"]);
+    await event("pending", ["retry", "retry"]);
+    await event("failed", ["retry", "retry", "failed"]);
+  });
+
+  const window = `from=${T1.toISOString()}&to=${new Date(T1.getTime() + 60_000).toISOString()}`;
+
+  it("counts events apart from attempts, overall and per destination", async () => {
+    const s = await a.get(`/api/stats/deliveries?destinationId=${d}&${window}&bucket=1m`);
+    expect(s.totals).toMatchObject({ total: 12, success: 2, retry: 9, failed: 1 });
+    expect(s.events).toEqual({ total: 4, delivered: 2, pending: 1, failed: 1, retried: 3 });
+    const { destinations } = await a.get(`/api/stats/destinations?${window}`);
+    expect(destinations.find((x: { destinationId: string }) => x.destinationId === d).events).toEqual(s.events);
+    expect((await b.get(`/api/stats/deliveries?${window}&bucket=1m`)).events.total).toBe(0);
+  });
+});

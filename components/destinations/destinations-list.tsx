@@ -35,7 +35,7 @@ export function DestinationsList() {
     <>
       <PageHeader
         title="Destinations"
-        description="Webhooks destinations receive every call of their connected sources as a signed HTTP POST, retried until it succeeds."
+        description="Webhook destinations receive every call of their connected sources as a signed HTTP POST, retried until it succeeds."
         actions={canEdit && destinations.data?.length ? newLink("New destination") : null}
       />
       <ListTable
@@ -107,10 +107,15 @@ export function DestinationsList() {
             },
           },
           {
-            header: "Success (24 h)",
+            header: "Events delivered (24 h)",
             align: "right",
             className: "align-top",
-            cell: (d) => <Badge tone={rateTone(stats.data?.[d.id]?.successRate)}>{formatRate(stats.data?.[d.id]?.successRate)}</Badge>,
+            cell: (d) => {
+              // Per event, not per attempt: an endpoint that needs two tries per event is 100 % delivered, not 50 %.
+              const e = stats.data?.[d.id]?.events;
+              const rate = e?.total ? e.delivered / e.total : null;
+              return stats.isPending ? "…" : <Badge tone={rateTone(rate)}>{formatRate(rate)}</Badge>;
+            },
           },
         ]}
       />

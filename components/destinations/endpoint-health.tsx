@@ -1,5 +1,6 @@
 "use client";
 
+import { plural } from "@/components/ui/format";
 import { ShortValue } from "@/components/ui/short-url";
 import type { EndpointState } from "@/lib/destinations/contract";
 import { useEnableUrlMutation } from "@/components/alerts/hooks";
@@ -64,7 +65,9 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
             </p>
             {!compact && u.attempts > 0 ? (
               <p className="mt-0.5 text-xs text-slate-500">
-                {percent(u.successRate)} of the last {u.attempts} attempts succeeded
+                {u.attempts === 1
+                  ? `the last attempt ${u.successRate === 1 ? "succeeded" : "failed"}`
+                  : `${percent(u.successRate)} of the last ${plural(u.attempts, "attempt")} succeeded`}
                 {u.consecutiveFailures > 0 ? ` · ${u.consecutiveFailures} failed in a row` : ""} · last success {when(u.lastSuccessAt)}
               </p>
             ) : null}

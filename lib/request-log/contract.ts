@@ -232,19 +232,36 @@ export const statsRowSchema = z.object({
   p99: z.number().nullable(),
 });
 
+/**
+ * Events (one delivery of a message to a destination) with an attempt in the window, by the state of
+ * that delivery now: an event retried five times and then delivered is one delivered event, not five
+ * attempts of which one succeeded (docs/dashboard.md#delivery-overview).
+ */
+export const eventStatsSchema = z.object({
+  total: z.number().int(),
+  delivered: z.number().int(),
+  /** Still being delivered: waiting for its next retry. */
+  pending: z.number().int(),
+  failed: z.number().int(),
+  /** Needed more than one attempt in the window, whatever the end. */
+  retried: z.number().int(),
+});
+export type EventStats = z.infer<typeof eventStatsSchema>;
+
 export const deliveryStatsDtoSchema = z.object({
   destinationId: z.string().nullable(),
   from: z.string(),
   to: z.string(),
   bucketSeconds: z.number().int(),
   totals: statsRowSchema,
+  events: eventStatsSchema,
   /** One row per bucket from `from`, empty buckets included. */
   series: z.array(statsRowSchema.extend({ start: z.string() })),
 });
 
 export const destinationStatsDtoSchema = statsRowSchema
   .pick({ total: true, success: true, retry: true, failed: true, successRate: true })
-  .extend({ destinationId: z.string() });
+  .extend({ destinationId: z.string(), events: eventStatsSchema });
 
 export type StatsRow = z.infer<typeof statsRowSchema>;
 export type DeliveryStatsDto = z.infer<typeof deliveryStatsDtoSchema>;
