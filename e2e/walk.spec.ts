@@ -1,5 +1,7 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { DESKTOP, PHONE, expectAccessible, settle } from "./checks";
+import { shot } from "./shot";
 import { discoverRoutes, fillRoute, routeName, walkPage } from "./walk";
 
 /** Text that reverses what follows it unless the page isolates it (U+202E RIGHT-TO-LEFT OVERRIDE). */
@@ -65,8 +67,24 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
   await walkPage(page, `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", { dark: true, nav: false });
 
+  // The first screen at a wide desktop (1440 × 900) as well: the overview, the log and its drawer.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  for (const [name, url] of [
+    ["overview-1440", "/overview"],
+    ["log-1440", `/log?destinationId=${destination.id}`],
+    ["log-attempt-1440", `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`],
+  ]) {
+    await page.goto(url);
+    await settle(page);
+    await page.screenshot({ path: `e2e/artifacts/${name}.png` });
+  }
+  await page.setViewportSize(DESKTOP);
+
   // User text is isolated: the override in the event name cannot reverse the page's own text after it.
   await page.goto(`/log?destinationId=${destination.id}`);
+  // The destination's two URLs stay apart in the log: a long one is cut in the middle, its differing end kept.
+  const cut = page.getByRole("table", { name: "Attempts" }).locator('span[aria-hidden="true"]', { hasText: "…" });
+  await expect(cut.filter({ hasText: /and=more$/ }).first()).toBeVisible();
   const evil = page.getByRole("table", { name: "Attempts" }).locator("bdi", { hasText: RLO });
   await expect(evil.first()).toBeVisible();
   // In the source debugger the event name and the user are isolated apart: the user reads as sent.
@@ -82,6 +100,16 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   for (const route of discoverRoutes("(auth)").filter((r) => r !== "/setup")) {
     const url = route === "/invite/[token]" ? new URL(invite.url).pathname : route;
     await walkPage(visitor, url, routeName(route), { dark: true });
+  }
+  // An address the app does not know: the styled 404, accessible at both widths.
+  for (const size of [DESKTOP, PHONE]) {
+    await visitor.setViewportSize(size);
+    const missing = await visitor.goto("/no-such-page");
+    expect(missing?.status()).toBe(404);
+    await expect(visitor.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(visitor).toHaveTitle("Page not found · Eventrail");
+    await expectAccessible(visitor, `404 (${size.width}px)`);
+    await shot(visitor, "not-found", { nav: false });
   }
   await anonymous.close();
 });

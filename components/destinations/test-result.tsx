@@ -10,7 +10,8 @@ import { OutcomeBadge, StatusBadge } from "@/components/log/attempt-bits";
 /** The attempts of one test-send, inline: status, timing, response, and what was sent. */
 export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
   return (
-    <section aria-label="Test result" className="mt-4 space-y-3">
+    // tabIndex -1: focus moves here when a test-send answers (test-send.tsx).
+    <section aria-label="Test result" tabIndex={-1} className="mt-4 space-y-3 focus:outline-none">
       {attempts.map((a) => (
         <div key={a.id} className="rounded-md ring-1 ring-slate-200">
           <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-3 py-2 text-sm">

@@ -95,7 +95,7 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
       className="fixed inset-y-0 right-0 z-20 flex w-full max-w-xl flex-col border-l border-slate-200 bg-white shadow-2xl"
     >
       <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
-        <h2 ref={heading} tabIndex={-1} className="text-sm font-semibold text-slate-900 focus:outline-none">
+        <h2 ref={heading} tabIndex={-1} data-focus-target className="text-sm font-semibold text-slate-900 focus:outline-none">
           Attempt #{id}
         </h2>
         <Button variant="ghost" aria-label="Close detail" onClick={onClose}>
