@@ -148,3 +148,72 @@ describe("events: each delivery counted once, by its state now", () => {
     expect((await b.get(`/api/stats/deliveries?${window}&bucket=1m`)).events.total).toBe(0);
   });
 });
+
+describe("GET /api/stats/failures and the log's reason filters", () => {
+  const d = randomUUID();
+  const T2 = new Date("2026-05-01T10:00:00.000Z");
+  const window = `from=${T2.toISOString()}&to=${new Date(T2.getTime() + 60_000).toISOString()}`;
+
+  /** A track message with `event` and one attempt of it. */
+  async function attempt(o: {
+    url: string;
+    status: number | null;
+    errorKind?: string;
+    outcome: Seed["outcome"];
+    event: string;
+    s: number;
+  }) {
+    const messageRowId = randomUUID();
+    await db.query(`INSERT INTO messages (id, workspace_id, message_id, type, event, timestamp) VALUES ($1, $2, $3, 'track', $4, $5)`, [
+      messageRowId,
+      a.workspaceId,
+      randomUUID(),
+      o.event,
+      T2,
+    ]);
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome, response_status, error_kind, error_text)
+       VALUES ($1, $2, $3, $4, $5, 'track', $6, 1, $7, 10, '{}', '{}', $8, $9, $10, $11)`,
+      [
+        a.workspaceId,
+        randomUUID(),
+        d,
+        messageRowId,
+        randomUUID(),
+        o.url,
+        new Date(T2.getTime() + o.s * 1000),
+        o.outcome,
+        o.status,
+        o.errorKind ?? (o.status && o.status >= 300 ? "http" : null),
+        o.errorKind ? `${o.errorKind} error` : o.status && o.status >= 300 ? `HTTP ${o.status}` : null,
+      ],
+    );
+  }
+
+  beforeAll(async () => {
+    for (let s = 0; s < 3; s++) await attempt({ url: "https://e.com/a", status: 500, outcome: "retry", event: "Order Completed", s });
+    await attempt({ url: "https://e.com/b", status: null, errorKind: "timeout", outcome: "failed", event: "Signed Up", s: 4 });
+    await attempt({ url: "https://e.com/a", status: 200, outcome: "success", event: "Order Completed", s: 5 });
+  });
+
+  it("groups the window's failures by destination, URL and status or error kind, biggest first", async () => {
+    const { groups } = await a.get(`/api/stats/failures?destinationId=${d}&${window}`);
+    expect(groups).toMatchObject([
+      { destinationId: d, url: "https://e.com/a", responseStatus: 500, errorKind: "http", attempts: 3, messages: 3, lastError: "HTTP 500" },
+      { destinationId: d, url: "https://e.com/b", responseStatus: null, errorKind: "timeout", attempts: 1, lastError: "timeout error" },
+    ]);
+    expect((await b.get(`/api/stats/failures?${window}`)).groups).toEqual([]);
+    expect((await a.request("GET", "/api/stats/failures?destinationId=nope")).status).toBe(422);
+  });
+
+  it("filters the log by exact status, error kind and event name", async () => {
+    const list = async (q: string) => (await a.get(`/api/attempts?destinationId=${d}&${window}&${q}`)).attempts as { url: string }[];
+    expect(await list("status=500")).toHaveLength(3);
+    expect((await list("errorKind=timeout")).map((x) => x.url)).toEqual(["https://e.com/b"]);
+    expect(await list("event=Order%20Completed")).toHaveLength(4);
+    expect(await list("event=Signed%20Up&outcome=failed")).toHaveLength(1);
+    expect(await list("event=Nothing")).toEqual([]);
+    expect((await a.request("GET", "/api/attempts?status=99")).status).toBe(422);
+  });
+});

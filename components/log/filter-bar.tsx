@@ -134,6 +134,7 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
               </option>
             ))}
           </select>
+          <TextFilter label="Event name" placeholder="event (exact)" value={filter.event} onApply={(event) => onChange({ event })} />
           <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
           <TextFilter
             label="Message ID"
@@ -141,10 +142,36 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
             value={filter.messageId}
             onApply={(messageId) => onChange({ messageId })}
           />
-          <div className="col-span-2">
+          <div className="col-span-2 lg:col-span-1">
             <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
           </div>
         </div>
+        {filter.status || filter.errorKind ? (
+          // Set by a failure group's "View in the log" (the overview): shown so they can be seen and removed.
+          <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
+            Reason:
+            {filter.status ? (
+              <Button
+                variant="secondary"
+                className="text-xs"
+                aria-label={`Remove the filter status ${filter.status}`}
+                onClick={() => onChange({ status: undefined })}
+              >
+                status {filter.status} ✕
+              </Button>
+            ) : null}
+            {filter.errorKind ? (
+              <Button
+                variant="secondary"
+                className="text-xs"
+                aria-label={`Remove the filter error ${filter.errorKind}`}
+                onClick={() => onChange({ errorKind: undefined })}
+              >
+                error {filter.errorKind} ✕
+              </Button>
+            ) : null}
+          </p>
+        ) : null}
         <div className="flex flex-wrap items-center gap-2 text-sm">
           <span className="text-xs font-medium text-slate-500">Time</span>
           {RANGES.map((r) => (

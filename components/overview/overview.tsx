@@ -10,7 +10,8 @@ import { ScrollBox } from "@/components/ui/scroll-box";
 import { useDestinations } from "@/components/destinations/hooks";
 import { AlertList } from "@/components/alerts/alert-banner";
 import { OverviewCharts } from "./charts";
-import { RANGES, useDeliveryStats, usePerDestinationStats, type RangeKey } from "./hooks";
+import { FailureGroups } from "./failure-groups";
+import { RANGES, rangeWindow, useDeliveryStats, usePerDestinationStats, type RangeKey } from "./hooks";
 
 function Tile({ label, value, tone, note }: { label: string; value: string; tone?: string; note?: string }) {
   return (
@@ -154,6 +155,7 @@ export function DeliveryOverview() {
           )}
         </>
       )}
+      <FailureGroups {...rangeWindow(range)} destinationId={destinationId} />
       <Card className="mt-6">
         <h2 className="border-b border-slate-100 px-4 py-3 text-sm font-semibold text-slate-900">
           By destination · {RANGES[range].label.toLowerCase()}
