@@ -8,7 +8,7 @@ import { Badge, ErrorNote } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { formatMs, plural } from "@/components/ui/format";
 import { StatusBadge } from "./attempt-bits";
-import { type AttemptGroup, groupAttemptChain } from "./chain";
+import { type AttemptGroup, groupAttemptChain, replayOutcome } from "./chain";
 import { useMessage, useReplayMessageMutation } from "./hooks";
 import { useCan } from "@/components/layout/role";
 import { replayTargets } from "./replay-targets";
@@ -67,7 +67,7 @@ export function AttemptChain({
       </div>
       {replayed !== null ? (
         <p role="status" className="text-xs text-emerald-700">
-          Replaying to {plural(replayed, "destination")}…
+          {replayOutcome(latest, replayed)}
         </p>
       ) : null}
       <ul className="space-y-1" aria-label="Deliveries">
