@@ -75,7 +75,7 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(panel.getByRole("button", { name: "Copied ✓" })).toBeVisible();
   const curl = await page.evaluate(() => navigator.clipboard.readText());
   expect(curl).toContain(`curl -X POST '${bin.url}'`);
-  expect(curl).toContain("-H 'webhook-id: ");
+  expect(curl).toContain("-H 'user-agent: Eventrail.io/1.0'");
   expect(curl).toContain(`--data-raw '{`);
   expect(curl).toContain(ids.identify);
   await expect(panel.getByText(`POST ${bin.url}`)).toBeVisible();

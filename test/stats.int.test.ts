@@ -111,20 +111,25 @@ describe("events: each delivery counted once, by its state now", () => {
   const T1 = new Date("2026-04-01T10:00:00.000Z");
   const t = (s: number) => new Date(T1.getTime() + s * 1000);
 
-  /** A delivery in `state` and its attempts (outcomes in order, a second apart). */
-  async function event(state: "delivered" | "pending" | "failed", outcomes: Seed["outcome"][]) {
+  /** A delivery in `state` and its attempts (outcomes in order, a second apart); a replay names its message and number. */
+  async function event(
+    state: "delivered" | "pending" | "failed",
+    outcomes: Seed["outcome"][],
+    replay: { messageRowId: string; replayNumber: number } = { messageRowId: randomUUID(), replayNumber: 0 },
+  ) {
     const deliveryId = randomUUID();
+    const messageRowId = replay.messageRowId;
     await db.query(
-      `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [deliveryId, a.workspaceId, randomUUID(), d, state, outcomes.length, T1],
+      `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, created_at, replay_number)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [deliveryId, a.workspaceId, messageRowId, d, state, outcomes.length, T1, replay.replayNumber],
     );
     for (const [i, outcome] of outcomes.entries()) {
       await db.query(
         `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
                                started_at, duration_ms, request_headers, request_body, outcome)
          VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', $6, $7, 10, '{}', '{}', $8)`,
-        [a.workspaceId, deliveryId, d, randomUUID(), randomUUID(), i + 1, t(i), outcome],
+        [a.workspaceId, deliveryId, d, messageRowId, randomUUID(), i + 1, t(i), outcome],
       );
     }
   }
@@ -135,14 +140,18 @@ describe("events: each delivery counted once, by its state now", () => {
     await event("delivered", ["success"]);
     await event("pending", ["retry", "retry"]);
     await event("failed", ["retry", "retry", "failed"]);
+    // Failed, then replayed into success: one event, delivered.
+    const replayed = randomUUID();
+    await event("failed", ["failed"], { messageRowId: replayed, replayNumber: 0 });
+    await event("delivered", ["success"], { messageRowId: replayed, replayNumber: 1 });
   });
 
   const window = `from=${T1.toISOString()}&to=${new Date(T1.getTime() + 60_000).toISOString()}`;
 
   it("counts events apart from attempts, overall and per destination", async () => {
     const s = await a.get(`/api/stats/deliveries?destinationId=${d}&${window}&bucket=1m`);
-    expect(s.totals).toMatchObject({ total: 12, success: 2, retry: 9, failed: 1 });
-    expect(s.events).toEqual({ total: 4, delivered: 2, pending: 1, failed: 1, retried: 3 });
+    expect(s.totals).toMatchObject({ total: 14, success: 3, retry: 9, failed: 2 });
+    expect(s.events).toEqual({ total: 5, delivered: 3, pending: 1, failed: 1, retried: 4 });
     const { destinations } = await a.get(`/api/stats/destinations?${window}`);
     expect(destinations.find((x: { destinationId: string }) => x.destinationId === d).events).toEqual(s.events);
     expect((await b.get(`/api/stats/deliveries?${window}&bucket=1m`)).events.total).toBe(0);

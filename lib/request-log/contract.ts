@@ -239,9 +239,9 @@ export const statsRowSchema = z.object({
 });
 
 /**
- * Events (one delivery of a message to a destination) with an attempt in the window, by the state of
- * that delivery now: an event retried five times and then delivered is one delivered event, not five
- * attempts of which one succeeded (docs/dashboard.md#delivery-overview).
+ * Events (a message to one destination) with an attempt in the window, by the state of their latest
+ * delivery now: an event retried five times and then delivered — or failed and replayed into success
+ * — is one delivered event, not attempts of which one succeeded (docs/dashboard.md#delivery-overview).
  */
 export const eventStatsSchema = z.object({
   total: z.number().int(),
@@ -249,7 +249,7 @@ export const eventStatsSchema = z.object({
   /** Still being delivered: waiting for its next retry. */
   pending: z.number().int(),
   failed: z.number().int(),
-  /** Needed more than one attempt in the window, whatever the end. */
+  /** Needed more than one attempt in the window (retries and replays), whatever the end. */
   retried: z.number().int(),
 });
 export type EventStats = z.infer<typeof eventStatsSchema>;

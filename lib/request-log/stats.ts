@@ -34,23 +34,29 @@ function toStats(r: Row | undefined): StatsRow {
 type EventRow = { destination_id?: string; total: number; delivered: number; pending: number; failed: number; retried: number };
 
 /**
- * Events of a window: the deliveries with an attempt in it (the same window scan as the attempt
- * figures), each counted once by its state now, found by primary key. A delivery pruned since counts
- * in the total only.
+ * Events of a window: each (message, destination) with an attempt in it (the same window scan as the
+ * attempt figures), counted once by the state of its latest delivery now, so a failed delivery
+ * replayed into success is one delivered event. The latest delivery is found through the
+ * deliveries (message_row_id, destination_id, replay_number) unique index. A pair whose deliveries
+ * were pruned since counts in the total only.
  */
-const EVENTS = (groupByDestination: boolean) => `
+const EVENTS = (byDestination: boolean) => `
   WITH d AS (
-    SELECT delivery_id, ${groupByDestination ? "destination_id," : ""} count(*) AS n FROM attempts WHERE ${WINDOW}
-     GROUP BY delivery_id${groupByDestination ? ", destination_id" : ""}
+    SELECT message_row_id, destination_id, count(*) AS n FROM attempts WHERE ${WINDOW}
+     GROUP BY message_row_id, destination_id
   )
-  SELECT ${groupByDestination ? "d.destination_id," : ""}
+  SELECT ${byDestination ? "d.destination_id," : ""}
          count(*)::int AS total,
          count(*) FILTER (WHERE x.state = 'delivered')::int AS delivered,
          count(*) FILTER (WHERE x.state = 'pending')::int AS pending,
          count(*) FILTER (WHERE x.state = 'failed')::int AS failed,
          count(*) FILTER (WHERE d.n > 1)::int AS retried
-    FROM d LEFT JOIN deliveries x ON x.id = d.delivery_id
-   ${groupByDestination ? "GROUP BY d.destination_id" : ""}`;
+    FROM d LEFT JOIN LATERAL (
+      SELECT state FROM deliveries
+       WHERE message_row_id = d.message_row_id AND destination_id = d.destination_id
+       ORDER BY replay_number DESC LIMIT 1
+    ) x ON true
+   ${byDestination ? "GROUP BY d.destination_id" : ""}`;
 
 const toEvents = (r: EventRow | undefined): EventStats => ({
   total: r?.total ?? 0,
