@@ -73,7 +73,7 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
                   <div className="truncate font-mono text-xs text-slate-500">
                     <ShortValue value={g.url} max={64} />
                   </div>
-                  {g.lastError ? (
+                  {g.lastError && g.lastError !== reason(g) ? (
                     <p className="truncate text-xs text-red-700" title={g.lastError}>
                       {g.lastError}
                     </p>
