@@ -92,6 +92,17 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   const summary = page.getByRole("list", { name: "Recent calls" }).locator("span", { has: page.locator("bdi", { hasText: RLO }) });
   await expect(summary.locator("bdi").nth(1)).toHaveText(`walker-${tag}`);
 
+  // An address the app does not know, logged in (logged out, it is the login page): the styled 404, accessible at both widths.
+  for (const size of [DESKTOP, PHONE]) {
+    await page.setViewportSize(size);
+    const missing = await page.goto("/no-such-page");
+    expect(missing?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(page).toHaveTitle("Page not found · Eventrail");
+    await expectAccessible(page, `404 (${size.width}px)`);
+    await shot(page, "not-found", { nav: false });
+  }
+  await page.setViewportSize(DESKTOP);
   // The auth pages, logged out (setup is photographed by the fresh-install story, before an owner exists);
   // the invite page with a link of its own.
   const invite = await api(page, "POST", "/api/invitations", { role: "viewer" });
@@ -100,16 +111,6 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   for (const route of discoverRoutes("(auth)").filter((r) => r !== "/setup")) {
     const url = route === "/invite/[token]" ? new URL(invite.url).pathname : route;
     await walkPage(visitor, url, routeName(route), { dark: true });
-  }
-  // An address the app does not know: the styled 404, accessible at both widths.
-  for (const size of [DESKTOP, PHONE]) {
-    await visitor.setViewportSize(size);
-    const missing = await visitor.goto("/no-such-page");
-    expect(missing?.status()).toBe(404);
-    await expect(visitor.getByRole("heading", { name: "Page not found" })).toBeVisible();
-    await expect(visitor).toHaveTitle("Page not found · Eventrail");
-    await expectAccessible(visitor, `404 (${size.width}px)`);
-    await shot(visitor, "not-found", { nav: false });
   }
   await anonymous.close();
 });
