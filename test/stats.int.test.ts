@@ -140,6 +140,13 @@ describe("events: each delivery counted once, by its state now", () => {
     await event("delivered", ["success"]);
     await event("pending", ["retry", "retry"]);
     await event("failed", ["retry", "retry", "failed"]);
+    // An attempt without a delivery (a test-send): an attempt, not an event.
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome)
+       VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', 1, $6, 10, '{}', '{}', 'success')`,
+      [a.workspaceId, randomUUID(), d, randomUUID(), randomUUID(), t(30)],
+    );
     // Failed, then replayed into success: one event, delivered.
     const replayed = randomUUID();
     await event("failed", ["failed"], { messageRowId: replayed, replayNumber: 0 });
@@ -150,7 +157,7 @@ describe("events: each delivery counted once, by its state now", () => {
 
   it("counts events apart from attempts, overall and per destination", async () => {
     const s = await a.get(`/api/stats/deliveries?destinationId=${d}&${window}&bucket=1m`);
-    expect(s.totals).toMatchObject({ total: 14, success: 3, retry: 9, failed: 2 });
+    expect(s.totals).toMatchObject({ total: 15, success: 4, retry: 9, failed: 2 });
     expect(s.events).toEqual({ total: 5, delivered: 3, pending: 1, failed: 1, retried: 4 });
     const { destinations } = await a.get(`/api/stats/destinations?${window}`);
     expect(destinations.find((x: { destinationId: string }) => x.destinationId === d).events).toEqual(s.events);

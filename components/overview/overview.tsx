@@ -105,7 +105,7 @@ export function DeliveryOverview() {
     <>
       <PageHeader
         title="Delivery overview"
-        description="Attempts by outcome, success rate and latency of your webhooks."
+        description="Events delivered, retried and failed; attempts by outcome and latency; what failed and why."
         actions={
           <>
             <select

@@ -37,8 +37,8 @@ type EventRow = { destination_id?: string; total: number; delivered: number; pen
  * Events of a window: each (message, destination) with an attempt in it (the same window scan as the
  * attempt figures), counted once by the state of its latest delivery now, so a failed delivery
  * replayed into success is one delivered event. The latest delivery is found through the
- * deliveries (message_row_id, destination_id, replay_number) unique index. A pair whose deliveries
- * were pruned since counts in the total only.
+ * deliveries (message_row_id, destination_id, replay_number) unique index. Attempts without a
+ * delivery (a test-send, or deliveries pruned since) are attempts, not events.
  */
 const EVENTS = (byDestination: boolean) => `
   WITH d AS (
@@ -46,11 +46,11 @@ const EVENTS = (byDestination: boolean) => `
      GROUP BY message_row_id, destination_id
   )
   SELECT ${byDestination ? "d.destination_id," : ""}
-         count(*)::int AS total,
+         count(x.state)::int AS total,
          count(*) FILTER (WHERE x.state = 'delivered')::int AS delivered,
          count(*) FILTER (WHERE x.state = 'pending')::int AS pending,
          count(*) FILTER (WHERE x.state = 'failed')::int AS failed,
-         count(*) FILTER (WHERE d.n > 1)::int AS retried
+         count(*) FILTER (WHERE x.state IS NOT NULL AND d.n > 1)::int AS retried
     FROM d LEFT JOIN LATERAL (
       SELECT state FROM deliveries
        WHERE message_row_id = d.message_row_id AND destination_id = d.destination_id
