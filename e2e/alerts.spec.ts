@@ -9,7 +9,7 @@ const MINUTE = 60_000;
  * Endpoint alerts (docs/alerts.md): a capture URL that answers 500 is a real failing receiver. The
  * worker judges endpoints once a minute at the real time; this story runs the same evaluation with
  * the clock moved on (16 minutes, then 5 days), as the integration test does, and checks what a
- * person sees: the banner, then the disabled URL, then the one-click re-enable.
+ * person sees: the alert list on the overview and a one-line notice elsewhere, then the disabled URL, then the one-click re-enable.
  */
 test("a failing endpoint raises the banner, is disabled after days, and is re-enabled in one click", async ({ page }) => {
   test.setTimeout(120_000);
@@ -46,15 +46,26 @@ test("a failing endpoint raises the banner, is disabled after days, and is re-en
   } finally {
     await closeRuntime();
   }
+  // Other pages carry one line pointing at the overview's list; dismissed, it stays away until the alerts change.
   await page.goto(`/destinations/${dest.id}`);
+  const notice = page.getByRole("region", { name: "Endpoint alert notice" });
+  await expect(notice).toContainText(/endpoints? needs? attention \(.*disabled\)/);
+  expect((await notice.boundingBox())!.height).toBeLessThan(48);
+  await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("Disabled")).toBeVisible();
+  await notice.getByRole("button", { name: "Dismiss the alert notice" }).click();
+  await expect(notice).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(notice).toHaveCount(0);
+  await page.goto("/overview");
   const banner = page.getByRole("region", { name: "Endpoint alerts" });
   await expect(banner).toContainText("disabled after failing for days");
-  await expect(page.getByRole("list", { name: "Endpoint health" }).getByText("Disabled")).toBeVisible();
-  // The page walk rarely meets the banner (no alert is open then): axe checks it here, in its loudest state.
-  await expectAccessible(page, "destination page with the disabled-URL banner");
-  await shot(page, "alert-banner-disabled");
+  // The page walk rarely meets the list (no alert is open then): axe checks it here, in its loudest state.
+  await expectAccessible(page, "overview with the disabled-URL alert");
+  await shot(page, "alert-list-disabled");
   await banner.getByRole("button", { name: `Re-enable ${bin.url}` }).click();
   await expect(banner).toHaveCount(0);
+  await page.goto(`/destinations/${dest.id}`);
   await expect(page.getByRole("list", { name: "Endpoint health" }).getByRole("button", { name: /Re-enable/ })).toHaveCount(0);
   const alerts = await api(page, "GET", "/api/alerts");
   expect(alerts.open.filter((a: { destinationId: string }) => a.destinationId === dest.id)).toEqual([]);

@@ -33,6 +33,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await expect(page.getByRole("heading", { name: "Capture URLs", exact: true })).toBeVisible();
   await page.getByRole("button", { name: /^(New capture URL|Create a capture URL)$/ }).click();
   await expect(page.getByRole("heading", { name: "Capture URL", exact: true })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Capture URL", exact: true })).toBeFocused();
   const url = (await page.getByTestId("capture-url").textContent())!.trim();
   expect(url).toMatch(/\/c\/[a-z0-9]{24}$/);
   await expect(page.getByText("Waiting for the first request…")).toBeVisible();
@@ -47,6 +48,8 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     await page.getByRole("button", { name: `Send test ${type}` }).click();
     const result = page.getByRole("region", { name: "Test result" });
     await expect(result.getByText(url)).toBeVisible();
+    // Focus goes to what came back.
+    await expect(result).toBeFocused();
     await expect(result.getByText("200", { exact: true })).toBeVisible();
     // Each arrives in the live list within a couple of polls.
     await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(TYPES.indexOf(type) + 1);

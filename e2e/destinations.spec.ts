@@ -108,7 +108,9 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await expect(page.getByTestId("filter-preview")).toHaveText("1 of the last 3 calls of its sources would be sent here.");
   await page.getByRole("button", { name: "Create destination" }).click();
 
+  // Created: the new destination's page, with focus on its heading (not lost with the form).
   await expect(page.getByRole("heading", { name: "Orders service", exact: true })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Orders service", exact: true })).toBeFocused();
   const id = page.url().split("/destinations/")[1];
   const stored = await api(page, "GET", `/api/destinations/${id}`);
   expect(stored).toMatchObject({
@@ -192,4 +194,5 @@ test("configure a Webhooks destination with two URLs, a header and a secret in t
   await page.getByRole("button", { name: "Delete destination" }).click();
   await expect(page).toHaveURL(/\/destinations$/);
   await expect(page.getByRole("row", { name: /Orders service/ })).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Destinations", exact: true })).toBeFocused();
 });

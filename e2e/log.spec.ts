@@ -62,6 +62,22 @@ test("send events through the Tracking API and find their attempts in the reques
   await row.click();
 
   const panel = page.getByRole("complementary", { name: "Attempt detail" });
+  // The drawer takes focus, and opens on how the attempt ended and what the endpoint answered.
+  await expect(panel.getByRole("heading", { name: /^Attempt #\d+$/ })).toBeFocused();
+  const outcome = panel.getByRole("region", { name: "Outcome" });
+  await expect(outcome.getByRole("heading", { name: "The endpoint answered 200" })).toBeVisible();
+  await expect(outcome.getByLabel("The endpoint's answer, first lines")).toContainText("captured");
+  const [outcomeBox, chainBox] = [await outcome.boundingBox(), await panel.getByRole("region", { name: "Attempt chain" }).boundingBox()];
+  expect(outcomeBox!.y).toBeLessThan(chainBox!.y);
+  // Copy as cURL: the request as sent, runnable.
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await panel.getByRole("button", { name: "Copy as cURL", exact: true }).click();
+  await expect(panel.getByRole("button", { name: "Copied ✓" })).toBeVisible();
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(curl).toContain(`curl -X POST '${bin.url}'`);
+  expect(curl).toContain("-H 'user-agent: Eventrail.io/1.0'");
+  expect(curl).toContain(`--data-raw '{`);
+  expect(curl).toContain(ids.identify);
   await expect(panel.getByText(`POST ${bin.url}`)).toBeVisible();
   await expect(panel.getByLabel("Duration")).toHaveText(/\d+ ms|\d+(\.\d)? s/);
   const sent = JSON.parse((await panel.getByLabel("Request body").textContent())!);
@@ -75,6 +91,7 @@ test("send events through the Tracking API and find their attempts in the reques
   // Each group is labelled with its destination and URL.
   await expect(chain.getByRole("region", { name: new RegExp(`Log story hook.*${bin.url.split("/c/")[1]}`) })).toBeVisible();
   await expect(page).toHaveURL(/attempt=\d+/);
+  const openedRow = page.locator(`tr[data-attempt-id="${new URL(page.url()).searchParams.get("attempt")}"]`);
   await shot(page, "log");
 
   // Replay one message. It was delivered, so nothing is re-sent unless asked for explicitly; once
@@ -94,6 +111,18 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(dialog).toBeHidden();
   await page.keyboard.press("Escape");
   await expect(panel).toHaveCount(0);
+  // Closed, the drawer gives focus back to the row that opened it (the replay's attempt is above it now).
+  await expect(openedRow).toBeFocused();
+  // "Skip to results" jumps the filters: the next Tab is the first attempt.
+  await page.getByRole("link", { name: "Skip to results" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("region", { name: "Results" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await expect(rows.nth(1)).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(panel.getByRole("heading", { name: /^Attempt #\d+$/ })).toBeFocused();
+  await panel.getByRole("button", { name: "Close detail" }).click();
+  await expect(rows.nth(1)).toBeFocused();
 
   // Keyset paging: 60 more track calls make the filtered log longer than one page (50).
   await sendBatch(

@@ -71,6 +71,14 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   await page.goto(`/overview?range=1h&destination=${dest.id}`);
   await expect(page.getByRole("heading", { name: "Delivery overview", exact: true })).toBeVisible();
   await expect(page.getByLabel("Attempts", { exact: true })).not.toHaveText("0");
+  // Per event as well as per attempt: the retried message is one event that needed more than one attempt.
+  await expect(page.getByLabel("Events retried", { exact: true })).not.toHaveText("0");
+  await expect(page.getByLabel("Events", { exact: true })).not.toHaveText("0");
   await expect(page.getByRole("img", { name: /^Bar chart of attempts by outcome/ })).toBeVisible();
+  // What failed and why: the 500s grouped, with a link to exactly those attempts.
+  const failures = page.getByRole("list", { name: "Failures by reason" }).getByRole("listitem").filter({ hasText: "Flaky endpoint" });
+  await expect(failures.filter({ hasText: "HTTP 500" })).toHaveCount(1);
+  await expect(failures.getByRole("link", { name: "View in the log" })).toHaveAttribute("href", /status=500/);
+  await expect(failures.getByRole("button", { name: "Replay these…" })).toBeVisible();
   await shot(page, "overview");
 });

@@ -41,6 +41,7 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
     urls: [bin.url],
     sourceIds: [source.id],
     sharedSecret: `team-secret-${tag}`,
+    headers: [{ name: "Authorization", value: `Bearer team-token-${tag}-0123456789` }],
   });
   await sendBatch(page, source.writeKey, [{ type: "track", userId: `member-${tag}`, event: "Order Completed" }]);
 
@@ -80,6 +81,14 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
   await expect(viewer.getByTestId("write-key")).toHaveCount(0);
   await expect(viewer.locator("body")).not.toContainText(source.writeKey.slice(0, 6));
   await shot(viewer, "viewer-destination");
+  // What the destination sent its capture URL: its write-only header value stays masked for a viewer,
+  // and the capture page offers no test-send the role cannot make.
+  await viewer.goto(`/capture/${bin.id}`);
+  await viewer.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
+  const headers = viewer.getByRole("region", { name: "Request details" }).getByRole("table", { name: "Request headers" });
+  await expect(headers.getByText("••••6789")).toBeVisible();
+  await expect(viewer.locator("body")).not.toContainText(`team-token-${tag}`);
+  await expect(viewer.getByRole("button", { name: /^Send test/ })).toHaveCount(0);
 
   // The admin changes the destination in the edit form.
   await admin.goto(`/destinations/${destination.id}/edit`);
@@ -95,6 +104,8 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
   const event = page.getByTestId("audit-event").first();
   await expect(event).toContainText("destination.update");
   await expect(event).toContainText(`by admin-${tag}@example.com`);
+  // Which destination: by its name now, a link to it.
+  await expect(event.getByRole("link", { name: `Team hook ${tag} v2` })).toHaveAttribute("href", `/destinations/${destination.id}`);
   await expect(event.getByTestId("change-name")).toContainText(`Team hook ${tag} → Team hook ${tag} v2`);
   await shot(page, "audit-log");
   await admin.context().close();

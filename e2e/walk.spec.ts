@@ -1,5 +1,7 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { DESKTOP, PHONE, expectAccessible, settle } from "./checks";
+import { shot } from "./shot";
 import { discoverRoutes, fillRoute, routeName, walkPage } from "./walk";
 
 /** Text that reverses what follows it unless the page isolates it (U+202E RIGHT-TO-LEFT OVERRIDE). */
@@ -65,8 +67,24 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
   await walkPage(page, `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", { dark: true, nav: false });
 
+  // The first screen at a wide desktop (1440 × 900) as well: the overview, the log and its drawer.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  for (const [name, url] of [
+    ["overview-1440", "/overview"],
+    ["log-1440", `/log?destinationId=${destination.id}`],
+    ["log-attempt-1440", `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`],
+  ]) {
+    await page.goto(url);
+    await settle(page);
+    await page.screenshot({ path: `e2e/artifacts/${name}.png` });
+  }
+  await page.setViewportSize(DESKTOP);
+
   // User text is isolated: the override in the event name cannot reverse the page's own text after it.
   await page.goto(`/log?destinationId=${destination.id}`);
+  // The destination's two URLs stay apart in the log: a long one is cut in the middle, its differing end kept.
+  const cut = page.getByRole("table", { name: "Attempts" }).locator('span[aria-hidden="true"]', { hasText: "…" });
+  await expect(cut.filter({ hasText: /and=more$/ }).first()).toBeVisible();
   const evil = page.getByRole("table", { name: "Attempts" }).locator("bdi", { hasText: RLO });
   await expect(evil.first()).toBeVisible();
   // In the source debugger the event name and the user are isolated apart: the user reads as sent.
@@ -74,6 +92,17 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   const summary = page.getByRole("list", { name: "Recent calls" }).locator("span", { has: page.locator("bdi", { hasText: RLO }) });
   await expect(summary.locator("bdi").nth(1)).toHaveText(`walker-${tag}`);
 
+  // An address the app does not know, logged in (logged out, it is the login page): the styled 404, accessible at both widths.
+  for (const size of [DESKTOP, PHONE]) {
+    await page.setViewportSize(size);
+    const missing = await page.goto("/no-such-page");
+    expect(missing?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+    await expect(page).toHaveTitle("Page not found · Eventrail");
+    await expectAccessible(page, `404 (${size.width}px)`);
+    await shot(page, "not-found", { nav: false });
+  }
+  await page.setViewportSize(DESKTOP);
   // The auth pages, logged out (setup is photographed by the fresh-install story, before an owner exists);
   // the invite page with a link of its own.
   const invite = await api(page, "POST", "/api/invitations", { role: "viewer" });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { startStack, type ApiClient, type Stack } from "./harness/stack";
+import { ApiClient, startStack, type Stack } from "./harness/stack";
 
 let stack: Stack;
 let a: ApiClient;
@@ -170,5 +170,29 @@ describe("capture receiver", () => {
     expect(await requestsOf(a, mine.id)).toEqual([]);
     await a.del(`/api/capture-bins/${mine.id}`);
     expect((await fetch(`${stack.app.url}/c/${mine.id}`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("masks header values for a read-only token, as reveal refuses it, and shows them to a full token", async () => {
+    const bin = await a.post("/api/capture-bins", { name: "roles" });
+    const token = "Bearer sk_live_0123456789abcdefWXYZ";
+    await fetch(`${stack.app.url}/c/${bin.id}/hook`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: token, "x-tenant": "acme", "x-signature": "abc123" },
+      body: "{}",
+    });
+    const [req] = await requestsOf(a, bin.id);
+    const reader = new ApiClient(stack.app.url, (await a.post("/api/tokens", { name: "reader", scope: "read" })).token);
+    const seen = await reader.get(`/api/capture-bins/${bin.id}/requests/${req.id}`);
+    expect(JSON.stringify(seen)).not.toContain("sk_live");
+    expect(JSON.stringify(seen)).not.toContain("acme");
+    expect(seen.headers).toMatchObject({
+      authorization: "••••WXYZ",
+      "x-tenant": "••••",
+      "x-signature": "abc123",
+      "content-type": "application/json",
+    });
+    expect(seen.body).toBe("{}");
+    const full = await a.get(`/api/capture-bins/${bin.id}/requests/${req.id}`);
+    expect(full.headers).toMatchObject({ authorization: token, "x-tenant": "acme" });
   });
 });

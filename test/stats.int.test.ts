@@ -105,3 +105,131 @@ describe("GET /api/stats/deliveries", () => {
     expect((await fetch(`${stack.app.url}/api/stats/deliveries`)).status).toBe(401);
   });
 });
+
+describe("events: each delivery counted once, by its state now", () => {
+  const d = randomUUID();
+  const T1 = new Date("2026-04-01T10:00:00.000Z");
+  const t = (s: number) => new Date(T1.getTime() + s * 1000);
+
+  /** A delivery in `state` and its attempts (outcomes in order, a second apart); a replay names its message and number. */
+  async function event(
+    state: "delivered" | "pending" | "failed",
+    outcomes: Seed["outcome"][],
+    replay: { messageRowId: string; replayNumber: number } = { messageRowId: randomUUID(), replayNumber: 0 },
+  ) {
+    const deliveryId = randomUUID();
+    const messageRowId = replay.messageRowId;
+    await db.query(
+      `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, created_at, replay_number)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [deliveryId, a.workspaceId, messageRowId, d, state, outcomes.length, T1, replay.replayNumber],
+    );
+    for (const [i, outcome] of outcomes.entries()) {
+      await db.query(
+        `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                               started_at, duration_ms, request_headers, request_body, outcome)
+         VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', $6, $7, 10, '{}', '{}', $8)`,
+        [a.workspaceId, deliveryId, d, messageRowId, randomUUID(), i + 1, t(i), outcome],
+      );
+    }
+  }
+
+  beforeAll(async () => {
+    // Five retries then delivered; delivered at once; still retrying; given up after three.
+    await event("delivered", ["retry", "retry", "retry", "retry", "retry", "success"]);
+    await event("delivered", ["success"]);
+    await event("pending", ["retry", "retry"]);
+    await event("failed", ["retry", "retry", "failed"]);
+    // An attempt without a delivery (a test-send): an attempt, not an event.
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome)
+       VALUES ($1, $2, $3, $4, $5, 'track', 'https://example.com/hook', 1, $6, 10, '{}', '{}', 'success')`,
+      [a.workspaceId, randomUUID(), d, randomUUID(), randomUUID(), t(30)],
+    );
+    // Failed, then replayed into success: one event, delivered.
+    const replayed = randomUUID();
+    await event("failed", ["failed"], { messageRowId: replayed, replayNumber: 0 });
+    await event("delivered", ["success"], { messageRowId: replayed, replayNumber: 1 });
+  });
+
+  const window = `from=${T1.toISOString()}&to=${new Date(T1.getTime() + 60_000).toISOString()}`;
+
+  it("counts events apart from attempts, overall and per destination", async () => {
+    const s = await a.get(`/api/stats/deliveries?destinationId=${d}&${window}&bucket=1m`);
+    expect(s.totals).toMatchObject({ total: 15, success: 4, retry: 9, failed: 2 });
+    expect(s.events).toEqual({ total: 5, delivered: 3, pending: 1, failed: 1, retried: 4 });
+    const { destinations } = await a.get(`/api/stats/destinations?${window}`);
+    expect(destinations.find((x: { destinationId: string }) => x.destinationId === d).events).toEqual(s.events);
+    expect((await b.get(`/api/stats/deliveries?${window}&bucket=1m`)).events.total).toBe(0);
+  });
+});
+
+describe("GET /api/stats/failures and the log's reason filters", () => {
+  const d = randomUUID();
+  const T2 = new Date("2026-05-01T10:00:00.000Z");
+  const window = `from=${T2.toISOString()}&to=${new Date(T2.getTime() + 60_000).toISOString()}`;
+
+  /** A track message with `event` and one attempt of it. */
+  async function attempt(o: {
+    url: string;
+    status: number | null;
+    errorKind?: string;
+    outcome: Seed["outcome"];
+    event: string;
+    s: number;
+  }) {
+    const messageRowId = randomUUID();
+    await db.query(`INSERT INTO messages (id, workspace_id, message_id, type, event, timestamp) VALUES ($1, $2, $3, 'track', $4, $5)`, [
+      messageRowId,
+      a.workspaceId,
+      randomUUID(),
+      o.event,
+      T2,
+    ]);
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome, response_status, error_kind, error_text)
+       VALUES ($1, $2, $3, $4, $5, 'track', $6, 1, $7, 10, '{}', '{}', $8, $9, $10, $11)`,
+      [
+        a.workspaceId,
+        randomUUID(),
+        d,
+        messageRowId,
+        randomUUID(),
+        o.url,
+        new Date(T2.getTime() + o.s * 1000),
+        o.outcome,
+        o.status,
+        o.errorKind ?? (o.status && o.status >= 300 ? "http" : null),
+        o.errorKind ? `${o.errorKind} error` : o.status && o.status >= 300 ? `HTTP ${o.status}` : null,
+      ],
+    );
+  }
+
+  beforeAll(async () => {
+    for (let s = 0; s < 3; s++) await attempt({ url: "https://e.com/a", status: 500, outcome: "retry", event: "Order Completed", s });
+    await attempt({ url: "https://e.com/b", status: null, errorKind: "timeout", outcome: "failed", event: "Signed Up", s: 4 });
+    await attempt({ url: "https://e.com/a", status: 200, outcome: "success", event: "Order Completed", s: 5 });
+  });
+
+  it("groups the window's failures by destination, URL and status or error kind, biggest first", async () => {
+    const { groups } = await a.get(`/api/stats/failures?destinationId=${d}&${window}`);
+    expect(groups).toMatchObject([
+      { destinationId: d, url: "https://e.com/a", responseStatus: 500, errorKind: "http", attempts: 3, messages: 3, lastError: "HTTP 500" },
+      { destinationId: d, url: "https://e.com/b", responseStatus: null, errorKind: "timeout", attempts: 1, lastError: "timeout error" },
+    ]);
+    expect((await b.get(`/api/stats/failures?${window}`)).groups).toEqual([]);
+    expect((await a.request("GET", "/api/stats/failures?destinationId=nope")).status).toBe(422);
+  });
+
+  it("filters the log by exact status, error kind and event name", async () => {
+    const list = async (q: string) => (await a.get(`/api/attempts?destinationId=${d}&${window}&${q}`)).attempts as { url: string }[];
+    expect(await list("status=500")).toHaveLength(3);
+    expect((await list("errorKind=timeout")).map((x) => x.url)).toEqual(["https://e.com/b"]);
+    expect(await list("event=Order%20Completed")).toHaveLength(4);
+    expect(await list("event=Signed%20Up&outcome=failed")).toHaveLength(1);
+    expect(await list("event=Nothing")).toEqual([]);
+    expect((await a.request("GET", "/api/attempts?status=99")).status).toBe(422);
+  });
+});

@@ -1,7 +1,8 @@
 import { requirePageSession } from "@/lib/auth/current";
 import { Nav } from "@/components/layout/nav";
-import { AlertBanner } from "@/components/alerts/alert-banner";
+import { AlertNotice } from "@/components/alerts/alert-banner";
 import { RoleProvider } from "@/components/layout/role";
+import { RouteFocus } from "@/components/layout/route-focus";
 import { WorkspaceSwitcher } from "@/components/layout/workspace-switcher";
 import { listUserWorkspaces } from "@/lib/auth/account";
 
@@ -23,7 +24,8 @@ export default async function DashboardLayout({ children }: { children: React.Re
       <main id="main" tabIndex={-1} className="relative min-h-0 min-w-0 flex-1 overflow-y-auto focus:outline-none">
         <div className="mx-auto max-w-6xl px-4 py-6 sm:px-6 md:px-8 md:py-8">
           <RoleProvider role={session.role}>
-            <AlertBanner />
+            <RouteFocus />
+            <AlertNotice userId={session.userId} />
             {children}
           </RoleProvider>
         </div>

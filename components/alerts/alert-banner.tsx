@@ -1,9 +1,13 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
 import type { EndpointAlertDto } from "@/lib/alerts/contract";
 import { Button } from "@/components/ui/button";
 import { TimeAgo } from "@/components/ui/format";
+import { alertStateKey, alertSummary, dismissalStorageKey } from "./dismissal";
 import { useAlerts, useEnableUrlMutation } from "./hooks";
 
 /** What is wrong, in the words of docs/alerts.md#notices. */
@@ -24,7 +28,7 @@ function AlertLine({ alert }: { alert: EndpointAlertDto }) {
         <Link href={`/destinations/${alert.destinationId}`} className="font-semibold underline">
           <bdi>{alert.destinationName}</bdi>
         </Link>{" "}
-        <bdi className="font-mono text-xs">{alert.url}</bdi> {problem(alert)}
+        <ShortValue value={alert.url} max={60} className="font-mono text-xs" /> {problem(alert)}
         {alert.failingSince && !alert.disabledAt ? (
           <>
             {" "}
@@ -52,18 +56,19 @@ function AlertLine({ alert }: { alert: EndpointAlertDto }) {
 }
 
 /**
- * The dashboard's endpoint alert banner (docs/alerts.md#notices): every open alert of the workspace,
- * above every page, with a one-click re-enable for URLs the alerts disabled.
+ * Every open alert of the workspace (docs/alerts.md#notices), with a one-click re-enable for URLs the
+ * alerts disabled: the overview's full list, which the one-line notice on other pages points to.
  */
-export function AlertBanner() {
+export function AlertList() {
   const alerts = useAlerts();
   const open = alerts.data?.open ?? [];
   if (open.length === 0) return null;
   const disabled = open.some((a) => a.disabledAt);
   return (
     <section
+      id="alerts"
       aria-label="Endpoint alerts"
-      data-testid="alert-banner"
+      data-testid="alert-list"
       className={`mb-6 rounded-lg px-4 py-3 ring-1 ${disabled ? "bg-red-50 text-red-900 ring-red-200" : "bg-amber-50 text-amber-900 ring-amber-200"}`}
     >
       <h2 className="text-sm font-semibold">
@@ -74,6 +79,64 @@ export function AlertBanner() {
           <AlertLine key={a.id} alert={a} />
         ))}
       </ul>
+    </section>
+  );
+}
+
+function readDismissed(userId: string): string | null {
+  try {
+    return window.localStorage.getItem(dismissalStorageKey(userId));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One line above every page but the overview: how many endpoints need attention, a link to the
+ * overview's full list, and Dismiss. A dismissal holds for this member until the open alerts
+ * change (alertStateKey), so a new failure is never hidden by an old click.
+ */
+export function AlertNotice({ userId }: { userId: string }) {
+  const alerts = useAlerts();
+  const pathname = usePathname();
+  // null until read from storage after mount: the first paint never flashes a dismissed notice.
+  const [dismissed, setDismissed] = useState<string | null | undefined>(undefined);
+  useEffect(() => setDismissed(readDismissed(userId)), [userId]);
+  const open = alerts.data?.open ?? [];
+  const key = alertStateKey(open);
+  if (open.length === 0 || dismissed === undefined || dismissed === key || pathname === "/overview") return null;
+  const disabled = open.some((a) => a.disabledAt);
+  const dismiss = () => {
+    try {
+      window.localStorage.setItem(dismissalStorageKey(userId), key);
+    } catch {
+      // Storage refused (private mode): the dismissal holds for this page view only.
+    }
+    setDismissed(key);
+    document.getElementById("main")?.focus();
+  };
+  return (
+    <section
+      aria-label="Endpoint alert notice"
+      data-testid="alert-notice"
+      className={`mb-4 flex min-w-0 items-center gap-2 rounded-md px-3 py-1.5 text-sm ring-1 ${disabled ? "bg-red-50 text-red-900 ring-red-200" : "bg-amber-50 text-amber-900 ring-amber-200"}`}
+    >
+      <span aria-hidden>⚠</span>
+      <p className="min-w-0 flex-1 truncate">
+        {alertSummary(open)}
+        {" · "}
+        <Link href="/overview#alerts" className="font-semibold underline">
+          See alerts
+        </Link>
+      </p>
+      <button
+        type="button"
+        onClick={dismiss}
+        className="shrink-0 rounded px-1.5 py-0.5 text-xs font-medium underline hover:bg-black/5"
+        aria-label="Dismiss the alert notice"
+      >
+        Dismiss
+      </button>
     </section>
   );
 }

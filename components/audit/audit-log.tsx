@@ -8,6 +8,7 @@ import { Field, Input } from "@/components/ui/field";
 import { TimeAgo, selectClass } from "@/components/ui/format";
 import type { AuditEventDto } from "@/lib/audit/contract";
 import { type AuditFilters, useAuditLog } from "./hooks";
+import { ResourceName } from "./resource-name";
 
 const RESOURCES = [
   "source",
@@ -121,6 +122,7 @@ export function AuditLog() {
               <li key={e.id} className="px-4 py-3 text-sm" data-testid="audit-event">
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-mono font-medium text-slate-900">{e.action}</span>
+                  <ResourceName event={e} />
                   <span className="min-w-0 text-slate-600 [overflow-wrap:anywhere]">
                     by <bdi>{e.actor.label}</bdi>
                     {e.actor.type === "token" ? " (API token)" : e.actor.type === "operator" ? " (operator)" : ""}

@@ -138,7 +138,7 @@ export function CaptureDetail({ id }: { id: string }) {
               </Field>
             </div>
           </Card>
-          <TestSendPanel captureUrl={b.url} />
+          {canEdit ? <TestSendPanel captureUrl={b.url} /> : null}
         </aside>
       </div>
     </>

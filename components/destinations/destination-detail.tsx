@@ -1,12 +1,13 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { DeleteButton } from "@/components/ui/delete-button";
 import { useCan } from "@/components/layout/role";
-import { formatRate } from "@/components/ui/format";
+import { formatRate, plural } from "@/components/ui/format";
 import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
 import { EndpointHealth } from "./endpoint-health";
@@ -52,10 +53,12 @@ export function DestinationDetail({ id }: { id: string }) {
         title={d.name}
         description={
           <>
-            Webhooks destination ·{" "}
-            {s
-              ? `${s.total.toLocaleString()} attempts, ${formatRate(s.successRate)} successful in the last 24 h`
-              : "no attempts in the last 24 h"}
+            Webhook destination ·{" "}
+            {stats.isPending
+              ? "loading the last 24 h…"
+              : s
+                ? `${plural(s.events.total, "event")} (${plural(s.total, "attempt")}), ${formatRate(s.events.total ? s.events.delivered / s.events.total : null)} of events delivered in the last 24 h`
+                : "no attempts in the last 24 h"}
           </>
         }
         actions={
@@ -110,8 +113,8 @@ export function DestinationDetail({ id }: { id: string }) {
             <dl className="mt-2 divide-y divide-slate-100">
               <Row label="URLs">
                 {d.urls.map((u) => (
-                  <div key={u} className="font-mono text-xs [overflow-wrap:anywhere]">
-                    {u}
+                  <div key={u} className="font-mono text-xs">
+                    <ShortValue value={u} max={60} />
                   </div>
                 ))}
               </Row>

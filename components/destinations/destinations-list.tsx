@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { Badge, EmptyState, PageHeader } from "@/components/ui/card";
 import { formatRate } from "@/components/ui/format";
@@ -34,7 +35,7 @@ export function DestinationsList() {
     <>
       <PageHeader
         title="Destinations"
-        description="Webhooks destinations receive every call of their connected sources as a signed HTTP POST, retried until it succeeds."
+        description="Webhook destinations receive every call of their connected sources as a signed HTTP POST, retried until it succeeds."
         actions={canEdit && destinations.data?.length ? newLink("New destination") : null}
       />
       <ListTable
@@ -72,8 +73,8 @@ export function DestinationsList() {
             cell: (d) => (
               <>
                 {d.urls.slice(0, 2).map((u) => (
-                  <div key={u} className="truncate font-mono text-xs text-slate-600" title={u}>
-                    {u}
+                  <div key={u} className="truncate font-mono text-xs text-slate-600">
+                    <ShortValue value={u} max={44} />
                   </div>
                 ))}
                 {d.urls.length > 2 ? <div className="text-xs text-slate-500">+{d.urls.length - 2} more</div> : null}
@@ -106,10 +107,15 @@ export function DestinationsList() {
             },
           },
           {
-            header: "Success (24 h)",
+            header: "Events delivered (24 h)",
             align: "right",
             className: "align-top",
-            cell: (d) => <Badge tone={rateTone(stats.data?.[d.id]?.successRate)}>{formatRate(stats.data?.[d.id]?.successRate)}</Badge>,
+            cell: (d) => {
+              // Per event, not per attempt: an endpoint that needs two tries per event is 100 % delivered, not 50 %.
+              const e = stats.data?.[d.id]?.events;
+              const rate = e?.total ? e.delivered / e.total : null;
+              return stats.isPending ? "…" : <Badge tone={rateTone(rate)}>{formatRate(rate)}</Badge>;
+            },
           },
         ]}
       />

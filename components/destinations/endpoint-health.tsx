@@ -1,5 +1,7 @@
 "use client";
 
+import { plural } from "@/components/ui/format";
+import { ShortValue } from "@/components/ui/short-url";
 import type { EndpointState } from "@/lib/destinations/contract";
 import { useEnableUrlMutation } from "@/components/alerts/hooks";
 import { Button } from "@/components/ui/button";
@@ -58,12 +60,14 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
       {q.data.urls.map((u) => (
         <li key={u.url} className="flex flex-wrap items-start justify-between gap-2 py-2" data-state={u.state}>
           <div className="min-w-0">
-            <p className="truncate font-mono text-xs text-slate-700" title={u.url}>
-              {u.url}
+            <p className="truncate font-mono text-xs text-slate-700">
+              <ShortValue value={u.url} max={56} />
             </p>
             {!compact && u.attempts > 0 ? (
               <p className="mt-0.5 text-xs text-slate-500">
-                {percent(u.successRate)} of the last {u.attempts} attempts succeeded
+                {u.attempts === 1
+                  ? `the last attempt ${u.successRate === 1 ? "succeeded" : "failed"}`
+                  : `${percent(u.successRate)} of the last ${plural(u.attempts, "attempt")} succeeded`}
                 {u.consecutiveFailures > 0 ? ` · ${u.consecutiveFailures} failed in a row` : ""} · last success {when(u.lastSuccessAt)}
               </p>
             ) : null}

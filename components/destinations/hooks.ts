@@ -109,7 +109,12 @@ export function useTestSendMutation() {
   return useMutation({
     mutationFn: ({ destinationId, input }: { destinationId: string; input: TestSendInput }) =>
       call(destinationEndpoints.test, { params: { id: destinationId }, body: input }),
-    onSuccess: () =>
-      Promise.all([qc.invalidateQueries({ queryKey: logKeys.attempts() }), qc.invalidateQueries({ queryKey: statsKeys.all })]),
+    // The test's attempt counts in the log, the figures and the URL's health at once, not at the next refresh.
+    onSuccess: (_r, v) =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: logKeys.attempts() }),
+        qc.invalidateQueries({ queryKey: statsKeys.all }),
+        qc.invalidateQueries({ queryKey: destinationKeys.health(v.destinationId) }),
+      ]),
   });
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { Card, EmptyState, ErrorNote, Spinner } from "@/components/ui/card";
 import { TimeAgo, formatMs } from "@/components/ui/format";
@@ -40,7 +41,9 @@ export function RecentAttempts({ destinationId }: { destinationId: string }) {
                 <StatusBadge attempt={a} />
                 <OutcomeBadge outcome={a.outcome} />
                 <bdi className="min-w-0 flex-1 truncate text-xs text-slate-900">{a.event ?? a.type}</bdi>
-                <span className="hidden min-w-0 flex-1 truncate font-mono text-xs text-slate-500 sm:block">{a.url}</span>
+                <span className="hidden min-w-0 flex-1 truncate font-mono text-xs text-slate-500 sm:block">
+                  <ShortValue value={a.url} max={40} />
+                </span>
                 <span className="whitespace-nowrap text-right text-xs tabular-nums text-slate-500">{formatMs(a.durationMs)}</span>
                 <span className="whitespace-nowrap text-right text-xs text-slate-500">
                   <TimeAgo iso={a.startedAt} />

@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { formatMs } from "@/components/ui/format";
@@ -9,7 +10,8 @@ import { OutcomeBadge, StatusBadge } from "@/components/log/attempt-bits";
 /** The attempts of one test-send, inline: status, timing, response, and what was sent. */
 export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
   return (
-    <section aria-label="Test result" className="mt-4 space-y-3">
+    // tabIndex -1: focus moves here when a test-send answers (test-send.tsx).
+    <section aria-label="Test result" tabIndex={-1} className="mt-4 space-y-3 focus:outline-none">
       {attempts.map((a) => (
         <div key={a.id} className="rounded-md ring-1 ring-slate-200">
           <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-3 py-2 text-sm">
@@ -18,8 +20,8 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
             <output className="tabular-nums text-slate-600" aria-label="Duration">
               {formatMs(a.durationMs)}
             </output>
-            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500" title={a.url}>
-              {a.url}
+            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500">
+              <ShortValue value={a.url} max={48} />
             </span>
             <Link
               href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}

@@ -12,6 +12,7 @@ import { selectClass } from "@/components/ui/format";
 import { useCaptureBins, useCreateCaptureBinMutation } from "@/components/capture/hooks";
 import { useDestinations, useTestSendMutation } from "./hooks";
 import { TestResult } from "./test-result";
+import { focusWhenPresent } from "@/components/ui/focus";
 
 type MessageType = (typeof MESSAGE_TYPES)[number];
 const sampleText = (t: MessageType) => JSON.stringify(samplePayload(t), null, 2);
@@ -39,6 +40,8 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
       onSuccess: (b) => {
         setBinUrl(b.url);
         setTarget("capture");
+        // Focus goes to the picker, which now shows the new capture URL.
+        focusWhenPresent(() => document.querySelector<HTMLElement>('select[aria-label="Capture URL"]'));
       },
     });
   const send = useTestSendMutation();
@@ -56,7 +59,11 @@ export function TestSendPanel({ destinationId, captureUrl }: { destinationId?: s
       return;
     }
     setJsonError(null);
-    send.mutate({ destinationId: destId, input: { type, payload: parsed as Record<string, unknown>, ...(url ? { url } : {}) } });
+    send.mutate(
+      { destinationId: destId, input: { type, payload: parsed as Record<string, unknown>, ...(url ? { url } : {}) } },
+      // Focus goes to what came back, so the result is read out and the next Tab is inside it.
+      { onSuccess: () => focusWhenPresent(() => document.querySelector<HTMLElement>('section[aria-label="Test result"]')) },
+    );
   };
 
   return (

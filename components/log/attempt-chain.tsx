@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import { useId, useState } from "react";
 import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { Button } from "@/components/ui/button";
@@ -7,7 +8,7 @@ import { Badge, ErrorNote } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { formatMs, plural } from "@/components/ui/format";
 import { StatusBadge } from "./attempt-bits";
-import { type AttemptGroup, groupAttemptChain } from "./chain";
+import { type AttemptGroup, groupAttemptChain, replayOutcome } from "./chain";
 import { useMessage, useReplayMessageMutation } from "./hooks";
 import { useCan } from "@/components/layout/role";
 import { replayTargets } from "./replay-targets";
@@ -66,7 +67,7 @@ export function AttemptChain({
       </div>
       {replayed !== null ? (
         <p role="status" className="text-xs text-emerald-700">
-          Replaying to {plural(replayed, "destination")}…
+          {replayOutcome(latest, replayed)}
         </p>
       ) : null}
       <ul className="space-y-1" aria-label="Deliveries">
@@ -161,7 +162,7 @@ function AttemptGroupView({
       >
         <span className="min-w-0">
           <bdi className="font-semibold text-slate-900">{name}</bdi>
-          <span className="block font-mono text-slate-500 [overflow-wrap:anywhere]">{group.url}</span>
+          <ShortValue value={group.url} max={64} className="block font-mono text-slate-500" />
         </span>
         <span className="shrink-0 text-slate-500">{plural(group.count, "attempt")}</span>
       </h4>

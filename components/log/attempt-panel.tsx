@@ -1,13 +1,16 @@
 "use client";
 
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
+import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote, Spinner } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatMs } from "@/components/ui/format";
 import { CodeBlock, HeadersTable } from "@/components/ui/json";
+import { ShortValue } from "@/components/ui/short-url";
 import { OutcomeBadge, StatusBadge } from "./attempt-bits";
 import { AttemptChain } from "./attempt-chain";
+import { CopyCurl } from "./copy-curl";
 import { useAttempt } from "./hooks";
 
 function Section({ title, children, copy }: { title: string; children: React.ReactNode; copy?: string | null }) {
@@ -22,22 +25,79 @@ function Section({ title, children, copy }: { title: string; children: React.Rea
   );
 }
 
-/** One attempt in full: what was sent, what came back, and the message's whole attempt chain. */
+/** How many lines of the endpoint's answer the drawer shows first; the whole body is further down. */
+const ANSWER_LINES = 6;
+const ANSWER_CHARS = 600;
+
+export function answerPreview(body: string): { text: string; cut: boolean } {
+  const lines = body.split("\n");
+  let text = lines.slice(0, ANSWER_LINES).join("\n");
+  if (text.length > ANSWER_CHARS) text = text.slice(0, ANSWER_CHARS);
+  return { text, cut: text.length < body.length };
+}
+
+/** First in the drawer: how it ended, the error, and what the endpoint answered (its first lines). */
+function Outcome({ a }: { a: AttemptDetailDto }) {
+  const answer = a.responseBody ? answerPreview(a.responseBody) : null;
+  return (
+    <section aria-label="Outcome" className="space-y-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <StatusBadge attempt={a} />
+        <OutcomeBadge outcome={a.outcome} />
+        <Badge>{a.type}</Badge>
+        <output className="text-sm tabular-nums text-slate-700" aria-label="Duration">
+          {formatMs(a.durationMs)}
+        </output>
+      </div>
+      {a.errorText ? (
+        <p role="note" className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-700 ring-1 ring-red-200">
+          <strong>{a.errorKind ?? "error"}</strong>: {a.errorText}
+        </p>
+      ) : null}
+      {a.responseStatus == null ? (
+        <p className="text-xs text-slate-500">The endpoint did not answer.</p>
+      ) : answer ? (
+        <div className="space-y-1">
+          <h3 className="text-xs font-semibold text-slate-500">The endpoint answered {a.responseStatus}</h3>
+          <CodeBlock value={answer.text} label="The endpoint's answer, first lines" maxHeight="max-h-40" plain />
+          {answer.cut ? (
+            <a href="#response-body" className="text-xs text-indigo-700 underline">
+              The whole response body
+            </a>
+          ) : null}
+        </div>
+      ) : (
+        <p className="text-xs text-slate-500">The endpoint answered {a.responseStatus} with an empty body.</p>
+      )}
+      <p className="font-mono text-xs text-slate-700">
+        POST <ShortValue value={a.url} max={72} />
+      </p>
+    </section>
+  );
+}
+
+/** One attempt in full: how it ended and what came back first, then the message's attempt chain, then what was sent. */
 export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: () => void; onSelect: (id: string) => void }) {
   const attempt = useAttempt(id);
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     // Escape inside an open confirmation belongs to that dialog.
     const onKey = (e: KeyboardEvent) => e.key === "Escape" && !document.querySelector("dialog[open]") && onClose();
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
+  // The drawer takes focus when it opens or shows another attempt, so the keyboard continues inside it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves on each new attempt id
+  useEffect(() => heading.current?.focus(), [id]);
   return (
     <aside
       aria-label="Attempt detail"
       className="fixed inset-y-0 right-0 z-20 flex w-full max-w-xl flex-col border-l border-slate-200 bg-white shadow-2xl"
     >
       <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
-        <h2 className="text-sm font-semibold text-slate-900">Attempt #{id}</h2>
+        <h2 ref={heading} tabIndex={-1} data-focus-target className="text-sm font-semibold text-slate-900 focus:outline-none">
+          Attempt #{id}
+        </h2>
         <Button variant="ghost" aria-label="Close detail" onClick={onClose}>
           ✕
         </Button>
@@ -52,85 +112,74 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
         </div>
       ) : (
         <div className="min-h-0 flex-1 space-y-5 overflow-y-auto p-4">
-          {(() => {
-            const a = attempt.data;
-            return (
-              <>
-                <div className="space-y-2">
-                  <div className="flex flex-wrap items-center gap-2">
-                    <StatusBadge attempt={a} />
-                    <OutcomeBadge outcome={a.outcome} />
-                    <Badge>{a.type}</Badge>
-                    <output className="text-sm tabular-nums text-slate-700" aria-label="Duration">
-                      {formatMs(a.durationMs)}
-                    </output>
-                  </div>
-                  <p className="font-mono text-xs text-slate-700 [overflow-wrap:anywhere]">POST {a.url}</p>
-                  <dl className="grid grid-cols-[7rem_minmax(0,1fr)] gap-x-2 gap-y-1 text-xs">
-                    {a.event ? (
-                      <>
-                        <dt className="text-slate-500">Event</dt>
-                        <dd>
-                          <bdi>{a.event}</bdi>
-                        </dd>
-                      </>
-                    ) : null}
-                    <dt className="text-slate-500">Destination</dt>
-                    <dd>
-                      <bdi>{a.destinationName ?? "deleted"}</bdi>
-                    </dd>
-                    <dt className="text-slate-500">Started</dt>
-                    <dd>{new Date(a.startedAt).toLocaleString()}</dd>
-                    <dt className="text-slate-500">Attempt</dt>
-                    <dd>{a.attemptNumber}</dd>
-                    <dt className="text-slate-500">Message ID</dt>
-                    <dd className="font-mono [overflow-wrap:anywhere]">
-                      <bdi>{a.messageId}</bdi>
-                    </dd>
-                    <dt className="text-slate-500">User ID</dt>
-                    <dd className="font-mono [overflow-wrap:anywhere]">
-                      <bdi>{a.userId ?? "—"}</bdi>
-                    </dd>
-                    {a.nextRetryAt ? (
-                      <>
-                        <dt className="text-slate-500">Next retry</dt>
-                        <dd>{new Date(a.nextRetryAt).toLocaleString()}</dd>
-                      </>
-                    ) : null}
-                  </dl>
-                  {a.errorText ? (
-                    <p role="note" className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-700 ring-1 ring-red-200">
-                      <strong>{a.errorKind ?? "error"}</strong>: {a.errorText}
-                    </p>
-                  ) : null}
-                </div>
-                <AttemptChain messageRowId={a.messageRowId} current={a.id} onSelect={onSelect} />
-                <Section title="Request headers">
-                  <HeadersTable headers={a.requestHeaders} label="Request headers" />
-                </Section>
-                <Section title="Request body" copy={a.requestBody}>
-                  {a.requestBody == null ? (
-                    <p className="text-xs text-slate-500">Erased by a deletion request.</p>
-                  ) : (
-                    <CodeBlock value={a.requestBody} label="Request body" />
-                  )}
-                </Section>
-                <Section title="Response headers">
-                  <HeadersTable headers={a.responseHeaders} label="Response headers" />
-                </Section>
-                <Section title="Response body" copy={a.responseBody}>
-                  {a.responseStatus == null ? (
-                    <p className="text-xs text-slate-500">No response was received.</p>
-                  ) : (
-                    <CodeBlock value={a.responseBody ?? ""} label="Response body" />
-                  )}
-                  <p className="text-xs text-slate-500">The first 64 KB of the response is kept.</p>
-                </Section>
-              </>
-            );
-          })()}
+          <AttemptBody a={attempt.data} onSelect={onSelect} />
         </div>
       )}
     </aside>
+  );
+}
+
+function AttemptBody({ a, onSelect }: { a: AttemptDetailDto; onSelect: (id: string) => void }) {
+  return (
+    <>
+      <Outcome a={a} />
+      <CopyCurl attempt={a} />
+      <dl className="grid grid-cols-[7rem_minmax(0,1fr)] gap-x-2 gap-y-1 text-xs">
+        {a.event ? (
+          <>
+            <dt className="text-slate-500">Event</dt>
+            <dd>
+              <bdi>{a.event}</bdi>
+            </dd>
+          </>
+        ) : null}
+        <dt className="text-slate-500">Destination</dt>
+        <dd>
+          <bdi>{a.destinationName ?? "deleted"}</bdi>
+        </dd>
+        <dt className="text-slate-500">Started</dt>
+        <dd>{new Date(a.startedAt).toLocaleString()}</dd>
+        <dt className="text-slate-500">Attempt</dt>
+        <dd>{a.attemptNumber}</dd>
+        <dt className="text-slate-500">Message ID</dt>
+        <dd className="font-mono [overflow-wrap:anywhere]">
+          <bdi>{a.messageId}</bdi>
+        </dd>
+        <dt className="text-slate-500">User ID</dt>
+        <dd className="font-mono [overflow-wrap:anywhere]">
+          <bdi>{a.userId ?? "—"}</bdi>
+        </dd>
+        {a.nextRetryAt ? (
+          <>
+            <dt className="text-slate-500">Next retry</dt>
+            <dd>{new Date(a.nextRetryAt).toLocaleString()}</dd>
+          </>
+        ) : null}
+      </dl>
+      <AttemptChain messageRowId={a.messageRowId} current={a.id} onSelect={onSelect} />
+      <Section title="Request headers">
+        <HeadersTable headers={a.requestHeaders} label="Request headers" />
+      </Section>
+      <Section title="Request body" copy={a.requestBody}>
+        {a.requestBody == null ? (
+          <p className="text-xs text-slate-500">Erased by a deletion request.</p>
+        ) : (
+          <CodeBlock value={a.requestBody} label="Request body" />
+        )}
+      </Section>
+      <Section title="Response headers">
+        <HeadersTable headers={a.responseHeaders} label="Response headers" />
+      </Section>
+      <div id="response-body">
+        <Section title="Response body" copy={a.responseBody}>
+          {a.responseStatus == null ? (
+            <p className="text-xs text-slate-500">No response was received.</p>
+          ) : (
+            <CodeBlock value={a.responseBody ?? ""} label="Response body" />
+          )}
+          <p className="text-xs text-slate-500">The first 64 KB of the response is kept.</p>
+        </Section>
+      </div>
+    </>
   );
 }

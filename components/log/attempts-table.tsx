@@ -1,5 +1,6 @@
 "use client";
 
+import { ShortValue } from "@/components/ui/short-url";
 import type { AttemptDto } from "@/lib/request-log/contract";
 import { TimeAgo, formatMs } from "@/components/ui/format";
 import { OutcomeBadge, StatusBadge } from "./attempt-bits";
@@ -32,7 +33,7 @@ function AttemptsGrid({ attempts, selected, onSelect }: Props) {
         <tr>
           <th className="px-3 py-2 font-medium">Event</th>
           <th className="w-44 px-3 py-2 font-medium">Status</th>
-          <th className="w-52 px-3 py-2 font-medium">Destination</th>
+          <th className="w-64 px-3 py-2 font-medium">Destination</th>
           <th className="w-12 px-3 py-2 text-right font-medium">
             <abbr title="Attempt number" className="no-underline">
               #
@@ -46,6 +47,7 @@ function AttemptsGrid({ attempts, selected, onSelect }: Props) {
         {attempts.map((a) => (
           <tr
             key={a.id}
+            data-attempt-id={a.id}
             tabIndex={0}
             aria-selected={selected === a.id}
             aria-label={attemptName(a)}
@@ -77,8 +79,8 @@ function AttemptsGrid({ attempts, selected, onSelect }: Props) {
               <div className="truncate text-xs text-slate-700">
                 <bdi>{a.destinationName ?? "deleted destination"}</bdi>
               </div>
-              <div className="truncate font-mono text-xs text-slate-500" title={a.url}>
-                {a.url}
+              <div className="truncate font-mono text-xs text-slate-500">
+                <ShortValue value={a.url} max={32} />
               </div>
             </td>
             <td className="px-3 py-2 text-right text-xs tabular-nums text-slate-600">{a.attemptNumber}</td>
@@ -100,6 +102,7 @@ function AttemptsList({ attempts, selected, onSelect }: Props) {
         <li key={a.id}>
           <button
             type="button"
+            data-attempt-id={a.id}
             aria-current={selected === a.id ? "true" : undefined}
             onClick={() => onSelect(a.id)}
             className={`block w-full space-y-1 px-4 py-3 text-left text-sm ${selected === a.id ? "bg-indigo-50" : "hover:bg-slate-50"}`}
@@ -118,7 +121,10 @@ function AttemptsList({ attempts, selected, onSelect }: Props) {
               </span>
             </span>
             <span className="block truncate text-xs text-slate-500">
-              <bdi>{a.destinationName ?? "deleted destination"}</bdi> · <span className="font-mono">{a.url}</span>
+              <bdi>{a.destinationName ?? "deleted destination"}</bdi>
+            </span>
+            <span className="block truncate font-mono text-xs text-slate-500">
+              <ShortValue value={a.url} max={44} />
             </span>
           </button>
         </li>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ChainAttempt, groupAttemptChain } from "./chain";
+import { type ChainAttempt, groupAttemptChain, replayOutcome } from "./chain";
 
 let id = 0;
 const at = (destinationId: string, url: string, attemptNumber: number, extra: Partial<ChainAttempt> = {}): ChainAttempt => ({
@@ -64,5 +64,22 @@ describe("attempt chain grouping", () => {
 
   it("has nothing to show for no attempts", () => {
     expect(groupAttemptChain([])).toEqual([]);
+  });
+});
+
+describe("replayOutcome", () => {
+  it("says Replaying while a replayed delivery is pending, then what it came to", () => {
+    expect(replayOutcome([{ state: "failed", replayNumber: 0 }], 1)).toBe("Replaying to 1 destination…");
+    expect(replayOutcome([{ state: "pending", replayNumber: 1 }], 1)).toBe("Replaying to 1 destination…");
+    expect(replayOutcome([{ state: "delivered", replayNumber: 1 }], 1)).toBe("Replayed: 1 destination delivered.");
+    expect(
+      replayOutcome(
+        [
+          { state: "delivered", replayNumber: 2 },
+          { state: "failed", replayNumber: 1 },
+        ],
+        2,
+      ),
+    ).toBe("Replayed: 1 destination delivered, 1 failed.");
   });
 });

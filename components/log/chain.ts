@@ -1,3 +1,4 @@
+import { plural } from "@/components/ui/format";
 import type { AttemptDto } from "@/lib/request-log/contract";
 
 /** What grouping needs of an attempt (its delivery tells a replay that is a delivery of its own apart). */
@@ -48,4 +49,13 @@ export function groupAttemptChain<T extends ChainAttempt>(
     group.count++;
   }
   return [...groups.values()];
+}
+
+/** What a replay came to, once its deliveries settle: "Replaying…" turns into the result. */
+export function replayOutcome(latest: { state: "pending" | "delivered" | "failed"; replayNumber: number }[], replayed: number): string {
+  const replays = latest.filter((d) => d.replayNumber > 0);
+  if (replays.length === 0 || replays.some((d) => d.state === "pending")) return `Replaying to ${plural(replayed, "destination")}…`;
+  const delivered = replays.filter((d) => d.state === "delivered").length;
+  const failed = replays.length - delivered;
+  return `Replayed: ${plural(delivered, "destination")} delivered${failed ? `, ${failed.toLocaleString("en-US")} failed` : ""}.`;
 }

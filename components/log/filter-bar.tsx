@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
@@ -72,91 +72,146 @@ function TextFilter({
   );
 }
 
+/**
+ * The log's filters. On a phone they sit behind a "Filters" button (a disclosure), so the first
+ * attempt is on the first screen; from md up they are always shown.
+ */
 export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; onChange: (patch: LogFilter) => void; onClear: () => void }) {
   const destinations = useDestinations();
   const active = Object.keys(filter).length;
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
   const set = (k: keyof LogFilter) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange({ [k]: e.target.value || undefined });
+  const selectFull = `${selectClass} w-full min-w-0`;
 
   return (
-    <search className="mb-4 block space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200" aria-label="Filter attempts">
-      <p className="sr-only">Filters apply as you change them.</p>
-      <div className="grid grid-cols-2 gap-2 sm:gap-3 lg:grid-cols-4">
-        <select aria-label="Destination" className={selectClass} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
-          <option value="">All destinations</option>
-          {destinations.data?.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Outcome" className={selectClass} value={filter.outcome ?? ""} onChange={set("outcome")}>
-          <option value="">Any outcome</option>
-          <option value="success">Success</option>
-          <option value="retry">Retrying</option>
-          <option value="failed">Failed</option>
-        </select>
-        <select aria-label="Status" className={selectClass} value={filter.statusClass ?? ""} onChange={set("statusClass")}>
-          <option value="">Any status</option>
-          {["2xx", "3xx", "4xx", "5xx"].map((c) => (
-            <option key={c} value={c}>
-              {c}
-            </option>
-          ))}
-          <option value="none">No response</option>
-        </select>
-        <select aria-label="Event type" className={selectClass} value={filter.type ?? ""} onChange={set("type")}>
-          <option value="">Any type</option>
-          {MESSAGE_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-        <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
-        <TextFilter label="Message ID" placeholder="messageId" value={filter.messageId} onApply={(messageId) => onChange({ messageId })} />
-        <div className="col-span-2">
-          <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
-        </div>
-      </div>
-      <div className="flex flex-wrap items-center gap-2 text-sm">
-        <span className="text-xs font-medium text-slate-500">Time</span>
-        {RANGES.map((r) => (
-          <Button
-            key={r.label}
-            variant="secondary"
-            className="text-xs"
-            onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}
-          >
-            {r.label}
-          </Button>
-        ))}
-        <label className="flex items-center gap-1 text-xs text-slate-500">
-          From
-          <input
-            type="datetime-local"
-            aria-label="From"
-            className={`${selectClass} pr-2 text-xs`}
-            value={toLocalInput(filter.from)}
-            onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })}
-          />
-        </label>
-        <label className="flex items-center gap-1 text-xs text-slate-500">
-          To
-          <input
-            type="datetime-local"
-            aria-label="To"
-            className={`${selectClass} pr-2 text-xs`}
-            value={toLocalInput(filter.to)}
-            onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })}
-          />
-        </label>
-        <span className="flex-1" />
-        {active ? (
+    <>
+      <div className="mb-3 flex items-center gap-2 md:hidden">
+        <Button variant="secondary" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)}>
+          {open ? "Hide filters" : active ? `Filters (${active})` : "Filters"}
+        </Button>
+        {active && !open ? (
           <Button variant="ghost" onClick={onClear}>
             Clear {plural(active, "filter")}
           </Button>
         ) : null}
       </div>
-    </search>
+      <search
+        id={panelId}
+        className={`mb-4 space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200 md:block ${open ? "block" : "hidden"}`}
+        aria-label="Filter attempts"
+      >
+        <p className="sr-only">Filters apply as you change them.</p>
+        <div className="grid grid-cols-2 gap-2 sm:gap-3 lg:grid-cols-4">
+          <select aria-label="Destination" className={selectFull} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
+            <option value="">All destinations</option>
+            {destinations.data?.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Outcome" className={selectFull} value={filter.outcome ?? ""} onChange={set("outcome")}>
+            <option value="">Any outcome</option>
+            <option value="success">Success</option>
+            <option value="retry">Retrying</option>
+            <option value="failed">Failed</option>
+          </select>
+          <select aria-label="Status" className={selectFull} value={filter.statusClass ?? ""} onChange={set("statusClass")}>
+            <option value="">Any status</option>
+            {["2xx", "3xx", "4xx", "5xx"].map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+            <option value="none">No response</option>
+          </select>
+          <select aria-label="Event type" className={selectFull} value={filter.type ?? ""} onChange={set("type")}>
+            <option value="">Any type</option>
+            {MESSAGE_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+          <TextFilter label="Event name" placeholder="event (exact)" value={filter.event} onApply={(event) => onChange({ event })} />
+          <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
+          <TextFilter
+            label="Message ID"
+            placeholder="messageId"
+            value={filter.messageId}
+            onApply={(messageId) => onChange({ messageId })}
+          />
+          <div className="col-span-2 lg:col-span-1">
+            <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
+          </div>
+        </div>
+        {filter.status || filter.errorKind ? (
+          // Set by a failure group's "View in the log" (the overview): shown so they can be seen and removed.
+          <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
+            Reason:
+            {filter.status ? (
+              <Button
+                variant="secondary"
+                className="text-xs"
+                aria-label={`Remove the filter status ${filter.status}`}
+                onClick={() => onChange({ status: undefined })}
+              >
+                status {filter.status} ✕
+              </Button>
+            ) : null}
+            {filter.errorKind ? (
+              <Button
+                variant="secondary"
+                className="text-xs"
+                aria-label={`Remove the filter error ${filter.errorKind}`}
+                onClick={() => onChange({ errorKind: undefined })}
+              >
+                error {filter.errorKind} ✕
+              </Button>
+            ) : null}
+          </p>
+        ) : null}
+        <div className="flex flex-wrap items-center gap-2 text-sm">
+          <span className="text-xs font-medium text-slate-500">Time</span>
+          {RANGES.map((r) => (
+            <Button
+              key={r.label}
+              variant="secondary"
+              className="text-xs"
+              onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}
+            >
+              {r.label}
+            </Button>
+          ))}
+          <label className="flex items-center gap-1 text-xs text-slate-500">
+            From
+            <input
+              type="datetime-local"
+              aria-label="From"
+              className={`${selectClass} pr-2 text-xs`}
+              value={toLocalInput(filter.from)}
+              onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })}
+            />
+          </label>
+          <label className="flex items-center gap-1 text-xs text-slate-500">
+            To
+            <input
+              type="datetime-local"
+              aria-label="To"
+              className={`${selectClass} pr-2 text-xs`}
+              value={toLocalInput(filter.to)}
+              onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })}
+            />
+          </label>
+          <span className="flex-1" />
+          {active ? (
+            <Button variant="ghost" onClick={onClear}>
+              Clear {plural(active, "filter")}
+            </Button>
+          ) : null}
+        </div>
+      </search>
+    </>
   );
 }

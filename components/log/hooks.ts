@@ -6,7 +6,20 @@ import { call } from "@/components/data/api-client";
 /** The request log: attempts (/api/attempts), a message's deliveries and attempts (/api/messages), replay. */
 
 /** Filters of the request log, as they sit in the URL query string and in GET /api/attempts. */
-export const FILTER_KEYS = ["destinationId", "outcome", "statusClass", "type", "userId", "messageId", "url", "from", "to"] as const;
+export const FILTER_KEYS = [
+  "destinationId",
+  "outcome",
+  "statusClass",
+  "type",
+  "event",
+  "userId",
+  "messageId",
+  "url",
+  "status",
+  "errorKind",
+  "from",
+  "to",
+] as const;
 export type LogFilter = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
 /** Only the filters that are set, in a fixed order, so equal filters share one cache entry. */

@@ -8,7 +8,7 @@ import { plural } from "@/components/ui/format";
 import { useReplayCount, useReplayMatchingMutation, type LogFilter } from "./hooks";
 
 /** Replays the failed deliveries that have an attempt matching the filter, after showing how many. */
-export function ReplayMatching({ filter }: { filter: LogFilter }) {
+export function ReplayMatching({ filter, label = "Replay failed…" }: { filter: LogFilter; label?: string }) {
   const [open, setOpen] = useState(false);
   const [done, setDone] = useState<number | null>(null);
   const count = useReplayCount(filter, { enabled: open });
@@ -28,7 +28,7 @@ export function ReplayMatching({ filter }: { filter: LogFilter }) {
           setOpen(true);
         }}
       >
-        Replay failed…
+        {label}
       </Button>
       <ConfirmDialog
         open={open}

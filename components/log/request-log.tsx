@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { useCallback, useRef } from "react";
 import { Button } from "@/components/ui/button";
 import { Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { plural } from "@/components/ui/format";
@@ -18,6 +19,21 @@ export function RequestLog() {
   const pages = useAttemptLog(filter);
   const attempts = pages.data?.pages.flatMap((p) => p.attempts) ?? [];
   const filtered = Object.keys(filter).length > 0;
+  // The row that opened the drawer: closing it returns focus there (the drawer may have moved along the chain).
+  const openedFrom = useRef<string | null>(null);
+  const results = useRef<HTMLElement>(null);
+  const open = (id: string) => {
+    openedFrom.current = id;
+    select(id === selected ? null : id);
+  };
+  const close = useCallback(() => {
+    const id = openedFrom.current ?? selected;
+    select(null);
+    const row = [...document.querySelectorAll<HTMLElement>(`[data-attempt-id="${CSS.escape(id ?? "")}"]`)].find(
+      (el) => el.getClientRects().length > 0,
+    );
+    (row ?? results.current)?.focus();
+  }, [select, selected]);
 
   return (
     <>
@@ -26,9 +42,16 @@ export function RequestLog() {
         description="Every HTTP attempt to your destinations, newest first. Select one to see exactly what was sent and received."
         actions={canReplay ? <ReplayMatching filter={filter} /> : null}
       />
+      <a
+        href="#results"
+        className="sr-only rounded-md bg-white px-3 py-2 text-sm font-medium text-indigo-700 ring-2 ring-indigo-600 focus:not-sr-only focus:mb-2 focus:inline-block"
+      >
+        Skip to results
+      </a>
       <FilterBar filter={filter} onChange={setFilter} onClear={clearFilter} />
       <div>
-        <div className="min-w-0">
+        {/* tabIndex -1: "Skip to results" moves focus here, so the next Tab is the first attempt. */}
+        <section id="results" ref={results} tabIndex={-1} aria-label="Results" className="min-w-0 focus:outline-none">
           {pages.isPending ? (
             <Spinner label="Loading attempts…" />
           ) : pages.isError ? (
@@ -56,7 +79,7 @@ export function RequestLog() {
             )
           ) : (
             <Card className="overflow-hidden">
-              <AttemptsTable attempts={attempts} selected={selected} onSelect={(id) => select(id === selected ? null : id)} />
+              <AttemptsTable attempts={attempts} selected={selected} onSelect={open} />
               <div className="flex items-center justify-between border-t border-slate-100 px-4 py-3 text-xs text-slate-500">
                 <span>{plural(attempts.length, "attempt")} shown</span>
                 {pages.hasNextPage ? (
@@ -69,8 +92,8 @@ export function RequestLog() {
               </div>
             </Card>
           )}
-        </div>
-        {selected ? <AttemptPanel id={selected} onClose={() => select(null)} onSelect={select} /> : null}
+        </section>
+        {selected ? <AttemptPanel id={selected} onClose={close} onSelect={select} /> : null}
       </div>
     </>
   );

@@ -22,7 +22,7 @@ export const statsKeys = {
 const REFRESH_MS = 30_000;
 
 /** The window ends now and is aligned to whole buckets, so bars do not shift by seconds on refresh. */
-function window(range: RangeKey) {
+export function rangeWindow(range: RangeKey) {
   const r = RANGES[range];
   const step = r.ms / 60 >= 3600_000 ? 3600_000 : 60_000;
   const to = Math.ceil(Date.now() / step) * step;
@@ -30,12 +30,12 @@ function window(range: RangeKey) {
 }
 
 export function fetchDeliveryStats(range: RangeKey, destinationId: string | null, signal?: AbortSignal) {
-  const query = { ...window(range), bucket: RANGES[range].bucket, destinationId: destinationId ?? undefined };
+  const query = { ...rangeWindow(range), bucket: RANGES[range].bucket, destinationId: destinationId ?? undefined };
   return call(requestLogEndpoints.deliveryStats, { query, signal });
 }
 
 export function fetchPerDestinationStats(range: RangeKey, signal?: AbortSignal) {
-  return call(requestLogEndpoints.destinationStats, { query: window(range), signal }).then((r) => r.destinations);
+  return call(requestLogEndpoints.destinationStats, { query: rangeWindow(range), signal }).then((r) => r.destinations);
 }
 
 export const fetchPerDestinationStats24h = (signal?: AbortSignal) =>

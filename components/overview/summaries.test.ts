@@ -19,6 +19,7 @@ const stats: DeliveryStatsDto = {
   to: "2026-01-01T01:00:00Z",
   bucketSeconds: 60,
   totals: row({ total: 1234, success: 1200, retry: 20, failed: 14, successRate: 1200 / 1234, p50: 87, p95: 1200, p99: 2300 }),
+  events: { total: 1210, delivered: 1200, pending: 4, failed: 6, retried: 20 },
   series: [
     { ...row({ total: 10, success: 8, successRate: 0.8 }), start: "2026-01-01T00:00:00Z" },
     { ...row({}), start: "2026-01-01T00:01:00Z" },

@@ -1,5 +1,6 @@
 "use client";
 
+import { focusWhenPresent } from "@/components/ui/focus";
 import { useState } from "react";
 import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
@@ -40,6 +41,8 @@ export function TokensSettings() {
                 onSuccess: (t) => {
                   setCreated(t.token);
                   setName("");
+                  // Focus goes to the token, the one thing to copy now.
+                  focusWhenPresent(() => document.querySelector<HTMLElement>('[data-testid="new-token"]'));
                 },
               },
             );

@@ -1,5 +1,6 @@
 "use client";
 
+import { focusWhenPresent } from "@/components/ui/focus";
 import { useState } from "react";
 import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
@@ -32,9 +33,11 @@ export function SourcesList() {
             onSubmit={(e) => {
               e.preventDefault();
               create.mutate(name, {
-                onSuccess: () => {
+                onSuccess: (created) => {
                   setName("");
                   setCreating(false);
+                  // Focus goes to the new source in the list (the form it was in is gone).
+                  focusWhenPresent(() => document.querySelector<HTMLElement>(`#main a[href="/sources/${created.id}"]`));
                 },
               });
             }}

@@ -8,7 +8,8 @@ export function PageHeader({ title, description, actions }: { title: string; des
   return (
     <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
       <div className="min-w-0">
-        <h1 className="text-xl font-semibold text-slate-900 [overflow-wrap:anywhere]">
+        {/* tabIndex -1: focus lands here after a page change (components/layout/route-focus.tsx). */}
+        <h1 tabIndex={-1} className="text-xl font-semibold text-slate-900 [overflow-wrap:anywhere] focus:outline-none">
           <bdi>{title}</bdi>
         </h1>
         {description ? <p className="mt-1 max-w-2xl text-sm text-slate-500">{description}</p> : null}

@@ -18,7 +18,7 @@ export const credentialsSchema = z.object({
 export const setupSchema = z.object({
   email: emailSchema,
   password: z.string().min(10, "Use at least 10 characters").max(PASSWORD_MAX, `Use at most ${PASSWORD_MAX} characters`),
-  workspaceName: z.string().trim().min(1).max(100).default("My workspace"),
+  workspaceName: z.string().trim().min(1, "Name your workspace").max(100, "Use at most 100 characters").default("My workspace"),
   /** The one-time setup code `npm start` prints in its setup link (or EVENTRAIL_SETUP_CODE). */
   code: z.string().max(200).default(""),
 });

@@ -22,7 +22,7 @@ export async function setupCode(): Promise<string> {
 }
 
 export const SETUP_CODE_MISSING =
-  "Setting up needs the one-time setup code: open the setup link `npm start` printed (http://…/setup?code=…), or use the value of EVENTRAIL_SETUP_CODE";
+  "Setting up needs the one-time setup code: open the setup link that npm start printed (http://…/setup?code=…), or use the value of EVENTRAIL_SETUP_CODE";
 
 /** Refuses a setup without the right code (403), in constant time. */
 export async function assertSetupCode(given: string): Promise<void> {

@@ -3,6 +3,7 @@ import { recordAudit, type Actor } from "../audit/record";
 import { pool, withTransaction } from "../platform/db";
 import { notFound } from "../platform/errors";
 import { assertBinInWorkspace } from "./bins";
+import { maskCapturedHeaders } from "./mask";
 import { CAPTURE_LIMITS, type CapturedRequestDto, type CapturedRequestSummaryDto, type CapturedRequestsQuery } from "./contract";
 
 /**
@@ -91,8 +92,18 @@ export async function loadCapturedRequest(opts: {
   return { row, dto: { ...toSummary(row), headers: row.headers, ...encodeBody(row.body) } };
 }
 
-export async function getCapturedRequest(opts: { workspaceId: string; binId: string; requestId: string }): Promise<CapturedRequestDto> {
-  return (await loadCapturedRequest(opts)).dto;
+/**
+ * One captured request as a caller sees it: header values in full only to one who may reveal a
+ * destination's write-only values (`revealHeaders`: the reveal endpoint's access), masked otherwise.
+ */
+export async function getCapturedRequest(opts: {
+  workspaceId: string;
+  binId: string;
+  requestId: string;
+  revealHeaders: boolean;
+}): Promise<CapturedRequestDto> {
+  const { dto } = await loadCapturedRequest(opts);
+  return opts.revealHeaders ? dto : { ...dto, headers: maskCapturedHeaders(dto.headers) };
 }
 
 export async function clearCapturedRequests(opts: { workspaceId: string; actor: Actor; binId: string }): Promise<void> {

@@ -20,6 +20,10 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
   // Their indexes are keyed by day first (attempt-days.ts): the lookup names the log's days.
   if (f.userId || f.messageId) conds.push(inLogDays(alias));
   if (f.url) add((p) => `${alias}.url = ${p}`, f.url);
+  if (f.status !== undefined) add((p) => `${alias}.response_status = ${p}`, f.status);
+  if (f.errorKind) add((p) => `${alias}.error_kind = ${p}`, f.errorKind);
+  // The event name lives on the message: messages(workspace_id, event, timestamp) finds them, attempts(message_row_id) their attempts.
+  if (f.event) add((p) => `${alias}.message_row_id IN (SELECT id FROM messages WHERE workspace_id = $1 AND event = ${p})`, f.event);
   if (f.from) add((p) => `${alias}.started_at >= ${p}`, f.from);
   if (f.to) add((p) => `${alias}.started_at < ${p}`, f.to);
   if (f.statusClass === "none") conds.push(`${alias}.response_status IS NULL`);

@@ -51,6 +51,12 @@ export const attemptFilterSchema = z.object({
   userId: z.string().min(1).max(500).optional(),
   messageId: z.string().min(1).max(500).optional(),
   url: z.string().min(1).max(2048).optional(),
+  /** An exact HTTP status (a failure group's "replay these"); statusClass for a range. */
+  status: z.coerce.number().int("Use an HTTP status").min(100, "Use an HTTP status").max(599, "Use an HTTP status").optional(),
+  /** How an attempt without a usable answer failed: timeout, connection, ssrf … (docs/webhooks.md#outcomes). */
+  errorKind: z.string().min(1).max(40).optional(),
+  /** The event name of track calls ("Order Completed"), exactly. */
+  event: z.string().min(1).max(200).optional(),
   from: isoDate.optional(),
   to: isoDate.optional(),
 });
@@ -232,19 +238,68 @@ export const statsRowSchema = z.object({
   p99: z.number().nullable(),
 });
 
+/**
+ * Events (a message to one destination) with an attempt in the window, by the state of their latest
+ * delivery now: an event retried five times and then delivered — or failed and replayed into success
+ * — is one delivered event, not attempts of which one succeeded (docs/dashboard.md#delivery-overview).
+ */
+export const eventStatsSchema = z.object({
+  total: z.number().int(),
+  delivered: z.number().int(),
+  /** Still being delivered: waiting for its next retry. */
+  pending: z.number().int(),
+  failed: z.number().int(),
+  /** Needed more than one attempt in the window (retries and replays), whatever the end. */
+  retried: z.number().int(),
+});
+export type EventStats = z.infer<typeof eventStatsSchema>;
+
 export const deliveryStatsDtoSchema = z.object({
   destinationId: z.string().nullable(),
   from: z.string(),
   to: z.string(),
   bucketSeconds: z.number().int(),
   totals: statsRowSchema,
+  events: eventStatsSchema,
   /** One row per bucket from `from`, empty buckets included. */
   series: z.array(statsRowSchema.extend({ start: z.string() })),
 });
 
 export const destinationStatsDtoSchema = statsRowSchema
   .pick({ total: true, success: true, retry: true, failed: true, successRate: true })
-  .extend({ destinationId: z.string() });
+  .extend({ destinationId: z.string(), events: eventStatsSchema });
+
+export const failureGroupsQuerySchema = z
+  .object({
+    destinationId: z.uuid("Use a destination id").optional(),
+    from: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+    to: z.iso.datetime({ offset: true, error: "Use an ISO 8601 time" }).optional(),
+  })
+  .transform((q) => {
+    const to = q.to ? new Date(q.to) : new Date();
+    return { destinationId: q.destinationId, from: q.from ? new Date(q.from) : new Date(to.getTime() - 86_400_000), to };
+  });
+export type FailureGroupsQuery = z.infer<typeof failureGroupsQuerySchema>;
+
+/**
+ * Failed and retried attempts of a window grouped by reason: destination, URL, the status the endpoint
+ * answered or, without an answer, the kind of error. The biggest groups first.
+ */
+export const failureGroupDtoSchema = z.object({
+  destinationId: z.string(),
+  destinationName: z.string().nullable(),
+  url: z.string(),
+  responseStatus: z.number().int().nullable(),
+  errorKind: z.string().nullable(),
+  /** Attempts in the group. */
+  attempts: z.number().int(),
+  /** Distinct messages among them. */
+  messages: z.number().int(),
+  lastAt: z.string(),
+  /** The newest attempt's error text. */
+  lastError: z.string().nullable(),
+});
+export type FailureGroupDto = z.infer<typeof failureGroupDtoSchema>;
 
 export type StatsRow = z.infer<typeof statsRowSchema>;
 export type DeliveryStatsDto = z.infer<typeof deliveryStatsDtoSchema>;
@@ -297,5 +352,14 @@ export const requestLogEndpoints = {
     summary: "Per destination: attempts by outcome and success rate in a time window (default: the last 24 h)",
     query: destinationStatsQuerySchema,
     response: z.object({ destinations: z.array(destinationStatsDtoSchema) }),
+  }),
+  failureGroups: endpoint({
+    method: "GET",
+    path: "/api/stats/failures",
+    access: "viewer",
+    summary:
+      "Failed and retried attempts of a time window (default: the last 24 h) grouped by destination, URL and status or error kind, biggest first (at most 20)",
+    query: failureGroupsQuerySchema,
+    response: z.object({ groups: z.array(failureGroupDtoSchema) }),
   }),
 };

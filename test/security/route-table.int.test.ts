@@ -228,6 +228,15 @@ const SPECS: Record<string, Spec> = {
       expect(JSON.stringify(await b.get("/api/stats/destinations"))).not.toContain(x.destination);
     },
   },
+  "GET /api/stats/failures": {
+    kind: "collection",
+    // A's receiver answers 200, so A has no failures here; test/stats.int.test.ts groups real ones and checks B sees none.
+    async crossWorkspace({ b, ids: x }) {
+      const theirs = await b.get(`/api/stats/failures?destinationId=${x.destination}`);
+      expect(theirs.groups).toEqual([]);
+      expect(JSON.stringify(await b.get("/api/stats/failures"))).not.toContain(x.destination);
+    },
+  },
   "GET /api/deletions": {
     kind: "collection",
     async crossWorkspace({ b, ids: a }) {

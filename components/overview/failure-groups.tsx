@@ -1,0 +1,95 @@
+"use client";
+
+import Link from "next/link";
+import { useQuery } from "@tanstack/react-query";
+import { type FailureGroupDto, requestLogEndpoints } from "@/lib/request-log/contract";
+import { call } from "@/components/data/api-client";
+import { useCan } from "@/components/layout/role";
+import { ReplayMatching } from "@/components/log/replay-matching";
+import type { LogFilter } from "@/components/log/hooks";
+import { Badge, Card, ErrorNote, Spinner } from "@/components/ui/card";
+import { TimeAgo, plural, statusTone } from "@/components/ui/format";
+import { ShortValue } from "@/components/ui/short-url";
+import { statsKeys } from "./hooks";
+
+/** The reason as the log shows it: the status the endpoint answered, or the kind of error without one. */
+const reason = (g: FailureGroupDto) => (g.responseStatus != null ? `HTTP ${g.responseStatus}` : (g.errorKind ?? "error"));
+
+/** The log filter of one group: "View in the log" opens exactly these attempts, "Replay these" re-sends their messages. */
+export function groupFilter(g: FailureGroupDto, from: string): LogFilter {
+  return {
+    destinationId: g.destinationId,
+    url: g.url,
+    from,
+    ...(g.responseStatus != null
+      ? { status: String(g.responseStatus) }
+      : g.errorKind
+        ? { errorKind: g.errorKind, statusClass: "none" }
+        : {}),
+  };
+}
+
+/**
+ * "What failed and why" on the overview: the window's failed and retried attempts grouped by
+ * destination, URL and reason, biggest first, each with its counts, the newest error, a link to
+ * those attempts in the log and (admins) "Replay these" (docs/dashboard.md#delivery-overview).
+ */
+export function FailureGroups({ from, to, destinationId }: { from: string; to: string; destinationId: string | null }) {
+  const canReplay = useCan("admin");
+  const q = useQuery({
+    queryKey: [...statsKeys.all, "failures", from, to, destinationId],
+    queryFn: ({ signal }) =>
+      call(requestLogEndpoints.failureGroups, { query: { from, to, destinationId: destinationId ?? undefined }, signal }),
+    refetchInterval: 30_000,
+  });
+  return (
+    <Card className="mt-6">
+      <h2 className="border-b border-slate-100 px-4 py-3 text-sm font-semibold text-slate-900">Failures by reason</h2>
+      {q.isPending ? (
+        <div className="px-4">
+          <Spinner label="Loading failures…" />
+        </div>
+      ) : q.isError ? (
+        <div className="p-4">
+          <ErrorNote error={q.error} />
+        </div>
+      ) : q.data.groups.length === 0 ? (
+        <p className="px-4 py-3 text-sm text-slate-500">Nothing failed or was retried in this window.</p>
+      ) : (
+        <ul className="divide-y divide-slate-100" aria-label="Failures by reason">
+          {q.data.groups.map((g) => {
+            const filter = groupFilter(g, from);
+            const query = new URLSearchParams(filter as Record<string, string>);
+            return (
+              <li key={`${g.destinationId} ${g.url} ${reason(g)}`} className="flex flex-wrap items-start gap-x-4 gap-y-2 px-4 py-3 text-sm">
+                <div className="min-w-0 flex-1 space-y-0.5">
+                  <div className="flex flex-wrap items-center gap-2">
+                    <Badge tone={g.responseStatus != null ? statusTone(g.responseStatus) : "red"}>{reason(g)}</Badge>
+                    <bdi className="font-medium text-slate-900">{g.destinationName ?? "deleted destination"}</bdi>
+                    <span className="text-xs text-slate-500">
+                      {plural(g.attempts, "attempt")} · {plural(g.messages, "message")} · last <TimeAgo iso={g.lastAt} />
+                    </span>
+                  </div>
+                  <div className="truncate font-mono text-xs text-slate-500">
+                    <ShortValue value={g.url} max={64} />
+                  </div>
+                  {g.lastError && g.lastError !== reason(g) ? (
+                    <p className="truncate text-xs text-red-700" title={g.lastError}>
+                      {g.lastError}
+                    </p>
+                  ) : null}
+                </div>
+                <div className="flex shrink-0 flex-wrap items-center gap-2">
+                  <Link href={`/log?${query}`} className="text-xs text-indigo-700 underline">
+                    View in the log
+                  </Link>
+                  {canReplay ? <ReplayMatching filter={filter} label="Replay these…" /> : null}
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Card>
+  );
+}
