@@ -7,6 +7,7 @@ import { originOf, postWebhook, type TimedAttempt } from "../webhooks/post";
 import { OriginLimiter } from "../webhooks/limiter";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
+import { shapeRequest, type Method, type Target } from "../webhooks/request-shape";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
 import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, SAFETY_DELAY_S, recordAsTheyEnd, settleWithin, trackLate } from "./detach";
@@ -223,8 +224,14 @@ async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> 
         : "destination is disabled";
     return { d, ended: { attempts: [], update: finalUpdate(d, "failed", why) } };
   }
-  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId) });
-  const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
+  // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template.
+  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls);
+  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId), body });
+  const method = d.destination.shape.method;
+  const sent =
+    urls.length === 1
+      ? [await attemptUrl(urls[0], request, targets[0], method)]
+      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method)));
   return { d, startedAt, request, sent };
 }
 
@@ -338,12 +345,23 @@ function slowJudge(): (url: string) => boolean {
 
 type UrlAttempt = { url: string; attempt: TimedAttempt | null; turnInMs?: number };
 
-async function attemptUrl(url: string, request: OutgoingRequest): Promise<UrlAttempt> {
+/**
+ * One URL's attempt. `url` is the destination's (a template's text, which the delivery's pending
+ * URLs and the attempt log name); `target` is where it goes, or why it is not sent: an attempt
+ * failed for good, logged with the reason, nothing on the wire (docs/request-shape.md#url-templates).
+ */
+async function attemptUrl(url: string, request: OutgoingRequest, target: Target, method: Method): Promise<UrlAttempt> {
+  if ("error" in target) {
+    return {
+      url,
+      attempt: { startedAt: new Date(), durationMs: 0, result: { kind: "error", errorKind: "internal", message: target.error } },
+    };
+  }
   const release = await limiter().acquire(originOf(url));
   if (!release) return { url, attempt: null, turnInMs: limiter().deferTurnMs(originOf(url), MAX_DEFER_MS) };
   let attempt: TimedAttempt | undefined;
   try {
-    attempt = await postWebhook(url, request);
+    attempt = await postWebhook(target.sendTo, request, method);
     return { url, attempt };
   } finally {
     release(attempt?.durationMs);
