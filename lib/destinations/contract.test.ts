@@ -35,10 +35,12 @@ describe("destinationInputSchema", () => {
       "urls.1": ["Templates go in the path or query only: the scheme, host and port are fixed when you save"],
       method: ["One of POST, PUT, PATCH"],
       "mapping.email.@template": ["Should be a string or a mapping directive, not a number"],
-      "mapping.x.@json": ["@json is a Segment directive Eventrail does not support; supported: @path, @template, @if, @arrayPath, @literal"],
+      "mapping.x.@json": [
+        "@json is a Segment directive Eventrail does not support; supported: @path, @template, @if, @arrayPath, @literal",
+      ],
     });
     expect(errors({ name: "Hooks", urls: ["https://a.example"], mapping: [1] })).toEqual({
-      mapping: ['A mapping is a JSON object, like {"data": {"@path": "$."}}'],
+      mapping: ['A mapping is a JSON object, like {"@path": "$."} (the whole event)'],
     });
   });
 

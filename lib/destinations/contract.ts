@@ -57,7 +57,7 @@ export const webhookUrlSchema = z
  * reported where it sits, as `mapping.data.email.@template`.
  */
 export const mappingSchema = z
-  .record(z.string(), z.unknown(), { error: 'A mapping is a JSON object, like {"data": {"@path": "$."}}' })
+  .record(z.string(), z.unknown(), { error: 'A mapping is a JSON object, like {"@path": "$."} (the whole event)' })
   .superRefine((m, ctx) => {
     for (const issue of checkMapping(m)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });

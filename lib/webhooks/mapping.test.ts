@@ -27,8 +27,10 @@ const map = (m: unknown) => JSON.stringify(compileMapping(m)(event));
 const mapText = (json: string) => map(JSON.parse(json));
 
 describe("compileMapping: Segment's semantics", () => {
-  it('@path "$." is the whole event, in its key order (the Webhooks (Actions) default)', () => {
+  it('@path "$." is the whole event, in its key order (the Webhooks (Actions) Data default), at any level', () => {
+    expect(map({ "@path": "$." })).toBe(JSON.stringify(event));
     expect(map({ data: { "@path": "$." } })).toBe(JSON.stringify({ data: event }));
+    expect(compileMapping({ "@path": "$.nope" })(event)).toBeUndefined();
   });
 
   it("@path reads dotted, indexed and quoted paths; absent fields leave the key out", () => {
@@ -116,6 +118,7 @@ describe("checkMapping", () => {
   const where = (m: unknown) => checkMapping(m).map((i) => `${i.path.join(".")}: ${i.message}`);
 
   it("accepts Segment's default and a richer mapping", () => {
+    expect(checkMapping({ "@path": "$." })).toEqual([]);
     expect(checkMapping({ data: { "@path": "$." } })).toEqual([]);
     expect(
       checkMapping({
@@ -153,9 +156,12 @@ describe("checkMapping", () => {
     ]);
   });
 
-  it("refuses a top level that is not an object of fields, and mappings past the limits", () => {
+  it("refuses a top level that is not an object, a whole pasted subscription, and mappings past the limits", () => {
     expect(where([1])[0]).toMatch(/^: A mapping is a JSON object/);
-    expect(where({ "@path": "$." })[0]).toMatch(/^: A mapping is a JSON object/);
+    expect(where("$.")[0]).toMatch(/^: A mapping is a JSON object/);
+    expect(where({ url: "https://x.example", method: "POST", data: { "@path": "$." } })).toEqual([
+      ": This is a whole Segment subscription: paste its data field here, and set its url and method above",
+    ]);
     expect(where({ x: "y".repeat(MAPPING_LIMITS.bytes) })).toEqual([": At most 16 KB of JSON"]);
     let deep: unknown = 1;
     for (let i = 0; i < MAPPING_LIMITS.depth + 2; i++) deep = { a: deep };

@@ -88,10 +88,14 @@ export function templatePaths(template: string): string[] {
 
 type Compiled = (payload: unknown) => unknown;
 
-/** A mapping compiled once (per destination and batch) into closures: paths split once, not per event. */
-export function compileMapping(mapping: Json): (event: Obj) => Obj {
+/**
+ * A mapping compiled once (per destination and batch) into closures: paths split once, not per
+ * event. The result is the body, as Segment's Data field gives it: usually an object, the whole
+ * event for `{"@path": "$."}`, undefined when a top-level directive finds nothing.
+ */
+export function compileMapping(mapping: Json): (event: Obj) => unknown {
   const run = compile(mapping);
-  return (event) => removeUndefined(run(event)) as Obj;
+  return (event) => removeUndefined(run(event));
 }
 
 function compile(m: Json): Compiled {
@@ -196,14 +200,18 @@ export type MappingIssue = { path: (string | number)[]; message: string };
 
 /**
  * What is wrong with a mapping, each issue at its place in it (`data.email.@template`), or [].
- * Segment's own validation rules for these directives, plus: the top level is an object of fields,
- * `@if` names `exists` or `blank`, directives outside the subset are refused by name, and the
+ * Segment's own validation rules for these directives, plus: the top level is an object (a
+ * directive or the body's fields, as Segment's Data field is), `@if` names `exists` or `blank`, directives outside the subset are refused by name, and the
  * mapping stays within MAPPING_LIMITS.
  */
 export function checkMapping(mapping: unknown): MappingIssue[] {
   const issues: MappingIssue[] = [];
-  if (!isPlainObject(mapping) || directiveKey(mapping)) {
-    return [{ path: [], message: 'A mapping is a JSON object of the body\'s fields, like {"data": {"@path": "$."}}' }];
+  if (!isPlainObject(mapping)) {
+    return [{ path: [], message: 'A mapping is a JSON object: a directive like {"@path": "$."} or the body\'s fields' }];
+  }
+  // A whole Webhooks (Actions) subscription ({url, method, data, …}) pasted: its data field is the mapping.
+  if ("data" in mapping && "url" in mapping) {
+    return [{ path: [], message: "This is a whole Segment subscription: paste its data field here, and set its url and method above" }];
   }
   const text = JSON.stringify(mapping);
   if (new TextEncoder().encode(text).length > MAPPING_LIMITS.bytes) {

@@ -13,7 +13,7 @@ export type Method = (typeof METHODS)[number];
 
 export type RequestShape = {
   method: Method;
-  mapping: ((event: Record<string, unknown>) => Record<string, unknown>) | null;
+  mapping: ((event: Record<string, unknown>) => unknown) | null;
   templated: boolean;
 };
 
@@ -56,7 +56,9 @@ export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: 
   let body: string;
   if (shape.mapping && message.type !== "delete") {
     try {
-      body = JSON.stringify(shape.mapping(event!));
+      const mapped = shape.mapping(event!);
+      if (mapped === undefined) throw new MappingError("it gave no body (its top-level directive found nothing)");
+      body = JSON.stringify(mapped);
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
       const error = `mapping could not be applied to this event: ${err.message}; not sent`;
