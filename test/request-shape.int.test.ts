@@ -119,7 +119,8 @@ describe("body mappings copied from Segment", () => {
       name: "bad",
       urls: [`http://{{context.tenant}}.example.com/hook`],
       method: "GET",
-      mapping: { email: { "@if": { then: { "@path": "$.traits.email" } } }, n: { "@replace": { pattern: "a", value: "b" } } },
+      // As pasted: JSON text (a `then` key in an object literal reads as a thenable to the linter).
+      mapping: JSON.parse('{"email": {"@if": {"then": {"@path": "$.traits.email"}}}, "n": {"@replace": {"pattern": "a", "value": "b"}}}'),
     });
     expect(bad.status).toBe(422);
     expect(bad.body.error.fields).toEqual({
