@@ -172,3 +172,41 @@ describe("method and URL templates", () => {
     expect(rx.requests.slice(seen).filter((r) => r.path.startsWith("/users/"))).toEqual([]);
   });
 });
+
+describe("preview", () => {
+  it("renders the request each recent call would make, as the worker would send it", async () => {
+    await send({ type: "identify", userId: "zoë", traits: { email: "zoe@example.com", plan: "pro" }, messageId: "rs-preview" });
+    await waitFor(async () => (await db.query(`SELECT 1 FROM messages WHERE message_id = 'rs-preview'`)).rowCount === 1, {
+      what: "the call to be stored",
+    });
+    const preview = await ctx.api.post("/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/users/{{userId}}`, `${rx.url}/plain`],
+      method: "PATCH",
+      mapping: { email: { "@path": "$.traits.email" }, plan: { "@template": "{{traits.plan}}!" } },
+      headers: [{ name: "Authorization" }],
+      limit: 1,
+    });
+    expect(preview.requests).toEqual([
+      {
+        messageId: "rs-preview",
+        type: "identify",
+        event: null,
+        method: "PATCH",
+        urls: [
+          { url: `${rx.url}/users/{{userId}}`, sendTo: `${rx.url}/users/zo%C3%AB`, error: null },
+          { url: `${rx.url}/plain`, sendTo: `${rx.url}/plain`, error: null },
+        ],
+        headers: { Authorization: "••••", "content-type": "application/json", "user-agent": "Eventrail.io/1.0" },
+        body: '{"email":"zoe@example.com","plan":"pro!"}',
+      },
+    ]);
+    const bad = await ctx.api.request("POST", "/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/x`],
+      mapping: { a: { "@path": 1 } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toEqual({ "mapping.a.@path": ["Should be a string or a mapping directive, not a number"] });
+  });
+});

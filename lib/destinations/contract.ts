@@ -391,6 +391,42 @@ export const filterPreviewResultSchema = z.object({
 });
 export type FilterPreviewResult = z.infer<typeof filterPreviewResultSchema>;
 
+export const MAPPING_PREVIEW_DEFAULT = 5;
+
+/**
+ * The request-shape preview (docs/request-shape.md#preview): the request each of the sources' most
+ * recent calls would make with this method, mapping and URLs, before anything is saved.
+ */
+export const mappingPreviewSchema = z.object({
+  sourceIds: z.array(z.string().uuid("Not a source id")).max(100, "At most 100 sources"),
+  urls: fields.urls,
+  method: fields.method.default("POST"),
+  mapping: fields.mapping.default(null),
+  /** Custom header names (values are write-only; the preview shows them masked, as the attempt log does). */
+  headers: z
+    .array(z.object({ name: z.string().trim().max(100, "At most 100 characters") }))
+    .max(MAX_HEADERS)
+    .default([]),
+  limit: z.number().int("A whole number").min(1, "At least 1").max(20, "At most 20").default(MAPPING_PREVIEW_DEFAULT),
+});
+export type MappingPreviewInput = z.infer<typeof mappingPreviewSchema>;
+export const mappingPreviewResultSchema = z.object({
+  requests: z.array(
+    z.object({
+      messageId: z.string(),
+      type: z.string(),
+      event: z.string().nullable(),
+      method: z.enum(METHODS),
+      /** Each URL as it would be requested, or why that URL would get nothing for this call. */
+      urls: z.array(z.object({ url: z.string(), sendTo: z.string().nullable(), error: z.string().nullable() })),
+      headers: z.record(z.string(), z.string()),
+      /** The exact body (null when the mapping cannot apply to this call: see the urls' error). */
+      body: z.string().nullable(),
+    }),
+  ),
+});
+export type MappingPreviewResult = z.infer<typeof mappingPreviewResultSchema>;
+
 const id = { path: "/api/destinations/{id}" } as const;
 
 export const destinationEndpoints = {
@@ -449,6 +485,15 @@ export const destinationEndpoints = {
     summary: "Preview a filter: how many of the recent calls of the given sources it would pass, by type and event name",
     body: filterPreviewSchema,
     response: filterPreviewResultSchema,
+  }),
+  mappingPreview: endpoint({
+    method: "POST",
+    path: "/api/destinations/mapping-preview",
+    access: "viewer",
+    summary:
+      "Preview a request shape: the method, URL, headers and body each of the sources' recent calls would be sent with (signature headers are added when sent)",
+    body: mappingPreviewSchema,
+    response: mappingPreviewResultSchema,
   }),
   health: endpoint({
     method: "GET",
