@@ -139,13 +139,18 @@ describe("method and URL templates", () => {
   it("sends PUT and PATCH; without a mapping the body is the seed's", async () => {
     const put = await ctx.destination({ urls: [`${rx.url}/put`], method: "PUT" });
     expect(put).toMatchObject({ method: "PUT", mapping: null });
-    await ctx.destination({ urls: [`${rx.url}/patch`], method: "PATCH", mapping: { id: { "@path": "$.messageId" } } });
+    const patchDest = await ctx.destination({ urls: [`${rx.url}/patch`], method: "PATCH", mapping: { id: { "@path": "$.messageId" } } });
     await send({ type: "track", event: "E", userId: "u", messageId: "rs-methods" });
     expect((await arrived("/put")).method).toBe("PUT");
     const patch = await arrived("/patch");
     expect(patch).toMatchObject({ method: "PATCH", body: '{"id":"rs-methods"}' });
     // The seed's body, unchanged, for the destination without a mapping.
     expect(JSON.parse((await arrived("/put")).body)).toMatchObject({ version: 1, type: "track", event: "E", messageId: "rs-methods" });
+
+    // "Send test" sends what the worker would: the method and the mapped body.
+    const before = rx.requests.length;
+    await ctx.api.post(`/api/destinations/${patchDest.id}/test`, { type: "track", payload: { messageId: "rs-test-send" } });
+    expect(rx.requests.slice(before)).toMatchObject([{ path: "/patch", method: "PATCH", body: '{"id":"rs-test-send"}' }]);
   });
 
   it("fills path and query templates percent-encoded; an empty value is a failed attempt with its reason, nothing sent", async () => {

@@ -4,10 +4,11 @@ import { pool, withTransaction } from "../platform/db";
 import { toAttemptRow } from "../delivery/attempt-row";
 import { listMessageAttempts } from "../request-log/attempts";
 import { recordRound } from "../delivery/record";
-import { postWebhook } from "../webhooks/post";
+import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import { classifyAttempt } from "../webhooks/outcome";
 import type { StoredMessage } from "../webhooks/payload";
 import { buildRequest, webhookIdOf } from "../webhooks/request";
+import { prepareShape, shapeRequest } from "../webhooks/request-shape";
 import { filterVerdict } from "../routing/destination-filter";
 import { samplePayload } from "./samples";
 import type { TestSendInput, TestSendResult } from "./contract";
@@ -59,9 +60,21 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
     return { messageRowId: m.rows[0].id, deliveryId: d.rows[0].id };
   });
 
-  const request = buildRequest(dest, message, { now, webhookId: webhookIdOf(messageRowId) });
   const urls = opts.input.url ? [opts.input.url] : dest.urls;
-  const sent = await Promise.all(urls.map(async (url) => ({ url, attempt: await postWebhook(url, request) })));
+  // Request shape (docs/request-shape.md): the destination's method, mapping and URL templates, as the worker applies them.
+  const shape = prepareShape({ method: dest.method, mapping: dest.mapping, urls });
+  const { body, targets } = shapeRequest(shape, message, urls);
+  const request = buildRequest(dest, message, { now, webhookId: webhookIdOf(messageRowId), body });
+  const sent = await Promise.all(
+    urls.map(async (url, i) => {
+      const t = targets[i];
+      const attempt: TimedAttempt =
+        "error" in t
+          ? { startedAt: new Date(), durationMs: 0, result: { kind: "error", errorKind: "internal", message: t.error } }
+          : await postWebhook(t.sendTo, request, shape.method);
+      return { url, attempt };
+    }),
+  );
   const rows = sent.map(({ url, attempt }) => {
     const classification = classifyAttempt(attempt.result);
     return toAttemptRow({
