@@ -12,6 +12,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
+import { RequestShapeFields } from "./request-shape-section";
 import { SourcePicker } from "./source-picker";
 import {
   describeMinutes,
@@ -175,6 +176,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             </p>
           ) : null}
         </fieldset>
+      </Section>
+
+      <Section
+        title="Request shape"
+        description="Optional: the HTTP method, and a body mapping in Segment's mapping language. Left as they are, each call is POSTed with the default body."
+      >
+        <RequestShapeFields form={form} errors={errors} onChange={update} />
       </Section>
 
       <Section title="Headers" description="Static headers added to every request.">

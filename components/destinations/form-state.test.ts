@@ -32,6 +32,8 @@ const stored: DestinationDto = {
   mode: "any",
   retryWindowMinutes: 240,
   filter: { types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
+  method: "POST",
+  mapping: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

@@ -9,6 +9,7 @@ import {
   type DestinationFilter,
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
+import type { Method } from "@/lib/webhooks/request-shape";
 
 /**
  * A write-only value in the form (docs/webhooks.md#secrets). Editing, a stored value is `kept`: the
@@ -50,6 +51,10 @@ export type FormState = {
   retryWindowMinutes: string;
   sourceIds: string[];
   filter: FilterState;
+  /** docs/request-shape.md */
+  method: Method;
+  /** The mapping as typed (JSON text); "" sends the default body. */
+  mappingText: string;
 };
 
 const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
@@ -67,6 +72,8 @@ export const emptyForm = (): FormState => ({
   retryWindowMinutes: "240",
   sourceIds: [],
   filter: allCalls(),
+  method: "POST",
+  mappingText: "",
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -83,7 +90,33 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   retryWindowMinutes: String(d.retryWindowMinutes),
   sourceIds: [...d.sourceIds],
   filter: { types: [...d.filter.types], eventMode: d.filter.events.mode, eventNames: d.filter.events.names.join("\n") },
+  method: d.method,
+  mappingText: d.mapping === null ? "" : JSON.stringify(d.mapping, null, 2),
 });
+
+/**
+ * The mapping text as the API takes it: "" is none (null); JSON that does not parse is passed on
+ * as the text itself, which the schema refuses (validateForm says why instead).
+ */
+export function mappingFromText(text: string): unknown {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Why the mapping text is not JSON, or null when it is (or is empty). */
+export function mappingJsonError(text: string): string | null {
+  if (text.trim() === "") return null;
+  try {
+    JSON.parse(text);
+    return null;
+  } catch (e) {
+    return `Not valid JSON: ${(e as Error).message}`;
+  }
+}
 
 /** A kept value is left out (undefined: unchanged); a removed one is sent as "" (removed); a typed one as typed. */
 const secretInput = (s: WriteOnlyState) => (s.action === "keep" ? undefined : s.action === "remove" ? "" : s.value);
@@ -104,6 +137,8 @@ export function formToInput(f: FormState) {
     retryWindowMinutes: f.retryWindowMinutes.trim() === "" ? Number.NaN : Number(f.retryWindowMinutes),
     sourceIds: f.sourceIds,
     filter: filterToInput(f.filter),
+    method: f.method,
+    mapping: mappingFromText(f.mappingText),
   };
 }
 
@@ -118,6 +153,8 @@ export function validateForm(f: FormState, { editing = false } = {}): { valid: b
   const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
   if (parsed.success) return { valid: true, errors: {} };
   const errors = fieldErrorsFromIssues(parsed.error.issues);
+  const jsonError = mappingJsonError(f.mappingText);
+  if (jsonError) errors.mapping = [jsonError];
   const duplicates = destinationDuplicatesSchema.safeParse(raw);
   if (!duplicates.success) {
     for (const [key, messages] of Object.entries(fieldErrorsFromIssues(duplicates.error.issues))) {

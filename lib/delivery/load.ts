@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
+import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -14,6 +15,8 @@ export type LoadedDestination = SigningSettings & {
   retryWindowMinutes: number;
   /** headers and keys prepared for signing, once per destination (docs/webhooks.md#delivery-cost) */
   signing: PreparedSigning;
+  /** method, compiled mapping, URL templates (docs/request-shape.md), once per destination */
+  shape: RequestShape;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -75,6 +78,8 @@ type DestinationRow = {
   enabled: boolean;
   mode: string;
   retry_window_minutes: number;
+  method: string;
+  mapping: unknown;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -108,7 +113,8 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
        ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
-       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes
+       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes,
+       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -153,7 +159,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -165,7 +171,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     mode: t.mode === "every" ? "every" : "any",
     retryWindowMinutes: t.retry_window_minutes,
   };
-  return { ...settings, signing: prepareSigning(settings) };
+  return { ...settings, signing: prepareSigning(settings), shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }) };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {

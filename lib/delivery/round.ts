@@ -3,6 +3,7 @@ import { env } from "../platform/env";
 import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
+import { shapeRequest, type Method, type Target } from "../webhooks/request-shape";
 import { toAttemptRow } from "./attempt-row";
 import type { LoadedDelivery } from "./load";
 import { acquireSlot, deferTurnMs, retryTurnMs } from "./origins";
@@ -44,17 +45,34 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
         : "destination is disabled";
     return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
   }
-  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId) });
-  const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
+  // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template.
+  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls);
+  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId), body });
+  const method = d.destination.shape.method;
+  const sent =
+    urls.length === 1
+      ? [await attemptUrl(urls[0], request, targets[0], method)]
+      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method)));
   return { d, startedAt, request, sent };
 }
 
-async function attemptUrl(url: string, request: OutgoingRequest): Promise<UrlAttempt> {
+/**
+ * One URL's attempt. `url` is the destination's (a template's text, which the delivery's pending
+ * URLs and the attempt log name); `target` is where it goes, or why it is not sent: an attempt
+ * failed for good, logged with the reason, nothing on the wire (docs/request-shape.md#url-templates).
+ */
+async function attemptUrl(url: string, request: OutgoingRequest, target: Target, method: Method): Promise<UrlAttempt> {
+  if ("error" in target) {
+    return {
+      url,
+      attempt: { startedAt: new Date(), durationMs: 0, result: { kind: "error", errorKind: "internal", message: target.error } },
+    };
+  }
   const release = await acquireSlot(url);
   if (!release) return { url, attempt: null, turnInMs: deferTurnMs(url) };
   let attempt: TimedAttempt | undefined;
   try {
-    attempt = await postWebhook(url, request);
+    attempt = await postWebhook(target.sendTo, request, method);
     return { url, attempt };
   } finally {
     release(attempt?.durationMs);

@@ -19,6 +19,28 @@ describe("destinationInputSchema", () => {
       mode: "any",
       retryWindowMinutes: 240,
       filter: null,
+      method: "POST",
+      mapping: null,
+    });
+  });
+
+  it("refuses an invalid mapping, method or URL template at the field and place, with the reason (docs/request-shape.md)", () => {
+    const e = errors({
+      name: "Hooks",
+      urls: ["https://api.example.com/users/{{userId}}", "https://{{context.tenant}}.example.com/hook"],
+      method: "DELETE",
+      mapping: { data: { "@path": "$." }, email: { "@template": 42 }, x: { "@json": { mode: "encode", value: "a" } } },
+    });
+    expect(e).toEqual({
+      "urls.1": ["Templates go in the path or query only: the scheme, host and port are fixed when you save"],
+      method: ["One of POST, PUT, PATCH"],
+      "mapping.email.@template": ["Should be a string or a mapping directive, not a number"],
+      "mapping.x.@json": [
+        "@json is a Segment directive Eventrail does not support; supported: @path, @template, @if, @arrayPath, @literal",
+      ],
+    });
+    expect(errors({ name: "Hooks", urls: ["https://a.example"], mapping: [1] })).toEqual({
+      mapping: ['A mapping is a JSON object, like {"@path": "$."} (the whole event)'],
     });
   });
 

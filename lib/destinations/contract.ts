@@ -3,6 +3,9 @@ import { endpoint } from "../api/endpoint";
 import { attemptDetailDtoSchema } from "../request-log/contract";
 import { HEADER_NAME, isConnectionHeader, isHeaderValue, isReservedHeader, isStandardSecret } from "../webhooks/rules";
 import { MESSAGE_TYPES } from "../webhooks/payload";
+import { checkMapping } from "../webhooks/mapping";
+import { METHODS } from "../webhooks/request-shape";
+import { urlTemplateProblem } from "../webhooks/url-template";
 
 /** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */
 
@@ -42,7 +45,22 @@ export const webhookUrlSchema = z
   .refine(
     (v) => !hasCredentials(v),
     "Credentials in a URL are not sent: remove user:password@ and add an Authorization header instead (under Headers)",
-  );
+  )
+  // {{field}} templates in the path and query only: the host is fixed here (docs/request-shape.md#url-templates).
+  .superRefine((v, ctx) => {
+    const problem = urlTemplateProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/**
+ * A body mapping in Segment's mapping language (docs/request-shape.md#mapping): each problem is
+ * reported where it sits, as `mapping.data.email.@template`.
+ */
+export const mappingSchema = z
+  .record(z.string(), z.unknown(), { error: 'A mapping is a JSON object, like {"@path": "$."} (the whole event)' })
+  .superRefine((m, ctx) => {
+    for (const issue of checkMapping(m)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  });
 
 const headerName = z
   .string()
@@ -156,6 +174,10 @@ const fields = {
     .max(10080, "At most 10080 minutes (7 days)"),
   /** null: every call (the default) */
   filter: destinationFilterSchema.nullable(),
+  /** docs/request-shape.md#method */
+  method: z.enum(METHODS, { error: `One of ${METHODS.join(", ")}` }),
+  /** null: the seed's body (the default) */
+  mapping: mappingSchema.nullable(),
 };
 
 type Checked = { urls?: string[]; headers?: { name: string }[]; sourceIds?: string[] };
@@ -210,6 +232,8 @@ export const destinationInputSchema = z
     mode: fields.mode.default("any"),
     retryWindowMinutes: fields.retryWindowMinutes.default(RETRY_WINDOW_DEFAULT),
     filter: fields.filter.default(null),
+    method: fields.method.default("POST"),
+    mapping: fields.mapping.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -252,6 +276,9 @@ export const destinationDtoSchema = z.object({
   retryWindowMinutes: z.number().int(),
   /** Which calls it receives; a destination without a filter shows RECEIVE_ALL. */
   filter: destinationFilterSchema,
+  method: z.enum(METHODS),
+  /** null: the seed's body */
+  mapping: z.record(z.string(), z.unknown()).nullable(),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -374,6 +401,42 @@ export const filterPreviewResultSchema = z.object({
 });
 export type FilterPreviewResult = z.infer<typeof filterPreviewResultSchema>;
 
+export const MAPPING_PREVIEW_DEFAULT = 5;
+
+/**
+ * The request-shape preview (docs/request-shape.md#preview): the request each of the sources' most
+ * recent calls would make with this method, mapping and URLs, before anything is saved.
+ */
+export const mappingPreviewSchema = z.object({
+  sourceIds: z.array(z.string().uuid("Not a source id")).max(100, "At most 100 sources"),
+  urls: fields.urls,
+  method: fields.method.default("POST"),
+  mapping: fields.mapping.default(null),
+  /** Custom header names (values are write-only; the preview shows them masked, as the attempt log does). */
+  headers: z
+    .array(z.object({ name: z.string().trim().max(100, "At most 100 characters") }))
+    .max(MAX_HEADERS)
+    .default([]),
+  limit: z.number().int("A whole number").min(1, "At least 1").max(20, "At most 20").default(MAPPING_PREVIEW_DEFAULT),
+});
+export type MappingPreviewInput = z.infer<typeof mappingPreviewSchema>;
+export const mappingPreviewResultSchema = z.object({
+  requests: z.array(
+    z.object({
+      messageId: z.string(),
+      type: z.string(),
+      event: z.string().nullable(),
+      method: z.enum(METHODS),
+      /** Each URL as it would be requested, or why that URL would get nothing for this call. */
+      urls: z.array(z.object({ url: z.string(), sendTo: z.string().nullable(), error: z.string().nullable() })),
+      headers: z.record(z.string(), z.string()),
+      /** The exact body (null when the mapping cannot apply to this call: see the urls' error). */
+      body: z.string().nullable(),
+    }),
+  ),
+});
+export type MappingPreviewResult = z.infer<typeof mappingPreviewResultSchema>;
+
 const id = { path: "/api/destinations/{id}" } as const;
 
 export const destinationEndpoints = {
@@ -432,6 +495,15 @@ export const destinationEndpoints = {
     summary: "Preview a filter: how many of the recent calls of the given sources it would pass, by type and event name",
     body: filterPreviewSchema,
     response: filterPreviewResultSchema,
+  }),
+  mappingPreview: endpoint({
+    method: "POST",
+    path: "/api/destinations/mapping-preview",
+    access: "viewer",
+    summary:
+      "Preview a request shape: the method, URL, headers and body each of the sources' recent calls would be sent with (signature headers are added when sent)",
+    body: mappingPreviewSchema,
+    response: mappingPreviewResultSchema,
   }),
   health: endpoint({
     method: "GET",

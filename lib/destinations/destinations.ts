@@ -5,6 +5,7 @@ import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
 import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
+import { METHODS, type Method } from "../webhooks/request-shape";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -33,6 +34,8 @@ const auditView = (r: Row) => ({
   enabled: r.enabled,
   mode: r.mode,
   retryWindowMinutes: r.retryWindowMinutes,
+  method: r.method,
+  mapping: r.mapping,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
@@ -60,6 +63,8 @@ const select = {
   mode: true,
   retryWindowMinutes: true,
   filter: true,
+  method: true,
+  mapping: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -78,6 +83,11 @@ export const storedFilter = (raw: unknown): DestinationFilter | null => {
 /** null in the column means "every call" (docs/routing.md#destination-filters). */
 const filterColumn = (f: DestinationFilter | null) => (f === null ? Prisma.DbNull : f);
 
+/** null in the column: the seed's body (docs/request-shape.md#mapping). */
+const mappingColumn = (m: Record<string, unknown> | null) => (m === null ? Prisma.DbNull : (m as Prisma.InputJsonObject));
+const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
+const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
+
 /** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
@@ -91,6 +101,8 @@ const toDto = (r: Row): DestinationDto => ({
   mode: r.mode === "every" ? "every" : "any",
   retryWindowMinutes: r.retryWindowMinutes,
   filter: storedFilter(r.filter) ?? RECEIVE_ALL,
+  method: storedMethod(r.method),
+  mapping: storedMapping(r.mapping),
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -174,14 +186,21 @@ export async function getDestination(opts: { workspaceId: string; id: string }):
 }
 
 /** What signing a request to this destination needs, secrets included: for the server's own use, never for a response. */
-export async function loadSigningSettings(opts: {
-  workspaceId: string;
-  id: string;
-}): Promise<SigningSettings & { id: string; urls: string[]; filter: DestinationFilter | null }> {
+export async function loadSigningSettings(opts: { workspaceId: string; id: string }): Promise<
+  SigningSettings & {
+    id: string;
+    urls: string[];
+    filter: DestinationFilter | null;
+    method: Method;
+    mapping: Record<string, unknown> | null;
+  }
+> {
   const row = await findRow(opts);
   return {
     id: row.id,
     filter: storedFilter(row.filter),
+    method: storedMethod(row.method),
+    mapping: storedMapping(row.mapping),
     urls: row.urls,
     headers: storedHeaders(row),
     sharedSecret: row.sharedSecret,
@@ -213,6 +232,8 @@ export async function createDestination(opts: Change & { input: DestinationInput
         mode: input.mode,
         retryWindowMinutes: input.retryWindowMinutes,
         filter: filterColumn(input.filter),
+        method: input.method,
+        mapping: mappingColumn(input.mapping),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -241,6 +262,8 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.mode !== undefined && { mode: input.mode }),
         ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
+        ...(input.method !== undefined && { method: input.method }),
+        ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
         ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },

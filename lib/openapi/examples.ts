@@ -17,6 +17,12 @@ const SAMPLE_CONDITION = { event: "Order Completed", atLeast: 3, withinDays: 30 
 const WRITTEN: Record<string, unknown> = {
   "POST /api/destinations": { name: "Orders service", urls: ["https://example.com/hooks/eventrail"], sourceIds: [SAMPLE_ID] },
   "POST /api/destinations/{id}/reveal": { secret: "sharedSecret" },
+  "POST /api/destinations/mapping-preview": {
+    sourceIds: [SAMPLE_ID],
+    urls: ["https://api.example.com/users/{{userId}}"],
+    method: "PUT",
+    mapping: { email: { "@path": "$.traits.email" }, plan: { "@template": "{{traits.plan}}" } },
+  },
   "POST /api/destinations/{id}/enable-url": { url: "https://example.com/hooks/eventrail" },
   "PUT /api/alerts/settings": { failingMinutes: 15, successRatePercent: 50, notifyUrl: "https://hooks.slack.com/services/T000/B000/XXXX" },
   "POST /api/messages/replay": { ids: [SAMPLE_ID] },

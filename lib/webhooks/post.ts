@@ -12,11 +12,18 @@ export const RESPONSE_BODY_LIMIT = 64 * 1024;
 
 export type TimedAttempt = { startedAt: Date; durationMs: number; result: AttemptResult };
 
-/** One POST of a prepared request to one URL, over the process's keep-alive pools. Never throws. */
-export async function postWebhook(url: string, req: Pick<OutgoingRequest, "headers" | "body">): Promise<TimedAttempt> {
+/**
+ * One POST (or the destination's PUT / PATCH, docs/request-shape.md#method) of a prepared request to
+ * one URL, over the process's keep-alive pools. Never throws.
+ */
+export async function postWebhook(
+  url: string,
+  req: Pick<OutgoingRequest, "headers" | "body">,
+  method: "POST" | "PUT" | "PATCH" = "POST",
+): Promise<TimedAttempt> {
   const startedAt = new Date();
   const t0 = performance.now();
-  const result = await exchange(url, req);
+  const result = await exchange(url, req, method);
   return { startedAt, durationMs: Math.round(performance.now() - t0), result };
 }
 
@@ -41,7 +48,7 @@ function parseUrl(raw: string): URL | null {
 /** The origin a URL's requests count against (lib/delivery/origins.ts); the text itself when it does not parse. */
 export const originOf = (raw: string): string => parseUrl(raw)?.origin ?? raw;
 
-function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">): Promise<AttemptResult> {
+function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">, method: string): Promise<AttemptResult> {
   const url = parseUrl(rawUrl);
   if (!url) return Promise.resolve({ kind: "error", errorKind: "internal", message: "invalid URL" });
   const target = dispatcherFor(url);
@@ -52,7 +59,7 @@ function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">
       {
         origin: url.origin,
         path: url.pathname + url.search,
-        method: "POST",
+        method,
         headers: req.headers,
         body: req.body,
         // undici never follows redirects unless told to: a 3xx is an answer, not a hop (docs/webhooks.md#outcomes).

@@ -67,10 +67,15 @@ export function prepareSigning(dest: SigningSettings): PreparedSigning {
 export function buildRequest(
   dest: SigningSettings | PreparedSigning,
   message: StoredMessage,
-  opts: { now: Date /** webhookIdOf(the message's row id) */; webhookId: string },
+  opts: {
+    now: Date /** webhookIdOf(the message's row id) */;
+    webhookId: string;
+    /** the mapped body (request-shape.ts shapeRequest); the seed's body when absent */
+    body?: string;
+  },
 ): OutgoingRequest {
   const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest);
-  const body = serializePayload(buildPayload(message));
+  const body = opts.body ?? serializePayload(buildPayload(message));
   // Both objects are built up from empty, property by property: a spread copy of the prepared ones
   // with ours added costs several times as much per request (docs/decisions/0012-per-destination-preparation.md).
   const headers: Record<string, string> = {};

@@ -186,6 +186,17 @@ const SPECS: Record<string, Spec> = {
       expect(r.status === 422 || (r.status === 200 && r.body.count === 0)).toBe(true);
     },
   },
+  "POST /api/destinations/mapping-preview": {
+    kind: "collection",
+    body: { sourceIds: ["00000000-0000-4000-8000-000000000000"], urls: ["https://example.com/hook"] },
+    async crossWorkspace({ a, b, ids: x }) {
+      // A's preview renders its source's calls; B, naming A's source, gets none of them.
+      const body = { sourceIds: [x.source], urls: ["https://example.com/hook"], mapping: { "@path": "$." } };
+      expect((await a.post("/api/destinations/mapping-preview", body)).requests.length).toBeGreaterThan(0);
+      const r = await b.request("POST", "/api/destinations/mapping-preview", body);
+      expect(r.status === 422 || (r.status === 200 && r.body.requests.length === 0)).toBe(true);
+    },
+  },
   "POST /api/destinations/filter-preview": {
     kind: "collection",
     body: { sourceIds: ["00000000-0000-4000-8000-000000000000"], filter: EVERY_TYPE },

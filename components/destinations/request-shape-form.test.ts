@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { RECEIVE_ALL, type DestinationDto } from "@/lib/destinations/contract";
+import { emptyForm, formFromDestination, formToInput, validateForm } from "./form-state";
+
+const stored: DestinationDto = {
+  id: "d",
+  name: "Users API",
+  urls: ["https://api.example.com/users/{{userId}}"],
+  headers: [],
+  sharedSecret: { set: false, last4: null },
+  standardWebhooks: false,
+  standardSecret: { set: false, last4: null },
+  enabled: true,
+  mode: "any",
+  retryWindowMinutes: 240,
+  filter: RECEIVE_ALL,
+  method: "PUT",
+  mapping: { email: { "@path": "$.traits.email" } },
+  sourceIds: [],
+  createdAt: "",
+  updatedAt: "",
+};
+
+describe("the form's request shape (docs/request-shape.md)", () => {
+  it("round-trips method and mapping; an empty mapping field sends null (the default body)", () => {
+    expect(formToInput(formFromDestination(stored))).toMatchObject({ method: "PUT", mapping: stored.mapping });
+    expect(formToInput(emptyForm())).toMatchObject({ method: "POST", mapping: null });
+  });
+
+  it("says why the mapping is refused: JSON that does not parse, or the directive at fault", () => {
+    const f = { ...emptyForm(), name: "x", urls: ["https://a.example/hook"], mappingText: '{"email": {"@path": ' };
+    expect(validateForm(f).errors.mapping?.[0]).toMatch(/^Not valid JSON: /);
+    const g = { ...f, mappingText: '{"email": {"@path": 42}}' };
+    expect(validateForm(g).errors).toEqual({ "mapping.email.@path": ["Should be a string or a mapping directive, not a number"] });
+    expect(validateForm({ ...f, mappingText: '{"@path": "$."}' })).toEqual({ valid: true, errors: {} });
+  });
+});

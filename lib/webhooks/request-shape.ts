@@ -1,0 +1,74 @@
+/**
+ * A destination's request shape (docs/request-shape.md): its method, its body mapping and its URL
+ * templates, applied to one message. Without a mapping the body is the seed's (payload.ts), byte
+ * for byte; delete notices always keep theirs, so a receiver recognises them whatever the mapping.
+ * Pure.
+ */
+import { compileMapping, MappingError } from "./mapping";
+import { buildPayload, serializePayload, type StoredMessage } from "./payload";
+import { hasTemplate, renderUrl } from "./url-template";
+
+export const METHODS = ["POST", "PUT", "PATCH"] as const;
+export type Method = (typeof METHODS)[number];
+
+export type RequestShape = {
+  method: Method;
+  mapping: ((event: Record<string, unknown>) => unknown) | null;
+  templated: boolean;
+};
+
+export const DEFAULT_SHAPE: RequestShape = { method: "POST", mapping: null, templated: false };
+
+/** A destination's stored method and mapping, prepared once per destination and batch (the mapping compiled). */
+export function prepareShape(stored: { method?: string | null; mapping?: unknown; urls?: string[] }): RequestShape {
+  const method = METHODS.find((m) => m === stored.method) ?? "POST";
+  const mapping = stored.mapping === null || stored.mapping === undefined ? null : compileMapping(stored.mapping);
+  const templated = (stored.urls ?? []).some(hasTemplate);
+  return method === "POST" && !mapping && !templated ? DEFAULT_SHAPE : { method, mapping, templated };
+}
+
+/**
+ * The event as Segment's mappings see it (`$.properties`, `$.traits`, `$.context`, `$.userId`…):
+ * the stored call in its own key order, with the fields Eventrail keeps in columns filled in when
+ * the stored payload lacks them.
+ */
+export function segmentEvent(m: StoredMessage): Record<string, unknown> {
+  const e: Record<string, unknown> = { ...(m.payload ?? {}) };
+  e.type ??= m.type;
+  e.messageId ??= m.messageId;
+  if (m.userId !== null) e.userId ??= m.userId;
+  if (m.anonymousId !== null) e.anonymousId ??= m.anonymousId;
+  e.timestamp ??= m.timestamp;
+  e.receivedAt ??= m.receivedAt;
+  if (m.sentAt !== null) e.sentAt ??= m.sentAt;
+  return e;
+}
+
+/** Each URL of a round: where its request goes, or why it is not sent. */
+export type Target = { sendTo: string } | { error: string };
+
+/** The body and each URL's target for one message, or the reason none can be sent. */
+export type Shaped = { body: string; targets: Target[] };
+
+export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: string[]): Shaped {
+  if (shape === DEFAULT_SHAPE) return { body: serializePayload(buildPayload(message)), targets: urls.map((u) => ({ sendTo: u })) };
+  const event = shape.mapping || shape.templated ? segmentEvent(message) : null;
+  let body: string;
+  if (shape.mapping && message.type !== "delete") {
+    try {
+      const mapped = shape.mapping(event!);
+      if (mapped === undefined) throw new MappingError("it gave no body (its top-level directive found nothing)");
+      body = JSON.stringify(mapped);
+    } catch (err) {
+      if (!(err instanceof MappingError)) throw err;
+      const error = `mapping could not be applied to this event: ${err.message}; not sent`;
+      return { body: "", targets: urls.map(() => ({ error })) };
+    }
+  } else body = serializePayload(buildPayload(message));
+  const targets = urls.map((u): Target => {
+    if (!shape.templated || !hasTemplate(u)) return { sendTo: u };
+    const r = renderUrl(u, event);
+    return "url" in r ? { sendTo: r.url } : r;
+  });
+  return { body, targets };
+}

@@ -1,0 +1,217 @@
+// Request shape (docs/request-shape.md): body mappings copied from Segment, PUT/PATCH, URL templates.
+// Calls go in through /v1 and out to a real receiver on 127.0.0.1; the bodies expected are the
+// ones Segment's own documentation gives for the same mapping and input.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./harness/stack";
+import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
+import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { postTracking } from "./harness/tracking";
+
+let ctx: DeliveryContext;
+let writeKey: string;
+let rx: Receiver;
+let db: pg.Client;
+
+beforeAll(async () => {
+  ctx = await startDeliveryContext();
+  writeKey = (await ctx.api.get(`/api/sources/${ctx.sourceId}`)).writeKey;
+  rx = await startReceiver();
+  db = new pg.Client({ connectionString: ctx.stack.databaseUrl });
+  await db.connect();
+});
+afterAll(async () => {
+  await db?.end();
+  await rx?.close();
+  await ctx?.close();
+});
+
+const send = async (call: Record<string, unknown>) => {
+  const res = await postTracking(ctx.stack.app.url, `/v1/${call.type}`, call, { writeKey });
+  expect(res.status).toBe(200);
+};
+const arrived = (path: string) => waitFor(async () => rx.requests.find((r) => r.path === path), { what: `a request to ${path}` });
+
+/** The delivery of a message (by its messageId) to a destination once settled, with its attempts. */
+async function settled(messageId: string, destinationId: string) {
+  return waitFor(
+    async () => {
+      const { rows } = await db.query(
+        `SELECT d.state, d.last_error, d.attempt_count FROM deliveries d JOIN messages m ON m.id = d.message_row_id WHERE m.message_id = $1 AND d.destination_id = $2`,
+        [messageId, destinationId],
+      );
+      if (rows.length === 0 || rows[0].state === "pending") return null;
+      const attempts = (
+        await db.query(
+          `SELECT a.url, a.outcome, a.error_kind, a.error_text FROM attempts a JOIN messages m ON m.id = a.message_row_id WHERE m.message_id = $1 AND a.destination_id = $2`,
+          [messageId, destinationId],
+        )
+      ).rows;
+      return { ...rows[0], attempts };
+    },
+    { what: `delivery of ${messageId} to settle` },
+  );
+}
+
+describe("body mappings copied from Segment", () => {
+  it('Webhooks (Actions) default Data {"@path": "$."}: the receiver gets the stored event itself, byte for byte', async () => {
+    // segmentio/action-destinations, destinations/webhook/send: data defaults to { '@path': '$.' } and is sent as the JSON body.
+    await ctx.destination({ urls: [`${rx.url}/default`], mapping: { "@path": "$." } });
+    await send({
+      type: "track",
+      event: "Order Completed",
+      userId: "u1",
+      properties: { total: 30, items: [{ sku: "a" }] },
+      messageId: "rs-default",
+    });
+    const req = await arrived("/default");
+    const { rows } = await db.query(`SELECT payload::text AS p FROM messages WHERE message_id = 'rs-default'`);
+    expect(req.body).toBe(JSON.stringify(JSON.parse(rows[0].p)));
+    expect(JSON.parse(req.body)).toMatchObject({
+      type: "track",
+      event: "Order Completed",
+      properties: { total: 30 },
+      messageId: "rs-default",
+    });
+    expect(req.method).toBe("POST");
+  });
+
+  it("the Mapping Kit README's examples give the README's outputs exactly", async () => {
+    // segmentio/action-destinations packages/core/src/mapping-kit/README.md, its first example.
+    await ctx.destination({
+      urls: [`${rx.url}/rogers`],
+      mapping: {
+        name: "Mr. Rogers",
+        neighborhood: { "@path": "$.properties.neighborhood" },
+        greeting: { "@template": "Won't you be my {{properties.noun}}?" },
+      },
+    });
+    await send({
+      type: "track",
+      userId: "fred",
+      event: "Sweater On",
+      context: { library: { name: "analytics.js", version: "2.11.1" } },
+      properties: { neighborhood: "Latrobe", noun: "neighbor", sweaterColor: "red" },
+    });
+    expect((await arrived("/rogers")).body).toBe('{"name":"Mr. Rogers","neighborhood":"Latrobe","greeting":"Won\'t you be my neighbor?"}');
+
+    // …and "Mixing raw values and directives", on an identify call's traits.
+    await ctx.destination({
+      urls: [`${rx.url}/gibbons`],
+      mapping: { action: "create", userId: { "@path": "$.traits.email" }, userProperties: { "@path": "$.traits" } },
+    });
+    const traits = {
+      name: "Peter Gibbons",
+      email: "peter@example.com",
+      plan: "premium",
+      logins: 5,
+      address: { street: "6th St", city: "San Francisco", state: "CA", postalCode: "94103", country: "USA" },
+    };
+    await send({ type: "identify", userId: "peter", traits });
+    expect((await arrived("/gibbons")).body).toBe(
+      JSON.stringify({ action: "create", userId: "peter@example.com", userProperties: traits }),
+    );
+  });
+
+  it("refuses an invalid mapping, method or host template at save, at the field, and saves nothing", async () => {
+    const before = (await ctx.api.get("/api/destinations")).destinations.length;
+    const bad = await ctx.api.request("POST", "/api/destinations", {
+      name: "bad",
+      urls: [`http://{{context.tenant}}.example.com/hook`],
+      method: "GET",
+      // As pasted: JSON text (a `then` key in an object literal reads as a thenable to the linter).
+      mapping: JSON.parse('{"email": {"@if": {"then": {"@path": "$.traits.email"}}}, "n": {"@replace": {"pattern": "a", "value": "b"}}}'),
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toEqual({
+      "urls.0": ["Templates go in the path or query only: the scheme, host and port are fixed when you save"],
+      method: ["One of POST, PUT, PATCH"],
+      "mapping.email.@if": ['@if needs an exists or a blank key (a directive such as {"@path": "$.userId"})'],
+      "mapping.n.@replace": [
+        "@replace is a Segment directive Eventrail does not support; supported: @path, @template, @if, @arrayPath, @literal",
+      ],
+    });
+    expect((await ctx.api.get("/api/destinations")).destinations.length).toBe(before);
+  });
+});
+
+describe("method and URL templates", () => {
+  it("sends PUT and PATCH; without a mapping the body is the seed's", async () => {
+    const put = await ctx.destination({ urls: [`${rx.url}/put`], method: "PUT" });
+    expect(put).toMatchObject({ method: "PUT", mapping: null });
+    const patchDest = await ctx.destination({ urls: [`${rx.url}/patch`], method: "PATCH", mapping: { id: { "@path": "$.messageId" } } });
+    await send({ type: "track", event: "E", userId: "u", messageId: "rs-methods" });
+    expect((await arrived("/put")).method).toBe("PUT");
+    const patch = await arrived("/patch");
+    expect(patch).toMatchObject({ method: "PATCH", body: '{"id":"rs-methods"}' });
+    // The seed's body, unchanged, for the destination without a mapping.
+    expect(JSON.parse((await arrived("/put")).body)).toMatchObject({ version: 1, type: "track", event: "E", messageId: "rs-methods" });
+
+    // "Send test" sends what the worker would: the method and the mapped body.
+    const before = rx.requests.length;
+    await ctx.api.post(`/api/destinations/${patchDest.id}/test`, { type: "track", payload: { messageId: "rs-test-send" } });
+    expect(rx.requests.slice(before)).toMatchObject([{ path: "/patch", method: "PATCH", body: '{"id":"rs-test-send"}' }]);
+  });
+
+  it("fills path and query templates percent-encoded; an empty value is a failed attempt with its reason, nothing sent", async () => {
+    const dest = await ctx.destination({ urls: [`${rx.url}/users/{{userId}}?plan={{traits.plan}}`], method: "PUT" });
+    expect(dest.urls).toEqual([`${rx.url}/users/{{userId}}?plan={{traits.plan}}`]);
+    await send({ type: "identify", userId: "ann/../admin?x=1#y", traits: { plan: "pro plus" }, messageId: "rs-tpl" });
+    const req = await arrived("/users/ann%2F..%2Fadmin%3Fx%3D1%23y?plan=pro%20plus");
+    expect(req.method).toBe("PUT");
+    expect((await settled("rs-tpl", dest.id)).state).toBe("delivered");
+
+    const seen = rx.requests.length;
+    await send({ type: "identify", anonymousId: "anon-1", traits: { plan: "free" }, messageId: "rs-empty" });
+    const d = await settled("rs-empty", dest.id);
+    expect(d).toMatchObject({ state: "failed", attempt_count: 1 });
+    expect(d.attempts).toEqual([
+      {
+        url: `${rx.url}/users/{{userId}}?plan={{traits.plan}}`,
+        outcome: "failed",
+        error_kind: "internal",
+        error_text: "URL template {{userId}} rendered empty for this event: not sent",
+      },
+    ]);
+    expect(d.last_error).toMatch(/rendered empty/);
+    expect(rx.requests.slice(seen).filter((r) => r.path.startsWith("/users/"))).toEqual([]);
+  });
+});
+
+describe("preview", () => {
+  it("renders the request each recent call would make, as the worker would send it", async () => {
+    await send({ type: "identify", userId: "zoë", traits: { email: "zoe@example.com", plan: "pro" }, messageId: "rs-preview" });
+    await waitFor(async () => (await db.query(`SELECT 1 FROM messages WHERE message_id = 'rs-preview'`)).rowCount === 1, {
+      what: "the call to be stored",
+    });
+    const preview = await ctx.api.post("/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/users/{{userId}}`, `${rx.url}/plain`],
+      method: "PATCH",
+      mapping: { email: { "@path": "$.traits.email" }, plan: { "@template": "{{traits.plan}}!" } },
+      headers: [{ name: "Authorization" }],
+      limit: 1,
+    });
+    expect(preview.requests).toEqual([
+      {
+        messageId: "rs-preview",
+        type: "identify",
+        event: null,
+        method: "PATCH",
+        urls: [
+          { url: `${rx.url}/users/{{userId}}`, sendTo: `${rx.url}/users/zo%C3%AB`, error: null },
+          { url: `${rx.url}/plain`, sendTo: `${rx.url}/plain`, error: null },
+        ],
+        headers: { Authorization: "••••", "content-type": "application/json", "user-agent": "Eventrail.io/1.0" },
+        body: '{"email":"zoe@example.com","plan":"pro!"}',
+      },
+    ]);
+    const bad = await ctx.api.request("POST", "/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/x`],
+      mapping: { a: { "@path": 1 } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toEqual({ "mapping.a.@path": ["Should be a string or a mapping directive, not a number"] });
+  });
+});
