@@ -15,6 +15,10 @@ export default defineConfig({
           name: "unit",
           include: ["{lib,worker,app,components,scripts,bench}/**/*.test.ts", "test/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+          // Unit tests do no I/O: a test still waiting after 5 s is hung, and fails. A synchronous loop
+          // cannot be interrupted by a timeout, so loops in tests carry their own bound (issue 40).
+          testTimeout: 5_000,
+          hookTimeout: 5_000,
         },
       },
       {

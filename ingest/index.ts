@@ -1,4 +1,4 @@
-import { createIngestServer } from "../lib/ingest/server";
+import { createEdge } from "../lib/ingest/server";
 import { startMetricsPush } from "../lib/metrics/push";
 import { env } from "../lib/platform/env";
 import { logger } from "../lib/platform/logger";
@@ -7,23 +7,26 @@ import { closeRuntime } from "../lib/platform/runtime";
 process.env.EVENTRAIL_PROCESS ??= "ingest";
 
 /**
- * The ingest process (docs/architecture.md#processes): the Tracking API on PORT, everything else
+ * The ingest process, the public edge (docs/edge.md): the Tracking API on PORT, everything else
  * passed to the web app at EVENTRAIL_WEB_URL. Stateless: run as many as the load needs.
  * SIGTERM: stop accepting, finish the requests in flight (each commits or answers an error), then
  * close the pool.
  */
 async function main() {
-  const { PORT, HOST, EVENTRAIL_WEB_URL, EVENTRAIL_WEB_CONCURRENCY } = env();
+  const e = env();
   const log = logger();
-  const server = createIngestServer({ webUrl: EVENTRAIL_WEB_URL ?? null, webConcurrency: EVENTRAIL_WEB_CONCURRENCY });
-  // Longer than common load balancers' idle timeout (60 s), so that they close idle connections first.
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(PORT, HOST, resolve);
+  const total = e.EVENTRAIL_MAX_CONNECTIONS;
+  const { app } = await createEdge({
+    webUrl: e.EVENTRAIL_WEB_URL ?? null,
+    webConcurrency: e.EVENTRAIL_WEB_CONCURRENCY,
+    trustedProxies: e.EVENTRAIL_TRUSTED_PROXIES,
+    publicUrl: e.EVENTRAIL_PUBLIC_URL ?? null,
+    // The last tenth of the connections is kept for /v1.
+    limits: { perAddress: e.EVENTRAIL_MAX_CONNECTIONS_PER_ADDRESS, total, webRoom: Math.floor(total * 0.9) },
   });
+  await app.listen({ port: e.PORT, host: e.HOST });
   startMetricsPush("ingest");
-  log.info({ port: PORT, host: HOST, web: EVENTRAIL_WEB_URL ?? null }, "ingest started");
+  log.info({ port: e.PORT, host: e.HOST, web: e.EVENTRAIL_WEB_URL ?? null }, "ingest started");
   process.send?.({ type: "ready" });
 
   let stopping = false;
@@ -33,7 +36,8 @@ async function main() {
     log.info({ signal }, "ingest stopping: finishing in-flight requests");
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Stops listening and closes idle keep-alive connections; requests in flight finish first.
+    await app.close();
     const { failed } = await closeRuntime();
     process.exit(failed.length > 0 ? 1 : 0);
   };

@@ -6,7 +6,8 @@
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
 // DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only). `npm run drill -- isolation` runs the
-// Tracking API isolation drill (scripts/drill/isolation.ts).
+// Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
+// drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,10 +15,11 @@ import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
 import { migrate } from "../lib/platform/migrate";
 import { buildIfNeeded } from "./lib/build";
-import { startApp, startWorker, type Proc } from "../test/harness/stack";
+import { startApp, startIngest, startWorker, type Proc } from "../test/harness/stack";
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
+import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
 import { ABUSE_APP_ENV, ATTACKS, formatAbuse, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
@@ -36,10 +38,22 @@ async function main() {
     process.exit(r.afterKill.stored === r.afterKill.sent && r.afterKill.accepted === r.afterKill.sent ? 0 : 1);
   }
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
+  if (process.argv.slice(2).includes("failover")) {
+    const modes = (process.env.DRILL_FAILOVER_MODES ?? "sync,async").split(",").map((m) => m.trim()) as FailoverMode[];
+    let syncLost = 0;
+    for (const mode of modes) {
+      const r = await runFailoverDrill(mode);
+      console.log(formatFailover(r));
+      if (mode === "sync") syncLost += r.lost;
+    }
+    // Only the synchronous standby promises that nothing acknowledged is lost.
+    process.exit(syncLost === 0 ? 0 : 1);
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-drill-"));
   let pgServer: EmbeddedDb | undefined;
   let db: pg.Pool | undefined;
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let edge: Awaited<ReturnType<typeof startIngest>> | undefined;
   const workers: Proc[] = [];
   const results: DrillResult[] = [];
   let abuse: AbuseResult | undefined;
@@ -51,12 +65,15 @@ async function main() {
     await migrate(url);
     db = new pg.Pool({ connectionString: url, max: 3 });
     db.on("error", () => {});
-    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV } : APP_ENV);
+    // The abuse drill attacks through the edge, as `npm start` serves the public port: the edge
+    // trusts the drill's one proxy hop, the web app one more (docs/edge.md#client-addresses).
+    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV, EVENTRAIL_TRUSTED_PROXIES: "2" } : APP_ENV);
+    if (ABUSE) edge = await startIngest(url, { webUrl: app.url, env: { ...APP_ENV, ...ABUSE_APP_ENV } });
     workers.push(await startWorker(url, ENV));
     console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
 
     const stack: Stack = {
-      appUrl: app.url,
+      appUrl: edge?.url ?? app.url,
       db,
       workers,
       startWorker: () => startWorker(url, ENV),
@@ -89,6 +106,7 @@ async function main() {
     failure = err;
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
+    await edge?.stop();
     await app?.stop();
     await db?.end().catch(() => {});
     await pgServer?.stop().catch(() => {});

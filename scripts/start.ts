@@ -101,10 +101,17 @@ async function main() {
   }
   if (stopping) return;
 
-  const env = withNodeOptions({ ...process.env, NODE_ENV: "production" });
   // The web app listens on loopback only; the ingest server on the public port passes it all but /v1
   // and appends the client's address to X-Forwarded-For: one more trusted proxy for the web app.
   const webPort = await freeLocalPort();
+  // Every process knows the public port (the app's own capture URLs) and the web app's internal
+  // origin (never a webhook target): docs/webhooks.md#outbound-safety.
+  const env = withNodeOptions({
+    ...process.env,
+    NODE_ENV: "production",
+    EVENTRAIL_PUBLIC_PORT: String(port),
+    EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}`,
+  });
   const trustedProxies = String(Number(process.env.EVENTRAIL_TRUSTED_PROXIES ?? 0) + 1);
   // Each child is a Node script; adding one is one more entry (scripts/lib/supervisor.ts).
   const specs: ChildSpec[] = [

@@ -65,4 +65,26 @@ describe("your account", () => {
     expect(ownerMe.workspaces).toHaveLength(1);
     expect((await owner.request("PUT", "/api/me/workspace", { workspaceId: created.id })).status).toBe(404);
   });
+  it("caps the workspaces one account owns at 20: the 20th is created, the 21st refused with 409, even when asked all at once (issue 38)", async () => {
+    const maker = await inviteMember(owner, "maker@example.com", "admin");
+    for (let i = 1; i <= 19; i++) await maker.post("/api/me/workspaces", { name: `ws ${i}` });
+    const owned = async (c: SessionClient) =>
+      (await c.get("/api/me")).workspaces.filter((w: { role: string }) => w.role === "owner").length;
+    expect(await owned(maker)).toBe(19);
+    expect((await maker.request("POST", "/api/me/workspaces", { name: "ws 20" })).status).toBe(201);
+    const over = await maker.request("POST", "/api/me/workspaces", { name: "ws 21" });
+    expect(over.status).toBe(409);
+    expect(over.body.error.message).toMatch(/at most 20 workspaces/);
+    expect(await owned(maker)).toBe(20);
+    // The session stays where it was, in the 20th.
+    expect((await maker.get("/api/me")).workspace.name).toBe("ws 20");
+
+    const rusher = await inviteMember(owner, "rusher@example.com", "viewer");
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => rusher.request("POST", "/api/me/workspaces", { name: `rush ${i}` })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(20);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
+    expect(await owned(rusher)).toBe(20);
+  });
 });

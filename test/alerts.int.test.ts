@@ -4,6 +4,7 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateEndpointAlerts } from "../lib/alerts/evaluate";
+import { sendNotices } from "../lib/alerts/notify";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { withClient } from "./harness/delivery/direct";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
@@ -185,5 +186,79 @@ describe("endpoint alerts", () => {
     expect(afterEnable.recent[0]).toMatchObject({ destinationId: dest.id, resolution: "reenabled" });
     // Judged afresh from the re-enable: the failures before it do not disable it again.
     expect((await evaluate(t0 + 5 * DAY + 2 * MINUTE)).events).toEqual([]);
+  });
+  it("disables a URL whose alert opened in an earlier evaluation once it crosses D days, and deliveries to it stop", async () => {
+    const bad = await receiver(() => 502);
+    const good = await receiver(() => 200);
+    const dest = await ctx.destination({ name: "Later", urls: [`${bad.url}/in`, `${good.url}/in`], mode: "every", retryWindowMinutes: 5 });
+    const badUrl = `${bad.url}/in`;
+    const [first] = await ctx.send(dest.id, [{ type: "track", userId: "u3", event: "Signed Up" }]);
+    await waitFor(
+      async () =>
+        new Set((await attemptsTo(dest.id)).map((a) => a.url)).size === 2 && bad.requests.length >= 1 && good.requests.length >= 1,
+      { what: "both URLs tried and logged" },
+    );
+    const t0 = Date.now();
+
+    // The alert opens first, with the URL still enabled and still being retried.
+    const opened = await evaluate(t0 + 16 * MINUTE);
+    expect(opened.events.map((e) => [e.kind, e.url])).toEqual([["opened", badUrl]]);
+    expect((await ctx.api.get("/api/alerts")).open).toEqual([expect.objectContaining({ url: badUrl, disabledAt: null })]);
+    expect((await evaluate(t0 + DAY)).events).toEqual([]);
+    const triedBefore = bad.requests.length;
+    await waitFor(async () => bad.requests.length > triedBefore, { what: "a retry to the URL while its alert is open" });
+
+    // A later evaluation, past the 5 days, disables the URL of the alert already open.
+    const later = await evaluate(t0 + 5 * DAY + MINUTE);
+    expect(later.events.map((e) => [e.kind, e.url])).toEqual([["disabled", badUrl]]);
+    expect((await ctx.api.get("/api/alerts")).open).toEqual([
+      expect.objectContaining({ destinationId: dest.id, url: badUrl, disabledAt: expect.any(String) }),
+    ]);
+    const health = await ctx.api.get(`/api/destinations/${dest.id}/health`);
+    expect(health.urls.map((u: { url: string; disabled: boolean }) => [u.url, u.disabled])).toEqual([
+      [badUrl, true],
+      [`${good.url}/in`, false],
+    ]);
+
+    // Deliveries to it stop: the retries of the first message end, and a new message goes to the other URL only.
+    expect((await ctx.settled(first)).deliveries[0]).toMatchObject({ state: "failed" });
+    const badSeen = bad.requests.length;
+    const goodSeen = good.requests.length;
+    const [second] = await ctx.send(dest.id, [{ type: "track", userId: "u3", event: "Upgraded" }]);
+    expect((await ctx.settled(second)).deliveries[0]).toMatchObject({ state: "delivered" });
+    expect(good.requests.length).toBe(goodSeen + 1);
+    expect(bad.requests.length).toBe(badSeen);
+  });
+  it("escapes <, > and & in the Slack-compatible notice: no channel ping, no mention, no disguised link; the email keeps the text", async () => {
+    await ctx.api.request("PUT", "/api/alerts/settings", { notifyUrl: `${hooks.url}/services/T0/B0/secret-token` });
+    const seen = hooks.requests.length;
+    const mails = smtp.messages.length;
+    const name = "<!channel> Orders <https://evil.example/login|Re-enable here> & co";
+    await sendNotices(
+      [
+        {
+          kind: "opened",
+          workspaceId: ctx.api.workspaceId!,
+          destinationId: crypto.randomUUID(),
+          destinationName: name,
+          url: "https://hooks.example/in?a=1&b=2",
+          reason: "failing",
+          failingSince: new Date(Date.now() - 20 * MINUTE),
+          successRate: null,
+          lastError: "HTTP 500: <@U024BE7LH>",
+          now: new Date(),
+        },
+      ],
+      { smtpUrl: smtp.url, from: "alerts@example.com", dashboardOrigin: null },
+    );
+    await waitFor(async () => hooks.requests.length > seen && smtp.messages.length > mails, { what: "the notice and the email" });
+    const text = JSON.parse(hooks.requests[seen].body).text as string;
+    expect(text).not.toMatch(/[<>]/);
+    expect(text).toContain('"&lt;!channel&gt; Orders &lt;https://evil.example/login|Re-enable here&gt; &amp; co"');
+    expect(text).toContain("https://hooks.example/in?a=1&amp;b=2");
+    expect(text).toContain("(last error: HTTP 500: &lt;@U024BE7LH&gt;)");
+    // Email is plain text, not parsed for mentions: it tells the name as it is.
+    expect(smtp.messages.at(-1)?.raw).toContain("!channel");
+    expect(smtp.messages.at(-1)?.raw).not.toContain("&lt;");
   });
 });

@@ -3,7 +3,7 @@
 // change at COMMIT (after the audit row was written), one refuses the audit row itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inviteMember, login, PASSWORD, setupOwner, type SessionClient } from "./harness/members";
-import { startStack, type Stack } from "./harness/stack";
+import { ADMIN_TOKEN, ApiClient, startStack, type Stack } from "./harness/stack";
 import { openDb, type Db } from "./harness/tracking";
 
 let stack: Stack;
@@ -113,5 +113,22 @@ describe("the audit log", () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expect((await owner.get(`/api/audit?from=${encodeURIComponent(future)}`)).events).toEqual([]);
     expect((await owner.request("GET", "/api/audit?from=yesterday")).status).toBe(422);
+  });
+  it("records the operator's POST /api/workspaces in the new workspace: the workspace and its first token, by the operator (issue 38)", async () => {
+    const operator = new ApiClient(stack.app.url, ADMIN_TOKEN);
+    const created = await operator.request("POST", "/api/workspaces", { name: "made by the operator" });
+    expect(created.status).toBe(201);
+    const ws = new ApiClient(stack.app.url, created.body.token, created.body.workspace.id);
+    const { events } = await ws.get("/api/audit");
+    const byOperator = { type: "operator", id: null, label: "operator token" };
+    expect(events.map((e: any) => [e.action, e.resourceId, e.actor])).toEqual([
+      ["token.create", expect.any(String), expect.objectContaining(byOperator)],
+      ["workspace.create", created.body.workspace.id, expect.objectContaining(byOperator)],
+    ]);
+    expect(events.find((e: any) => e.action === "workspace.create").changes).toEqual({
+      name: { before: null, after: "made by the operator" },
+    });
+    // The token's row names it, never its value.
+    expect(JSON.stringify(events)).not.toContain(created.body.token);
   });
 });

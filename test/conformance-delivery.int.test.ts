@@ -278,8 +278,12 @@ describe("13.7 delete notices of two sources are two messages", () => {
     expect(new Set(messageIds).size).toBe(2);
     const notices = rx.requests.filter((r) => JSON.parse(r.body).type === "delete");
     expect(notices).toHaveLength(2);
-    // The seed's delete shape, exactly; the notices differ by their webhook-id.
-    for (const n of notices) expect(n.body).toBe(JSON.stringify({ type: "delete", userId: "leaving", timestamp: done.createdAt }));
+    // The seed's delete shape with its messageId, exactly; the notices differ by messageId and webhook-id.
+    expect(new Set(notices.map((n) => n.body))).toEqual(
+      new Set(
+        messageIds.map((messageId: string) => JSON.stringify({ type: "delete", userId: "leaving", timestamp: done.createdAt, messageId })),
+      ),
+    );
     expect(new Set(notices.map((n) => n.headers["webhook-id"]))).toEqual(
       new Set(done.notifications.map((n: any) => `msg_${n.messageRowId}`)),
     );

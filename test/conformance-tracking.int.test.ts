@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { Analytics } from "@segment/analytics-node";
 import LegacyAnalytics from "analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonOfBytes, messageOfBytes, utf8Bytes } from "./harness/exact-bodies";
 import { parseMetrics, sumOf } from "./harness/metrics-text";
 import { ADMIN_TOKEN, type ApiClient, startStack, waitFor, type Stack } from "./harness/stack";
 import { createSource, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
@@ -149,6 +150,67 @@ describe("(13.3) the 32 KB limit is measured on the message as the client sent i
     expect(res.body.rejected).toEqual([
       { index: 0, messageId: "big-2", reason: "message is 32,769 bytes (33 KB); the limit is 32 KB per message" },
     ]);
+  });
+});
+
+describe("(issue 40) the 32 KB message limit at exactly 32,768 bytes as sent, one byte over and one under", () => {
+  const LIMIT = 32 * 1024;
+  const sizes = [
+    ["one byte under", LIMIT - 1, true],
+    ["exactly", LIMIT, true],
+    ["one byte over", LIMIT + 1, false],
+  ] as const;
+  const stored = async (sourceId: string) =>
+    (
+      await db.query<{ message_id: string }>("SELECT message_id FROM messages WHERE source_id = $1 ORDER BY message_id", [sourceId])
+    ).rows.map((r) => r.message_id);
+
+  it("/v1/batch: the message's own JSON in the body is what is measured; 32,767 and 32,768 bytes are stored, 32,769 rejected", async () => {
+    const src = await createSource(api, "limit-32k-batch");
+    const messages = sizes.map(([, bytes]) =>
+      messageOfBytes({ type: "track", userId: "u1", event: "Big", messageId: `m-${bytes}` }, bytes),
+    );
+    expect(messages.map((m) => utf8Bytes(JSON.stringify(m)))).toEqual([32_767, 32_768, 32_769]);
+    const res = await postTracking(stack.app.url, "/v1/batch", { batch: messages }, { writeKey: src.writeKey });
+    expect(res.status).toBe(200);
+    expect(res.body.rejected).toEqual([
+      { index: 2, messageId: "m-32769", reason: "message is 32,769 bytes (33 KB); the limit is 32 KB per message" },
+    ]);
+    expect(await stored(src.id)).toEqual(["m-32767", "m-32768"]);
+  });
+
+  it("/v1/batch: whitespace as the client wrote it counts; the same message pretty-printed to 32,769 bytes is rejected", async () => {
+    const src = await createSource(api, "limit-32k-spaces");
+    // Compact, each is 32,759 bytes; written with the spaces below, 32,768 and 32,769 bytes as sent.
+    const at = messageOfBytes({ type: "track", userId: "u1", event: "Big", messageId: "spaced-at" }, 32_759);
+    const over = messageOfBytes({ type: "track", userId: "u1", event: "Big", messageId: "spaced-over" }, 32_759);
+    const spaced = (m: Record<string, unknown>, spaces: number) => `{${" ".repeat(spaces)}${JSON.stringify(m).slice(1)}`;
+    expect([utf8Bytes(spaced(at, 9)), utf8Bytes(spaced(over, 10))]).toEqual([32_768, 32_769]);
+    const body = `{"batch":[${spaced(at, 9)},${spaced(over, 10)}]}`;
+    const res = await postTracking(stack.app.url, "/v1/batch", body, { writeKey: src.writeKey });
+    expect(res.status).toBe(200);
+    expect(res.body.rejected).toEqual([
+      { index: 1, messageId: "spaced-over", reason: "message is 32,769 bytes (33 KB); the limit is 32 KB per message" },
+    ]);
+    expect(await stored(src.id)).toEqual(["spaced-at"]);
+  });
+
+  it.each(sizes)("/v1/track: a message of %s 32 KB (%i bytes), accepted: %s", async (_what, bytes, accepted) => {
+    const src = await createSource(api, `limit-32k-track-${bytes}`);
+    const body = jsonOfBytes(messageOfBytes({ userId: "u1", event: "Big", messageId: `t-${bytes}` }, bytes), bytes);
+    expect(utf8Bytes(body)).toBe(bytes);
+    const res = await postTracking(stack.app.url, "/v1/track", body, { writeKey: src.writeKey });
+    if (accepted) {
+      expect(res).toMatchObject({ status: 200, body: { success: true } });
+      expect(await stored(src.id)).toEqual([`t-${bytes}`]);
+    } else {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: "invalid_message",
+        message: "The message was rejected: message is 32,769 bytes (33 KB); the limit is 32 KB per message",
+      });
+      expect(await stored(src.id)).toEqual([]);
+    }
   });
 });
 

@@ -111,14 +111,16 @@ describe("deletion requests, end to end", () => {
     const sent = d.notifications.map((n: any) => `${n.source.name}→${n.destination.name}:${n.state}`).sort();
     expect(sent).toEqual(["Backend→backend-only:delivered", "Backend→both:delivered", "Web→both:delivered", "Web→web-only:delivered"]);
 
-    const exact = { type: "delete", userId: "alice", timestamp: d.createdAt };
+    // One notice per (source, user), each with its own messageId (the notification's).
+    const exact = { type: "delete", userId: "alice", timestamp: d.createdAt, messageId: expect.stringMatching(/^delete-/) };
     expect(deleteBodies(rWeb)).toEqual([exact]);
     expect(deleteBodies(rBoth)).toEqual([exact, exact]); // one per affected source
+    expect(new Set(deleteBodies(rBoth).map((b) => b.messageId)).size).toBe(2);
     expect(deleteBodies(rDisabled)).toEqual([]);
     expect(deleteBodies(rMobile)).toEqual([]);
     // Exactly these bytes, signed like every other webhook.
     const signed = rWeb.received.find((x) => JSON.parse(x.body).type === "delete")!;
-    expect(signed.body).toBe(JSON.stringify(exact));
+    expect(signed.body).toBe(JSON.stringify({ ...exact, messageId: JSON.parse(signed.body).messageId }));
     expect(signed.headers["x-signature"]).toBe(crypto.createHmac("sha1", secret).update(signed.body).digest("hex"));
 
     // Retried: the same notice reached the failing receiver three times (503, 500, 200), all logged.

@@ -226,4 +226,39 @@ describe("through the Tracking API", () => {
     expect(rx.requests.map((r) => JSON.parse(r.body).messageId).sort()).toEqual([...wanted].sort());
     expect(other.requests).toHaveLength(0);
   });
+  it("keeps the first copy of a messageId repeated inside one batch, and delivers only that one (docs/tracking-api.md#message-ids)", async () => {
+    const rx = await startReceiver();
+    receivers.push(rx);
+    await ctx.destination({ urls: [`${rx.url}/dupes`] });
+    const copy = (n: number, event: string) => ({
+      type: "track",
+      userId: "u-dup",
+      event,
+      messageId: "dup-in-batch",
+      properties: { copy: n },
+    });
+    await track("/v1/batch", {
+      batch: [
+        copy(1, "First"),
+        { type: "track", userId: "u-dup", event: "Between", messageId: "dup-between" },
+        copy(2, "Second"),
+        copy(3, "Third"),
+      ],
+    });
+
+    const client = new pg.Client({ connectionString: ctx.stack.databaseUrl });
+    await client.connect();
+    const { rows } = await client
+      .query(`SELECT id, payload FROM messages WHERE source_id = $1 AND message_id = 'dup-in-batch'`, [ctx.sourceId])
+      .finally(() => client.end());
+    expect(rows).toHaveLength(1);
+    expect(rows[0].payload).toMatchObject({ event: "First", properties: { copy: 1 } });
+
+    // Its one delivery has ended, and the message sent between the copies has arrived too.
+    const detail = await ctx.settled(rows[0].id);
+    expect(detail.deliveries.map((d: { state: string }) => d.state)).toEqual(expect.arrayContaining(["delivered"]));
+    await waitFor(async () => rx.requests.some((r) => JSON.parse(r.body).messageId === "dup-between"), { what: "the other message" });
+    const copies = rx.requests.map((r) => JSON.parse(r.body)).filter((b) => b.messageId === "dup-in-batch");
+    expect(copies.map((b) => [b.event, b.properties])).toEqual([["First", { copy: 1 }]]);
+  });
 });

@@ -165,7 +165,7 @@ describe("the request", () => {
       messageId: "g-1",
       receivedAt,
     });
-    expect(byId.get("delete")!.body).toBe(JSON.stringify({ type: "delete", userId: "u1", timestamp: ts }));
+    expect(byId.get("d-1")!.body).toBe(JSON.stringify({ type: "delete", userId: "u1", timestamp: ts, messageId: "d-1" }));
 
     const wh = new Webhook(standardSecret);
     for (const r of rx.requests) {

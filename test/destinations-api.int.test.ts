@@ -67,6 +67,16 @@ describe("destinations CRUD", () => {
     const again = await a.patch(`/api/destinations/${created.id}`, { name: "Renamed" });
     expect(again.standardSecret).toEqual(patched.standardSecret);
     expect((await a.post(`/api/destinations/${created.id}/reveal`, { secret: "standardSecret" })).value).toBe(generated);
+    // The old flag is still accepted: false switches signing off, and the secret goes with it.
+    const off = await a.patch(`/api/destinations/${created.id}`, { standardWebhooks: false });
+    expect(off).toMatchObject({ standardWebhooks: false, standardSecret: { set: false, last4: null } });
+    // A secret alone switches Standard Webhooks on, and a test-send is signed with it.
+    const whsec = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+    const bySecret = await a.post("/api/destinations", { name: "Secret only", urls: [`${rx.url}/hook`], standardSecret: whsec });
+    expect(bySecret).toMatchObject({ standardWebhooks: true, standardSecret: { set: true } });
+    const n = rx.requests.length;
+    await a.post(`/api/destinations/${bySecret.id}/test`, { type: "track" });
+    expect(rx.requests[n].headers["webhook-signature"]).toMatch(/^v1,/);
 
     expect((await a.request("DELETE", `/api/destinations/${created.id}`)).status).toBe(204);
     expect((await a.request("GET", `/api/destinations/${created.id}`)).status).toBe(404);
@@ -156,6 +166,7 @@ describe("send test", () => {
       type: "delete",
       userId: "user_1042",
       timestamp: expect.any(String),
+      messageId: expect.stringMatching(/^test-/),
     });
   });
 

@@ -2,6 +2,7 @@
 // a request id (the caller's X-Request-Id when given, echoed back), and credentials — write keys,
 // API and admin tokens, session cookies, CSRF tokens, passwords, shared secrets and custom header
 // values — never appear, at debug level, while they are being sent in every way a client can send them.
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, SETUP_CODE, startStack, waitFor, type ApiClient, type Stack } from "./harness/stack";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
@@ -34,6 +35,38 @@ beforeAll(async () => {
 afterAll(async () => {
   await rx?.close();
   await stack?.stop();
+});
+
+describe("a client that hangs up", () => {
+  it("mid-body is logged as a client abort, not as the database being unavailable (issue 38)", async () => {
+    const requestId = "req-client-abort-01";
+    const req = http.request(`${stack.app.url}/api/sources`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${api.token}`,
+        "content-type": "application/json",
+        "content-length": "100000",
+        "x-request-id": requestId,
+      },
+    });
+    req.on("error", () => {});
+    await new Promise<void>((resolve) => req.write('{"name":"half a body', () => resolve()));
+    // Nothing outside the app shows that it has started reading the body: give it a moment, then hang up.
+    await new Promise((r) => setTimeout(r, 500));
+    req.destroy();
+    const mine = () =>
+      stack.app
+        .output()
+        .split("\n")
+        .filter((l) => l.includes(requestId))
+        .map((l) => JSON.parse(l));
+    await waitFor(async () => mine().some((e) => e.msg === "api request"), { what: "the aborted request's log line" });
+    expect(mine().map((e) => e.msg)).toEqual(["API call aborted by the client", "api request"]);
+    expect(mine()[0]).toMatchObject({ level: 30, method: "POST", path: "/api/sources" });
+    expect(stack.app.output()).not.toContain("database unavailable");
+    // Nothing was created from half a body.
+    expect((await api.get("/api/sources")).sources).toEqual([]);
+  });
 });
 
 describe("logs", () => {

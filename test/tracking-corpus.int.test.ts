@@ -4,6 +4,7 @@
  */
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { batchOfBytes, postChunked } from "./harness/exact-bodies";
 import { startStack, type ApiClient, type Stack } from "./harness/stack";
 import { basic, createDestination, createSource, openDb, postTracking, type Db, type TestSource } from "./harness/tracking";
 
@@ -52,7 +53,36 @@ type Case = {
   rejected?: Record<number, RegExp>;
   /** How many messages end up stored. */
   stored: number;
+  /** The body's exact size in bytes, checked before it is sent. */
+  bytes?: number;
+  /** Sent without a Content-Length, so the server counts the bytes as they arrive. */
+  chunked?: boolean;
 };
+
+// The limits (docs/tracking-api.md#limits), written out here so that a changed constant fails a test.
+const BODY_LIMIT = 500 * 1024;
+const BATCH_LIMIT = 2_500;
+/** A body of exactly `bytes`, of 17 messages of about 30 KB each (each under the 32 KB message limit). */
+const bodyOfBytes = (bytes: number, tag: string) => batchOfBytes(bytes, 17, (i) => track({ messageId: `${tag}-${i}` }));
+const bodyLimitCases = (
+  [
+    ["one byte under 500 KB", BODY_LIMIT - 1],
+    ["exactly 500 KB", BODY_LIMIT],
+    ["one byte over 500 KB", BODY_LIMIT + 1],
+  ] as const
+).flatMap(([what, bytes]) =>
+  [false, true].map(
+    (chunked): Case => ({
+      name: `a body of ${what} (${bytes.toLocaleString("en-US")} bytes)${chunked ? ", chunked without Content-Length" : ""}`,
+      body: bodyOfBytes(bytes, `${bytes}-${chunked}`),
+      bytes,
+      chunked,
+      ...(bytes > BODY_LIMIT
+        ? { status: 400, error: ["body_too_large", /500 KB/] as [string, RegExp], stored: 0 }
+        : { status: 200, stored: 17 }),
+    }),
+  ),
+);
 
 const cases: Case[] = [
   // ── the body as a whole: 400, nothing stored ──
@@ -96,6 +126,9 @@ const cases: Case[] = [
     error: ["body_too_large", /500 KB/],
     stored: 0,
   },
+  ...bodyLimitCases,
+  { name: "2,500 messages (the limit)", body: { batch: Array.from({ length: BATCH_LIMIT }, () => track()) }, status: 200, stored: 2_500 },
+  { name: "2,499 messages", body: { batch: Array.from({ length: BATCH_LIMIT - 1 }, () => track()) }, status: 200, stored: 2_499 },
   {
     name: "2,501 messages",
     body: { batch: Array.from({ length: 2501 }, () => track()) },
@@ -343,6 +376,8 @@ const cases: Case[] = [
     rejected: { 0: /nested more than 64 levels/ },
     stored: 0,
   },
+  { name: "messageId of exactly 100 characters", body: { batch: [track({ messageId: "a".repeat(100) })] }, status: 200, stored: 1 },
+  { name: "messageId of 99 characters", body: { batch: [track({ messageId: "b".repeat(99) })] }, status: 200, stored: 1 },
   {
     name: "messageId over 100 characters",
     body: { batch: [track({ messageId: "m".repeat(101) })] },
@@ -466,6 +501,7 @@ async function send(c: Case) {
   let body: unknown = c.body;
   if (typeof body === "object" && body !== null && !(body instanceof Uint8Array))
     body = JSON.stringify(body).replace('"@source"', JSON.stringify(source.writeKey));
+  if (c.chunked) return postChunked(stack.app.url + (c.path ?? "/v1/batch"), body as string, headers);
   if (typeof body === "string" && body.startsWith("stream:")) {
     const total = Number(body.slice(7));
     let sent = 0;
@@ -493,6 +529,7 @@ describe("bad-input corpus", () => {
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    if (c.bytes !== undefined) expect(Buffer.byteLength(c.body as string, "utf8")).toBe(c.bytes);
     const before = await counts();
     const res = await send(c);
     expect(res.status).toBe(c.status);

@@ -50,3 +50,13 @@ export function alertNotice(e: AlertEvent, link: string | null): { subject: stri
       };
   }
 }
+
+/**
+ * A notice's text for a Slack-compatible notification URL: `&`, `<` and `>` escaped as Slack's
+ * message format asks (docs/alerts.md#notices), so that nothing a destination's name, URL or an
+ * endpoint's error holds can mention `<!channel>` or `<@user>`, or show a link under other words
+ * (`<https://elsewhere|Re-enable here>`). Email gets the text as it is: plain text is not parsed.
+ */
+export function slackText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -3,7 +3,7 @@ import nodemailer from "nodemailer";
 import { pool } from "../platform/db";
 import { logger } from "../platform/logger";
 import { postWebhook } from "../webhooks/post";
-import { alertNotice, type AlertEvent } from "./messages";
+import { alertNotice, slackText, type AlertEvent } from "./messages";
 
 /**
  * Tells a workspace what happened to its endpoints (docs/alerts.md#notices): a Slack-compatible POST
@@ -34,7 +34,7 @@ async function recipientsOf(workspaceId: string, email: boolean): Promise<Recipi
 async function postNotice(url: string, text: string, workspaceId: string): Promise<void> {
   const sent = await postWebhook(url, {
     headers: { "content-type": "application/json", "user-agent": "Eventrail-Alerts/1" },
-    body: JSON.stringify({ text }),
+    body: JSON.stringify({ text: slackText(text) }),
   });
   const r = sent.result;
   if (r.kind === "response" && r.status >= 200 && r.status < 300) return;

@@ -31,7 +31,26 @@ export type PublicContext<E extends Endpoint> = Omit<ApiContext<E>, "principal" 
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler of an endpoint without a response body returns nothing (204)
 type Answer<E extends Endpoint> = Promise<(E["response"] extends z.ZodType ? z.input<E["response"]> : void) | Response>;
 
-export function errorResponse(err: unknown, requestId: string): NextResponse {
+/**
+ * The client hung up before its request body was read whole: nothing was done, nobody reads the
+ * answer, and it is logged as what it is — not as the database being unavailable, which the
+ * connection-reset code the body stream fails with would otherwise suggest.
+ */
+export class ClientAbort extends Error {
+  constructor(cause: unknown) {
+    super("The client closed the connection before its request body was read", { cause });
+  }
+}
+
+export function errorResponse(err: unknown, requestId: string, req?: Request): NextResponse {
+  if (err instanceof ClientAbort || req?.signal.aborted) {
+    const path = req ? new URL(req.url).pathname : undefined;
+    logger().info({ requestId, method: req?.method, path }, "API call aborted by the client");
+    return NextResponse.json(
+      { error: { code: "bad_request", message: "The request was closed before its body was read" } },
+      { status: STATUS_BY_CODE.bad_request, headers: { "x-request-id": requestId } },
+    );
+  }
   // The database cannot take the call right now (docs/management-api.md#errors): 503, retry later, not a 500.
   const unavailable = !(err instanceof AppError) && isDatabaseUnavailable(err);
   if (unavailable) logger().warn({ requestId, err: (err as Error).message }, "API call refused: database unavailable");
@@ -116,7 +135,7 @@ export function apiRoute<E extends Endpoint>(ep: E, handler: (ctx: ApiContext<E>
       const actor = actorOf(principal, clientAddress(req));
       res = toResponse(await handler({ req, principal, actor, params, query, body, requestId }), requestId, ep.status);
     } catch (err) {
-      res = errorResponse(err, requestId);
+      res = errorResponse(err, requestId, req);
     }
     logRequest(req, requestId, res, started, principal);
     return res;
@@ -134,7 +153,7 @@ export function publicRoute<E extends Endpoint & { access: "public" }>(ep: E, ha
       const { query, body } = await parseInputs(req, ep);
       res = toResponse(await handler({ req, params, query, body, requestId }), requestId, ep.status);
     } catch (err) {
-      res = errorResponse(err, requestId);
+      res = errorResponse(err, requestId, req);
     }
     logRequest(req, requestId, res, started);
     return res;
@@ -166,7 +185,13 @@ export async function readBodyText(req: Request, maxBytes: number): Promise<stri
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (err) {
+      throw new ClientAbort(err);
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

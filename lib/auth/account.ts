@@ -4,7 +4,7 @@ import type { Role } from "../api/access";
 import { recordAudit, type Actor } from "../audit/record";
 import { prisma } from "../platform/db";
 import { AppError, notFound } from "../platform/errors";
-import type { ChangePasswordInput, MeDto, SessionDto } from "./contract";
+import { type ChangePasswordInput, type MeDto, type SessionDto, WORKSPACE_LIMITS } from "./contract";
 import { hashPassword, verifyPassword } from "./password";
 
 /** Your account (docs/management-api.md#your-account-and-workspaces): only a dashboard session has one, not an API token. */
@@ -28,10 +28,19 @@ export async function getMe(p: Principal): Promise<MeDto> {
   return { email: s.email, role: s.role, workspace: { id: current.id, name: current.name }, workspaces };
 }
 
-/** A new workspace with you as its owner; the session moves to it. */
+/**
+ * A new workspace with you as its owner; the session moves to it. An account owns at most
+ * WORKSPACE_LIMITS.ownedPerAccount workspaces: its user row is locked while it counts, so that
+ * creates sent all at once cannot pass the cap.
+ */
 export async function createOwnWorkspace(p: Principal, opts: { name: string; actor: Actor }): Promise<{ id: string; name: string }> {
   const s = requireSession(p);
   return prisma().$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM users WHERE id = ${s.userId}::uuid FOR UPDATE`;
+    const owned = await tx.membership.count({ where: { userId: s.userId, role: "owner" } });
+    if (owned >= WORKSPACE_LIMITS.ownedPerAccount) {
+      throw new AppError("conflict", `An account can own at most ${WORKSPACE_LIMITS.ownedPerAccount} workspaces, and yours owns ${owned}`);
+    }
     const ws = await tx.workspace.create({ data: { name: opts.name }, select: { id: true, name: true } });
     await tx.membership.create({ data: { userId: s.userId, workspaceId: ws.id, role: "owner" } });
     await tx.session.update({ where: { id: s.sessionId }, data: { workspaceId: ws.id } });

@@ -4,7 +4,7 @@ import { AppError } from "../platform/errors";
 import { createGate } from "../platform/gate";
 import { clearPoints, givePointBack, takePoint } from "../platform/rate-limits";
 import type { Credentials, SetupInput } from "./contract";
-import { failureDelayMs } from "./login-throttle";
+import { failedLoginWaitMs, loginPairKey } from "./login-throttle";
 import { dummyHash, hashPassword, verifyPassword } from "./password";
 import { createSession, type NewSession } from "./sessions";
 import { assertSetupCode } from "./setup-code";
@@ -50,35 +50,55 @@ export async function setupOwner(input: SetupInput, from: { address: string }): 
 const logins = createGate({ slots: 2, maxWaiting: 64 });
 
 /**
- * Logs in (docs/operations.md#throttling): each attempt takes a point from the account's and the
- * address's counters first (atomically in Postgres, so parallel guesses cannot overtake the limit);
- * a failure keeps them and is answered after a growing delay, a success clears the account's
- * failures and gives the address its point back. A bcrypt hash from before argon2 is replaced.
+ * Logs in (docs/operations.md#throttling): each attempt takes a point from the counters of its
+ * address-and-account pair, its account and its address first (atomically in Postgres, so parallel
+ * guesses cannot overtake the limits); a failure keeps them and is answered no sooner than
+ * FAILED_LOGIN_MIN_MS after it arrived, plus a delay growing with the pair's failures; a success
+ * clears the pair's and the account's failures and gives the address its point back. A bcrypt hash
+ * from before argon2 is replaced.
  */
 export async function login(input: Credentials, from: From): Promise<NewSession> {
+  const arrived = performance.now();
   const done = await logins.run(() => checkLogin(input, from));
   if (done.turnedAway) throw new AppError("too_many_requests", "Too many logins in progress; try again in 1 s", undefined, 1);
   const outcome = done.value;
   if ("session" in outcome) return outcome.session;
   // Held back outside the gate: a waiting failure must not keep others from their turn.
-  if (outcome.delayMs > 0) await new Promise((r) => setTimeout(r, outcome.delayMs));
+  const waitMs = failedLoginWaitMs(outcome.pairAttempts, performance.now() - arrived);
+  if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
   throw new AppError("unauthorized", "Email or password is incorrect");
 }
 
-async function checkLogin(input: Credentials, from: From): Promise<{ session: NewSession } | { delayMs: number }> {
-  const [account] = await Promise.all([takePoint("loginAccount", input.email), takePoint("loginAddress", from.address)]);
+/** Takes a point from each login counter; when one is spent, the narrowest one's 429 is the answer. */
+async function takeLoginPoints(email: string, address: string): Promise<{ used: number }> {
+  const [pair, account, fromAddress] = await Promise.allSettled([
+    takePoint("loginPair", loginPairKey(address, email)),
+    takePoint("loginAccount", email),
+    takePoint("loginAddress", address),
+  ]);
+  for (const r of [pair, account, fromAddress]) if (r.status === "rejected") throw r.reason;
+  return (pair as PromiseFulfilledResult<{ used: number }>).value;
+}
+
+async function checkLogin(input: Credentials, from: From): Promise<{ session: NewSession } | { pairAttempts: number }> {
+  const pair = await takeLoginPoints(input.email, from.address);
   const user = await prisma().user.findUnique({
     where: { email: input.email },
     select: { id: true, passwordHash: true, memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } } },
   });
-  // An unknown email is checked against a dummy hash: it takes as long, so timing does not reveal accounts.
+  // An unknown email is checked against a dummy hash, and every failure is held to the same minimum
+  // time (login()): timing does not reveal accounts.
   const { ok, upgrade } = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
   if (!user || !ok || user.memberships.length === 0) {
     // A failed login to a real account is in the audit log of each of its workspaces (docs/management-api.md#audit-log).
     if (user) await auditLogin(user, input.email, from, "auth.login_failed");
-    return { delayMs: failureDelayMs(account.used) };
+    return { pairAttempts: pair.used };
   }
-  await Promise.all([clearPoints("loginAccount", input.email), givePointBack("loginAddress", from.address)]);
+  await Promise.all([
+    clearPoints("loginPair", loginPairKey(from.address, input.email)),
+    clearPoints("loginAccount", input.email),
+    givePointBack("loginAddress", from.address),
+  ]);
   if (upgrade) await prisma().user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });
   const workspaceId = user.memberships[0].workspaceId;
   await auditLogin({ id: user.id, memberships: [{ workspaceId }] }, input.email, from, "auth.login");

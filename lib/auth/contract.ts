@@ -34,6 +34,9 @@ export const createTokenSchema = z.object({
 
 export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(100) });
 
+/** Workspaces one account may own (docs/management-api.md#your-account-and-workspaces): each costs storage and a worker's attention. */
+export const WORKSPACE_LIMITS = { ownedPerAccount: 20 } as const;
+
 export type Credentials = z.infer<typeof credentialsSchema>;
 export type SetupInput = z.infer<typeof setupSchema>;
 export type CreateTokenInput = z.infer<typeof createTokenSchema>;

@@ -1,22 +1,16 @@
 import "server-only";
 /**
- * A batch must not be held by its slowest endpoint: while one round waits out a hanging URL's 5 s
- * timeout, the batch's pg-boss slot would stay taken, and deliveries to healthy URLs queued behind it
- * would wait too (drill 6 measured ×10 on the healthy URL's latency). So a batch waits at most
- * BATCH_PATIENCE_MS for its rounds; the rounds still in flight then are "late": the batch records
- * the others and completes, and in the same transaction gives the late deliveries a safety job
- * (SAFETY_DELAY_S later) and pushes their next_attempt_at to it. As the late rounds end (within
- * the attempt timeout plus the limiter's longest wait), they are recorded on their own, in groups,
- * with their retry jobs, and the safety job is deleted with the last group: one live job per
- * delivery, as ever. A worker that dies meanwhile leaves the safety job, which attempts again the
- * late deliveries not yet recorded (at-least-once).
- *
- * A round to an origin already known to be slow (limiter.ts isSlow: a request of its in flight for
- * longer than the patience, or a slow average) is not waited for at all: otherwise every batch that
- * holds one of its deliveries would keep its pg-boss slot for the whole patience, and a healthy
- * destination's jobs would queue behind them (drill 6, docs/webhooks.md#endpoint-isolation).
+ * Late rounds (docs/webhooks.md#endpoint-isolation, docs/decisions/0014-batch-patience.md): a batch
+ * waits at most its patience (origins.ts BATCH_PATIENCE_MS) for its rounds, so that a hanging URL's
+ * 5 s timeout does not hold its worker slot while deliveries to healthy URLs queue behind it. The
+ * rounds still in flight then are "late": the batch records the others and completes, and in the
+ * same transaction gives the late deliveries a safety job (SAFETY_DELAY_S later) and pushes their
+ * next_attempt_at to it. As the late rounds end (within the attempt timeout plus the limiter's
+ * longest wait), they are recorded on their own, in groups, with their retry jobs, and the safety
+ * job is deleted with the last group: one live job per delivery. A worker that dies meanwhile
+ * leaves the safety job, which attempts again the late deliveries not yet recorded (at-least-once).
+ * Which rounds are let go, and when, is origins.ts batchWaitPolicy's call.
  */
-export const BATCH_PATIENCE_MS = 500;
 // Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
 export const SAFETY_DELAY_S = 30;
 /** Late rounds that have ended are recorded in groups, one at most this often (recordAsTheyEnd). */
@@ -27,25 +21,18 @@ export const LATE_RECORD_GAP_MS = 250;
  * Promises flagged in `unwaited` are not waited for: they count as done only if they already are
  * when the others have settled (or the patience ran out).
  *
- * With `slowNow`, the patience ends only the rounds held by a slow origin: a round still in flight
- * whose origins are all healthy is only queued for a connection slot behind the rest of the
- * worker's traffic to that origin, and letting its batch go would not make it end sooner; it would
- * only fetch more work into the same queue, and each detached round costs a safety job and a
- * second recording (bench:deliver: at a cold start, 6,000 of 20,000 deliveries went that way, one
- * batch after another). Those are waited for, and looked at again every `ms / 5`: one whose origin
- * turns slow meanwhile is let go then (drill 6 still holds).
+ * With `slowNow`, the patience ends only the rounds it lets go: a round still in flight whose
+ * origins are all healthy is only queued for a connection slot behind the worker's other traffic
+ * to that origin, and letting its batch go would not make it end sooner, only fetch more work into
+ * the same queue at the cost of a safety job and a second recording. Those are waited for, and
+ * looked at again every `ms / 5`: one whose origin turns slow meanwhile is let go then.
  *
- * `slowNow` is asked during the patience too (every `ms / 10`, with `patienceOver` false): a round
- * whose origin another batch has meanwhile found slow is let go then, not when this batch's own
- * patience ends. Otherwise every batch fetched while a newly dead endpoint was being found out held
- * its worker slot for a whole patience of its own, the slots ran out, and a healthy destination's
- * next job waited to be fetched (drill 6: ~190 ms at p99, docs/webhooks.md#endpoint-isolation).
- * It is called once per look and returns that look's judge of each round, so that a look can
- * judge each origin once rather than once per round.
+ * `slowNow` is asked during the patience too (every `ms / 10`, with `patienceOver` false), so a
+ * round whose origin another batch has meanwhile found slow is let go at once rather than when this
+ * batch's own patience ends. It is called once per look and returns that look's judge of each round.
  *
  * A look costs no new promise per round: each round's one settlement handler counts down the
- * rounds the current look waits for (a `Promise.all` over the batch's rounds at every look was
- * thousands of reactions per batch, docs/webhooks.md#delivery-cost).
+ * rounds the current look waits for (docs/webhooks.md#delivery-cost).
  */
 export async function settleWithin<T>(
   promises: Promise<T>[],
@@ -121,11 +108,10 @@ export async function settleWithin<T>(
 /**
  * Hands the values of `promises` to `record` in groups as they settle, rather than all at once when
  * the last one does: a late round that has ended is recorded within `gapMs` (the time between two
- * groups, so a batch's 500 rounds ending one by one cost a few recordings, not 500). A worker killed
+ * groups, so a batch's rounds ending one by one make a few recordings, not one each). A worker killed
  * while a batch's late rounds are still ending has then recorded those that ended more than `gapMs`
- * before, and only the rest are attempted again by their safety job: with one recording at the end,
- * a kill re-sent every round of the batch that had ended (drill 3: a receiver answering in 1 s keeps
- * a batch's late rounds ending for seconds). `last` is true for the group that holds the last value;
+ * before, and only the rest are attempted again by their safety job, rather than every round of the
+ * batch. `last` is true for the group that holds the last value;
  * `complete` says whether every promise fulfilled and every earlier group was recorded (a rejected
  * promise is not recorded: its safety job attempts it again). A group whose recording throws is
  * left to its safety job the same way; the later groups are still recorded.

@@ -23,6 +23,10 @@ export type LoadedDelivery = {
   messageRowId: string;
   destinationId: string;
   pendingUrls: string[] | null;
+  /** the only URLs it goes to, in place of its destination's: a test-send's and its replays' (docs/webhooks.md#replay) */
+  targetUrls: string[] | null;
+  /** a test-send's message (or its replay's): never retried */
+  test: boolean;
   attemptCount: number;
   firstAttemptAt: Date | null;
   lastError: string | null;
@@ -41,6 +45,8 @@ type Row = {
   message_row_id: string;
   destination_id: string;
   pending_urls: string[] | null;
+  target_urls: string[] | null;
+  test: boolean;
   attempt_count: number;
   first_attempt_at: Date | null;
   last_error: string | null;
@@ -86,11 +92,11 @@ const once = (expr: string) => `CASE WHEN row_number() OVER (PARTITION BY d.dest
  */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
--- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for EVERY pending delivery
--- and then keep the batch's (EXPLAIN at 20,000 pending: 20,500 rows read for a batch of 500), a cost
--- that grows with the backlog instead of the batch (docs/webhooks.md#delivery-cost).
+-- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for every pending delivery
+-- and then keep the batch's, a cost that grows with the backlog instead of the batch
+-- (docs/decisions/0011-delivery-batch-statements.md).
 WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY($1::uuid[]))
-SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
+SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
@@ -131,8 +137,8 @@ export async function loadDueDeliveries(
   ids: string[],
 ): Promise<{ deliveries: LoadedDelivery[]; orphansDropped: number }> {
   if (ids.length === 0) return { deliveries: [], orphansDropped: 0 };
-  // Prepared once per connection: planning this statement cost Postgres about as much per batch as
-  // a fifth of executing it (docs/webhooks.md#delivery-cost). The generic plan reads the batch by
+  // Prepared once per connection, so Postgres plans it once rather than per batch
+  // (docs/decisions/0011-delivery-batch-statements.md). The generic plan reads the batch by
   // primary key as the custom ones do (test/delivery-load.int.test.ts).
   const { rows } = await db.query<Row>({ name: "delivery-load", text: LOAD_DUE_SQL, values: [ids] });
   const destinations = new Map<string, LoadedDestination>();
@@ -169,6 +175,8 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     messageRowId: r.message_row_id,
     destinationId: r.destination_id,
     pendingUrls: r.pending_urls,
+    targetUrls: r.target_urls,
+    test: r.test,
     attemptCount: r.attempt_count,
     firstAttemptAt: r.first_attempt_at,
     lastError: r.last_error,

@@ -137,3 +137,18 @@ describe("roundUrls", () => {
     expect(roundUrls(["a", "b"], ["gone"])).toEqual(["a", "b"]);
   });
 });
+
+describe("decideRound without retries (a test-send)", () => {
+  it("fails where it would retry, and logs the attempt failed", () => {
+    const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503)], retries: false });
+    expect(d).toMatchObject({ state: "failed", nextAttemptAt: null, lastError: "HTTP 503", lastStatus: 503 });
+    expect(Object.fromEntries(d.loggedOutcome)).toEqual({ a: "failed" });
+  });
+
+  it("is delivered on a 2xx and a deferred URL still comes back (a deferral is not an attempt)", () => {
+    expect(decideRound({ ...common, mode: "any", results: [r("a", ok, 204)], retries: false })).toMatchObject({ state: "delivered" });
+    const d = decideRound({ ...common, mode: "every", results: [r("a", retry, 500), { url: "b", attempted: false }], retries: false });
+    expect(d).toMatchObject({ state: "pending", pendingUrls: ["b"] });
+    expect(Object.fromEntries(d.loggedOutcome)).toEqual({ a: "failed" });
+  });
+});

@@ -10,7 +10,7 @@ export type Mode = "any" | "every";
 
 /**
  * One URL of a round: attempted (with its classification and status) or deferred (no slot; not an
- * attempt), with the turn its origin gave it (limiter.ts deferTurnMs) when it has one.
+ * attempt), with the turn its origin gave it (origins.ts deferTurnMs) when it has one.
  */
 export type UrlResult =
   | {
@@ -18,7 +18,7 @@ export type UrlResult =
       attempted: true;
       classification: Classification;
       status: number | null;
-      /** a retry's turn behind the requests its origin deferred (limiter.ts retryTurnMs), when it has some waiting */
+      /** a retry's turn behind the requests its origin deferred (origins.ts retryTurnMs), when it has some waiting */
       turnInMs?: number;
     }
   | { url: string; attempted: false; turnInMs?: number };
@@ -58,6 +58,8 @@ export function decideRound(opts: {
   random?: () => number;
   lastStatusBefore?: number | null;
   lastErrorBefore?: string | null;
+  /** false for a test-send: an attempt that would be retried fails instead (a deferred URL still comes back) */
+  retries?: boolean;
 }): RoundDecision {
   const { results, now } = opts;
   const loggedOutcome = new Map<string, "success" | "retry" | "failed">();
@@ -66,7 +68,9 @@ export function decideRound(opts: {
   const multi = results.length > 1;
   const reason = (r: UrlResult & { attempted: true }) => (multi ? `${r.url}: ${r.classification.errorText}` : r.classification.errorText);
 
-  for (const r of attemptedResults) loggedOutcome.set(r.url, r.classification.outcome);
+  const retries = opts.retries !== false;
+  for (const r of attemptedResults)
+    loggedOutcome.set(r.url, !retries && r.classification.outcome === "retry" ? "failed" : r.classification.outcome);
 
   if (!attempted) {
     // Not sooner than DEFER_MS, nor before the latest turn its origins gave it.
@@ -83,8 +87,8 @@ export function decideRound(opts: {
   }
 
   const succeeded = attemptedResults.filter((r) => r.classification.outcome === "success");
-  const failedNow = attemptedResults.filter((r) => r.classification.outcome === "failed");
-  const toRetry = results.filter((r) => !r.attempted || r.classification.outcome === "retry");
+  const failedNow = attemptedResults.filter((r) => loggedOutcome.get(r.url) === "failed");
+  const toRetry = results.filter((r) => !r.attempted || loggedOutcome.get(r.url) === "retry");
   const firstFailure = attemptedResults.find((r) => r.classification.outcome !== "success");
   const lastError = firstFailure ? reason(firstFailure) : null;
   // The status goes with the state it explains: a delivered delivery shows the 2xx that delivered

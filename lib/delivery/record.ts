@@ -87,9 +87,9 @@ UPDATE deliveries d SET
 FROM unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
             $28::text[], $29::int[], $30::timestamptz[])
   AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at)
--- The ids again as an index condition: knowing the batch's 500 rows, the planner otherwise hashed
--- them and seq-scanned all of deliveries to join (20,000 rows read per batch in bench:record-cost),
--- a cost that grows with the table (docs/webhooks.md#delivery-cost).
+-- The ids again as an index condition: without it the planner may hash the batch's rows and
+-- seq-scan all of deliveries to join them, a cost that grows with the table
+-- (docs/decisions/0011-delivery-batch-statements.md).
 WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
 
 /** The statement's parameters: one array per column (lib/platform/pg-arrays.ts). */

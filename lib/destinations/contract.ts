@@ -258,6 +258,16 @@ export const destinationDtoSchema = z.object({
 });
 export type DestinationDto = z.infer<typeof destinationDtoSchema>;
 
+/**
+ * A saved destination, with what the save warns about (not refused): a URL on a private or loopback
+ * network, which deliveries refuse unless the server allows private networks. `field` as in
+ * field errors (`urls.1`), `message` names the setting (docs/webhooks.md#outbound-safety).
+ */
+export const savedDestinationSchema = destinationDtoSchema.extend({
+  warnings: z.array(z.object({ field: z.string(), message: z.string() })),
+});
+export type SavedDestinationDto = z.infer<typeof savedDestinationSchema>;
+
 /** "Send test": one sample message of `type` (docs/management-api.md#resources), `payload` merged over the sample. */
 export const testSendSchema = z.object({
   type: z.enum(MESSAGE_TYPES),
@@ -380,7 +390,7 @@ export const destinationEndpoints = {
     access: "admin",
     summary: `Create a destination: webhook URLs, headers, signing and the sources it receives from (at most ${DESTINATION_LIMITS.perWorkspace} per workspace, ${DESTINATION_LIMITS.perSource} per source)`,
     body: destinationInputSchema,
-    response: destinationDtoSchema,
+    response: savedDestinationSchema,
     status: 201,
   }),
   get: endpoint({ method: "GET", ...id, access: "viewer", summary: "One destination", response: destinationDtoSchema }),
@@ -391,7 +401,7 @@ export const destinationEndpoints = {
     summary:
       'Change some of a destination\'s settings; fields not given stay as they are (a secret: omitted keeps it, null or "" removes it)',
     body: destinationPatchSchema,
-    response: destinationDtoSchema,
+    response: savedDestinationSchema,
   }),
   remove: endpoint({
     method: "DELETE",

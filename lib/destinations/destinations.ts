@@ -3,6 +3,7 @@ import { Prisma } from "../platform/generated/prisma/client";
 import { prisma } from "../platform/db";
 import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
+import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import {
   DESTINATION_LIMITS,
@@ -14,6 +15,7 @@ import {
   type DestinationInput,
   type DestinationPatch,
   type RevealInput,
+  type SavedDestinationDto,
 } from "./contract";
 import { mergeHeaders, type StoredHeader } from "./headers";
 import { recordAudit, type Actor } from "../audit/record";
@@ -139,9 +141,19 @@ async function inWorkspaceLock<T>(workspaceId: string, work: (tx: Tx) => Promise
   );
 }
 
-/** Standard Webhooks needs a secret: one is generated when signing is switched on without one. */
-const standardSecretFor = (enabled: boolean, given: string | null | undefined, current: string | null) =>
-  given ? given : given === null ? (enabled ? generateStandardSecret() : null) : (current ?? (enabled ? generateStandardSecret() : null));
+/**
+ * Standard Webhooks signs when its secret is set (docs/webhooks.md#standard-webhooks). The older
+ * `standardWebhooks` flag is still accepted: true switches signing on (a secret is generated when
+ * there is none), false switches it off unless a secret comes with it.
+ */
+function standardSecretFor(flag: boolean | undefined, given: string | null | undefined, current: string | null): string | null {
+  if (given) return given;
+  if (given === null || flag === false) return flag ? generateStandardSecret() : null;
+  return current ?? (flag ? generateStandardSecret() : null);
+}
+
+/** The secret and the column that mirrors it (on exactly when the secret is set). */
+const standardSigning = (standardSecret: string | null) => ({ standardSecret, standardWebhooks: standardSecret !== null });
 
 export async function listDestinations(opts: { workspaceId: string }): Promise<DestinationDto[]> {
   const rows = await prisma().destination.findMany({ where: { workspaceId: opts.workspaceId }, orderBy: { createdAt: "asc" }, select });
@@ -178,7 +190,7 @@ export async function loadSigningSettings(opts: {
   };
 }
 
-export async function createDestination(opts: Change & { input: DestinationInput }): Promise<DestinationDto> {
+export async function createDestination(opts: Change & { input: DestinationInput }): Promise<SavedDestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const count = await tx.destination.count({ where: { workspaceId } });
@@ -196,8 +208,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         urls: input.urls,
         headers: input.headers,
         sharedSecret: input.sharedSecret ?? null,
-        standardWebhooks: input.standardWebhooks,
-        standardSecret: standardSecretFor(input.standardWebhooks, input.standardSecret, null),
+        ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, null)),
         enabled: input.enabled,
         mode: input.mode,
         retryWindowMinutes: input.retryWindowMinutes,
@@ -209,16 +220,15 @@ export async function createDestination(opts: Change & { input: DestinationInput
     await audit(tx, opts, "destination.create", null, created);
     return created;
   });
-  return toDto(row);
+  return withWarnings(toDto(row));
 }
 
-export async function updateDestination(opts: Change & { id: string; input: DestinationPatch }): Promise<DestinationDto> {
+export async function updateDestination(opts: Change & { id: string; input: DestinationPatch }): Promise<SavedDestinationDto> {
   const { input, workspaceId } = opts;
   const row = await inWorkspaceLock(workspaceId, async (tx) => {
     const current = await findRow(opts, tx);
     if (input.sourceIds) await checkSources(tx, { workspaceId, sourceIds: input.sourceIds, destinationId: current.id });
     const headers = input.headers === undefined ? undefined : mergeHeaders(storedHeaders(current), input.headers);
-    const standardWebhooks = input.standardWebhooks ?? current.standardWebhooks;
     const updated = await tx.destination.update({
       where: { id: current.id },
       data: {
@@ -231,8 +241,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.mode !== undefined && { mode: input.mode }),
         ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
-        standardWebhooks,
-        standardSecret: standardSecretFor(standardWebhooks, input.standardSecret, current.standardSecret),
+        ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
         }),
@@ -242,7 +251,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
     await audit(tx, opts, "destination.update", current, updated);
     return updated;
   });
-  return toDto(row);
+  return withWarnings(toDto(row));
 }
 
 /**
@@ -289,4 +298,13 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
     }),
   );
   return { value };
+}
+
+/** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */
+function withWarnings(dto: DestinationDto): SavedDestinationDto {
+  const warnings = dto.urls.flatMap((url, i) => {
+    const message = privateTargetWarning(url);
+    return message ? [{ field: `urls.${i}`, message }] : [];
+  });
+  return { ...dto, warnings };
 }

@@ -1,165 +1,182 @@
 import "server-only";
-import http from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
+import replyFrom from "@fastify/reply-from";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Pool } from "undici";
+import { logger } from "../platform/logger";
+import { clientAddressOfRaw, forwardedFor } from "./address";
+import { edgeError, isClosing } from "./answers";
+import type { FairGate, Refusal, Release } from "./web-gate";
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection and are never forwarded. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
-
-/**
- * A request body up to this size is read whole before the request takes a slot; a larger one is
- * over every limit of the web app (1 MB: API bodies, capture bodies), which then answers 413 after
- * its first megabyte, so such a request holds its slot only that long.
- */
-export const BUFFERED_BODY_BYTES = 1024 * 1024;
-
-function forwardedHeaders(req: http.IncomingMessage): http.OutgoingHttpHeaders {
-  const headers: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-  // The web app reads the client's address from the right end of X-Forwarded-For, counting this
-  // server as one more trusted proxy (docs/operations.md#client-addresses).
-  const peer = req.socket.remoteAddress ?? "unknown";
-  const given = req.headers["x-forwarded-for"];
-  headers["x-forwarded-for"] = given ? `${Array.isArray(given) ? given.join(", ") : given}, ${peer}` : peer;
-  return headers;
-}
-
-/** At most `limit` holders at once; the others wait in arrival order. */
-class Slots {
-  private busy = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  /** Resolves with a release function once a slot is free; `cancelled` drops a waiter that left. */
-  take(cancelled: AbortSignal): Promise<(() => void) | null> {
-    return new Promise((resolve) => {
-      const grant = () => {
-        this.busy++;
-        let released = false;
-        resolve(() => {
-          if (released) return;
-          released = true;
-          this.busy--;
-          this.next();
-        });
-      };
-      if (this.busy < this.limit) return grant();
-      this.waiting.push(grant);
-      cancelled.addEventListener(
-        "abort",
-        () => {
-          const i = this.waiting.indexOf(grant);
-          if (i !== -1) this.waiting.splice(i, 1);
-          resolve(null);
-        },
-        { once: true },
-      );
-    });
-  }
-  /** Requests waiting for a slot. */
-  get queued(): number {
-    return this.waiting.length;
-  }
-  private next() {
-    const grant = this.waiting.shift();
-    if (grant) grant();
-  }
-}
-
-const unavailable = JSON.stringify({
-  error: { code: "unavailable", message: "The dashboard is unavailable; the Tracking API (/v1) still accepts events." },
-});
+/** Bodies the web app takes (API and capture bodies: 1 MB at most), read whole before forwarding. */
+export const WEB_BODY_BYTES = 1024 * 1024;
+/** GET, HEAD, OPTIONS, DELETE: a body up to this size is read and dropped; a larger one is refused. */
+export const BODYLESS_BODY_BYTES = 1024;
+/** Seconds a client is told to wait when no web slot came free in time. */
+export const WEB_RETRY_AFTER_SECONDS = 2;
 
 /**
- * Passes requests to the web app, at most `concurrency` at a time (docs/architecture.md#processes):
- * a flood of dashboard requests then keeps at most that many web requests — and their database
- * queries — running, and the cores stay free for /v1, which is answered in this process and never
- * waits for a slot. A slot is held only while the web app works: a request's body is read before
- * it takes one and the answer is read whole before it is passed on, so slow or stalled clients
- * hold none. Headers pass as sent (several Set-Cookie included). When the web app is down, a 502
- * that says so.
+ * Headers that describe one connection or one message's framing (RFC 9110 §7.6.1, RFC 9112 §6):
+ * the edge frames each forwarded request itself, so none of the client's pass on. `expect` too:
+ * the edge has already read the body.
  */
-export function createWebProxy(target: URL, opts: { concurrency: number }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
-  const slots = new Slots(opts.concurrency);
+const NOT_FORWARDED = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "te",
+  "trailer",
+  "expect",
+  "http2-settings",
+]);
 
-  function proxyToWeb(req: http.IncomingMessage, res: http.ServerResponse): void {
+/** The request headers the web app receives (docs/edge.md#what-the-web-app-receives). */
+export function forwardedHeaders(req: FastifyRequest["raw"], body: Buffer | null): Record<string, string | string[]> {
+  const listed = new Set(
+    String(req.headers.connection ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers as IncomingHttpHeaders)) {
+    if (value === undefined || NOT_FORWARDED.has(name) || listed.has(name)) continue;
+    out[name] = value;
+  }
+  out["x-forwarded-for"] = forwardedFor(req);
+  if (body) out["content-length"] = String(body.length);
+  return out;
+}
+
+const RESPONSE_NOT_PASSED = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "trailer",
+  "content-length",
+]);
+
+/** True for the login endpoints, whose password hashing is the web app's most expensive work. */
+const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|\?|$)/.test(path);
+
+export type WebProxyOptions = {
+  webUrl: string;
+  slots: FairGate;
+  logins: FairGate;
+  trustedProxies: number;
+  /** False when the last connections are kept for /v1: the web request is refused. */
+  webHasRoom: () => boolean;
+};
+
+/**
+ * Everything but /v1 goes to the web app (docs/edge.md#routes), through @fastify/reply-from on
+ * an undici pool of `slots` connections. Each request's body is read whole first (up to its limit,
+ * 413 and the connection closed past it) and forwarded with its Content-Length; bodies on GET and
+ * HEAD never pass on. A request then waits a bounded time for a web slot — logins first for the
+ * login lane — and holds it until the web app's answer has been read whole, so a slow client holds
+ * none while it uploads or downloads.
+ */
+export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions): Promise<void> {
+  const slotsLimit = o.slots.limit;
+  await app.register(replyFrom, {
+    base: o.webUrl,
+    undici: new Pool(o.webUrl, { connections: slotsLimit, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
+    disableRequestLogging: true,
+    retryMethods: [],
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.raw;
+    if (isClosing(raw)) {
+      reply.hijack();
+      return void reply.raw.destroy();
+    }
+    if (!o.webHasRoom())
+      return edgeError(reply, 503, "unavailable", "The server is at its connection limit; retry shortly.", {
+        close: true,
+        retryAfter: WEB_RETRY_AFTER_SECONDS,
+      });
+    const address = clientAddressOfRaw(raw, o.trustedProxies);
     const gone = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) gone.abort();
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let started = false;
-    const start = (streamRest: boolean) => {
-      if (started) return;
-      started = true;
-      void slots.take(gone.signal).then((release) => {
-        if (!release) return; // the client left while waiting
-        forward(req, res, { chunks, streamRest, release, gone: gone.signal });
+    const releases: Release[] = [];
+    const releaseAll = () => {
+      for (const r of releases.splice(0)) r();
+    };
+    // The answer is over (sent, or the client left): whatever slot this request holds is free. A
+    // pipelined request's answer may never start, so the socket's close counts too.
+    const over = () => {
+      raw.socket.off("close", over);
+      gone.abort();
+      releaseAll();
+    };
+    raw.socket.once("close", over);
+    reply.raw.once("close", over);
+    try {
+      if (isLogin(request.method, request.url)) releases.push(await o.logins.take(address, gone.signal));
+      releases.push(await o.slots.take(address, gone.signal));
+    } catch (why) {
+      releaseAll();
+      if ((why as Refusal) === "gone") return reply;
+      return edgeError(reply, 503, "unavailable", "The dashboard is busy; retry shortly. The Tracking API (/v1) is not affected.", {
+        retryAfter: WEB_RETRY_AFTER_SECONDS,
       });
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > BUFFERED_BODY_BYTES) {
-        req.off("data", onData);
-        req.pause();
-        start(true);
-      }
-    };
-    req.on("data", onData);
-    req.once("end", () => start(false));
-  }
-  return Object.assign(proxyToWeb, { queued: () => slots.queued });
+    }
+    const body = Buffer.isBuffer(request.body) && request.method !== "GET" && request.method !== "HEAD" ? request.body : null;
+    return reply.from(request.url, {
+      body: body ?? undefined,
+      contentType: body ? String(raw.headers["content-type"] ?? "application/octet-stream") : undefined,
+      rewriteRequestHeaders: () => forwardedHeaders(raw, body),
+      rewriteHeaders: (headers) => {
+        const out: IncomingHttpHeaders = {};
+        // A HEAD answer keeps the length of the GET it stands for.
+        for (const [k, v] of Object.entries(headers))
+          if (!RESPONSE_NOT_PASSED.has(k) || (k === "content-length" && request.method === "HEAD")) out[k] = v;
+        return out;
+      },
+      onResponse: (_req, rep, res) => {
+        const chunks: Buffer[] = [];
+        res.stream.on("data", (c: Buffer) => chunks.push(c));
+        res.stream.once("error", () => {
+          releaseAll();
+          rep.raw.destroy();
+        });
+        res.stream.once("end", () => {
+          releaseAll();
+          rep.send(Buffer.concat(chunks));
+        });
+      },
+      onError: (rep, { error }) => {
+        releaseAll();
+        logger().warn({ err: (error as Error).message, path: request.url.split("?")[0] }, "web app unreachable");
+        edgeError(rep as FastifyReply, 502, "unavailable", "The dashboard is unavailable; the Tracking API (/v1) still accepts events.");
+      },
+    });
+  };
 
-  function forward(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    o: { chunks: Buffer[]; streamRest: boolean; release: () => void; gone: AbortSignal },
-  ) {
-    const headers = forwardedHeaders(req);
-    if (!o.streamRest && req.headers["transfer-encoding"] !== undefined) {
-      // A chunked body read whole goes on with its length.
-      headers["content-length"] = String(o.chunks.reduce((n, c) => n + c.length, 0));
+  const bodyless = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const h = request.raw.headers;
+    if (h["transfer-encoding"] !== undefined) {
+      return void edgeError(reply, 400, "bad_request", `A ${request.method} request cannot carry a chunked body`, { close: true });
     }
-    const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (up) => {
-      const body: Buffer[] = [];
-      let ended = false;
-      up.on("data", (c: Buffer) => body.push(c));
-      // The web app dropped the connection mid-answer: nothing whole to pass on.
-      up.once("close", () => {
-        if (ended) return;
-        o.release();
-        res.destroy();
-      });
-      up.once("end", () => {
-        ended = true;
-        o.release();
-        if (o.gone.aborted) return;
-        const raw: string[] = [];
-        for (let i = 0; i < up.rawHeaders.length; i += 2) {
-          if (!HOP_BY_HOP.has(up.rawHeaders[i].toLowerCase())) raw.push(up.rawHeaders[i], up.rawHeaders[i + 1]);
-        }
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, raw);
-        res.end(Buffer.concat(body));
-      });
-    });
-    upstream.once("error", () => {
-      o.release();
-      if (o.gone.aborted) return;
-      if (res.headersSent) return void res.destroy();
-      res.writeHead(502, {
-        "content-type": "application/json",
-        "cache-control": "no-store",
-        "content-length": Buffer.byteLength(unavailable),
-      });
-      res.end(unavailable);
-    });
-    o.gone.addEventListener("abort", () => upstream.destroy(), { once: true });
-    for (const c of o.chunks) upstream.write(c);
-    if (o.streamRest) {
-      req.pipe(upstream);
-      req.resume();
-    } else {
-      upstream.end();
+    if (Number(h["content-length"] ?? 0) > BODYLESS_BODY_BYTES) {
+      return void edgeError(
+        reply,
+        413,
+        "payload_too_large",
+        `A ${request.method} request's body is limited to ${BODYLESS_BODY_BYTES} bytes`,
+        { close: true },
+      );
     }
-  }
+    done();
+  };
+  app.route({ method: ["GET", "HEAD"], url: "/*", onRequest: bodyless, handler: forward });
+  app.route({ method: ["OPTIONS", "DELETE"], url: "/*", bodyLimit: BODYLESS_BODY_BYTES, onRequest: bodyless, handler: forward });
+  app.route({ method: ["POST", "PUT", "PATCH"], url: "/*", bodyLimit: WEB_BODY_BYTES, handler: forward });
 }

@@ -1,64 +1,21 @@
 import "server-only";
 import http from "node:http";
-import type { IncomingCall } from "../tracking/body";
-import type { TrackingEndpoint } from "../tracking/ingest";
-import { answerTrackingCall } from "../tracking/route-handler";
 import os from "node:os";
-import { createWebProxy } from "./proxy";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { logger } from "../platform/logger";
+import { bodyPending, edgeError } from "./answers";
+import { type ConnectionLimits, guardConnections } from "./connections";
+import { registerWebProxy } from "./proxy";
+import { registerTracking } from "./tracking-routes";
+import { FairGate } from "./web-gate";
 
 /**
- * The ingest server (docs/architecture.md#processes): a plain node:http server that answers the
- * Tracking API itself, with the same code as the web app's app/v1 routes (lib/tracking), and passes
- * every other request to the web app (Next) on an internal address. It is what listens on the
- * public port, so users configure one base URL, while /v1 never waits behind dashboard rendering
- * and keeps answering when the web process is down. Without a web URL it serves /v1 only (a
- * dedicated ingest tier behind a load balancer).
+ * The edge (docs/edge.md): the public port, on fastify. It answers /v1 itself with lib/tracking —
+ * the same code as the web app's app/v1 routes — so the Tracking API never waits behind the
+ * dashboard and keeps answering when the web process is down, and passes everything else to the
+ * web app (Next) on an internal address, framing every request it forwards itself. Without a web
+ * URL it serves /v1 only (a dedicated ingest tier behind a load balancer).
  */
-const ENDPOINTS = new Set<string>(["track", "identify", "page", "screen", "group", "alias", "batch", "import"]);
-
-/** The Tracking API endpoint a request path names (`/v1/track`, `/v1/batch?x`), or null. */
-export function trackingEndpointOf(url: string): TrackingEndpoint | null {
-  if (!url.startsWith("/v1/")) return null;
-  const end = url.indexOf("?");
-  const name = url.slice(4, end === -1 ? undefined : end);
-  return ENDPOINTS.has(name) ? (name as TrackingEndpoint) : null;
-}
-
-/** The ingest view of a node:http request: header lookup and a body stream that a too-large body can stop. */
-function incomingCall(req: http.IncomingMessage): IncomingCall {
-  return {
-    headers: {
-      get(name) {
-        const v = req.headers[name.toLowerCase()];
-        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
-      },
-    },
-    body: new ReadableStream<Uint8Array>({
-      start(controller) {
-        req.on("data", (chunk: Buffer) => {
-          controller.enqueue(chunk);
-          if ((controller.desiredSize ?? 1) <= 0) req.pause();
-        });
-        req.on("end", () => controller.close());
-        req.on("error", (err) => controller.error(err));
-      },
-      pull: () => void req.resume(),
-      // Reading stops at the 500 KB limit; the socket stays up so that the 413 reaches the client
-      // (the answer says Connection: close, so the unread rest is never parsed as a request).
-      cancel: () => {
-        req.removeAllListeners("data");
-        req.pause();
-      },
-    }),
-  };
-}
-
-function send(res: http.ServerResponse, status: number, body: string, headers: Record<string, string>) {
-  res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) });
-  res.end(body);
-}
-
-const plainJson = { "content-type": "application/json", "cache-control": "no-store" };
 
 /**
  * Web requests in flight at once by default: one fewer than the cores, at least 2, so that a busy
@@ -66,25 +23,130 @@ const plainJson = { "content-type": "application/json", "cache-control": "no-sto
  */
 export const defaultWebConcurrency = () => Math.max(2, os.availableParallelism() - 1);
 
-export function createIngestServer(opts: { webUrl: string | null; webConcurrency?: number }): http.Server {
-  const proxyToWeb = opts.webUrl
-    ? createWebProxy(new URL(opts.webUrl), { concurrency: opts.webConcurrency ?? defaultWebConcurrency() })
-    : null;
-  return http.createServer((req, res) => {
-    const endpoint = trackingEndpointOf(req.url ?? "/");
-    if (endpoint === null) {
-      if (proxyToWeb) return proxyToWeb(req, res);
-      return send(res, 404, JSON.stringify({ success: false, error: { code: "not_found", message: "Not found" } }), plainJson);
-    }
-    if (req.method === "OPTIONS") return send(res, 204, "", { allow: "OPTIONS, POST" });
-    if (req.method !== "POST") {
-      const body = { success: false, error: { code: "method_not_allowed", message: `${req.method} is not allowed; POST a message` } };
-      return send(res, 405, JSON.stringify(body), { ...plainJson, allow: "OPTIONS, POST" });
-    }
-    answerTrackingCall(incomingCall(req), endpoint).then(
-      (a) => send(res, a.status, a.body, a.headers),
-      // answerTrackingCall answers every error itself; this is a last resort, not a path.
-      () => send(res, 500, JSON.stringify({ success: false, error: { code: "internal", message: "Internal error" } }), plainJson),
-    );
+export type EdgeLimits = ConnectionLimits & {
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection's life: longer than common load balancers' 60 s, so they close first. */
+  keepAliveTimeoutMs: number;
+  /** Longest wait for a web slot before 503 + Retry-After. */
+  webWaitMs: number;
+};
+
+export const DEFAULT_LIMITS: EdgeLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 65_000,
+  webWaitMs: 3_000,
+  perAddress: 256,
+  total: 10_000,
+  webRoom: 9_000,
+  minBodyBytesPerSecond: 8 * 1024,
+  bodyRateGraceMs: 5_000,
+};
+
+export type EdgeOptions = {
+  webUrl: string | null;
+  webConcurrency?: number;
+  trustedProxies?: number;
+  publicUrl?: string | null;
+  limits?: Partial<EdgeLimits>;
+};
+
+/** Status codes of fastify's and Node's own refusals, by the code the edge answers with. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: "bad_request",
+  404: "not_found",
+  408: "request_timeout",
+  413: "payload_too_large",
+  415: "unsupported_content_type",
+};
+
+export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInstance; server: http.Server }> {
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const trustedProxies = opts.trustedProxies ?? 0;
+  let server!: http.Server;
+  const app = Fastify({
+    logger: false,
+    exposeHeadRoutes: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Absolute-form targets (`GET http://host/path`) are routed by their path, as RFC 9112 §3.2.2 asks.
+    rewriteUrl: (req) => {
+      const url = req.url ?? "/";
+      const m = /^https?:\/\/[^/?#]*(.*)$/i.exec(url);
+      return m ? (m[1].startsWith("/") ? m[1] : `/${m[1]}`) : url;
+    },
+    serverFactory: (handler) => {
+      server = http.createServer(
+        {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // Node checks the two deadlines above this often (default 30 s).
+          connectionsCheckingInterval: 1_000,
+          requireHostHeader: true,
+        },
+        handler,
+      );
+      server.maxRequestsPerSocket = 10_000;
+      return server;
+    },
   });
+  // `OPTIONS *` (asterisk-form) asks about the server itself.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.raw.url === "*") return void reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
+    done();
+  });
+  let guard: ReturnType<typeof guardConnections> | null = null;
+  await app.register(async (root) => {
+    root.setErrorHandler((err: FastifyError, request, reply) => {
+      if (request.raw.aborted || request.raw.socket.destroyed) {
+        logger().info({ path: request.url.split("?")[0] }, "client aborted");
+        return reply;
+      }
+      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      if (status === 500) logger().error({ err: err.message, path: request.url.split("?")[0] }, "edge error");
+      // A refused body may still be arriving: the connection cannot carry another request.
+      return edgeError(
+        reply,
+        status,
+        CODE_BY_STATUS[status] ?? (status === 500 ? "internal" : "bad_request"),
+        status === 500 ? "Internal error" : err.message,
+        {
+          close: bodyPending(request.raw),
+        },
+      );
+    });
+    root.setNotFoundHandler((request, reply) => edgeError(reply, 404, "not_found", "Not found", { close: bodyPending(request.raw) }));
+    await registerTracking(root, { trustedProxies, publicUrl: opts.publicUrl ?? null });
+    if (opts.webUrl) {
+      const concurrency = opts.webConcurrency ?? defaultWebConcurrency();
+      await root.register(async (web) => {
+        await registerWebProxy(web, {
+          webUrl: opts.webUrl!,
+          trustedProxies,
+          webHasRoom: () => guard?.webHasRoom() ?? true,
+          slots: new FairGate({
+            limit: concurrency,
+            perAddress: Math.max(1, concurrency - 1),
+            waitMs: limits.webWaitMs,
+            maxWaiting: 256,
+            maxWaitingPerAddress: 32,
+          }),
+          // One login hashes at a time; a flood waits briefly in its own lane and is then shed.
+          logins: new FairGate({
+            limit: 1,
+            perAddress: 1,
+            waitMs: Math.min(2_000, limits.webWaitMs),
+            maxWaiting: 16,
+            maxWaitingPerAddress: 2,
+          }),
+        });
+      });
+    }
+  });
+  await app.ready();
+  guard = guardConnections(server, limits);
+  return { app, server };
 }

@@ -14,10 +14,22 @@ const schema = z.object({
    */
   EVENTRAIL_WEB_URL: z.string().url().optional(),
   /**
+   * The public port, when this process runs behind the ingest server (npm start sets it for the web
+   * app and the worker; inside the web app PORT is its internal port): the app's own capture URLs
+   * are served there (docs/webhooks.md#outbound-safety). Unset: PORT.
+   */
+  EVENTRAIL_PUBLIC_PORT: z.coerce.number().int().positive().optional(),
+  /**
    * How many requests the ingest server passes to the web app at once; the rest wait their turn
    * (docs/architecture.md#processes). Unset: one fewer than the cores, at least 2.
    */
   EVENTRAIL_WEB_CONCURRENCY: z.coerce.number().int().positive().optional(),
+  /**
+   * Open connections the public port keeps from one client address, and in all; a new connection
+   * over either replaces the oldest idle one (docs/edge.md#slow-and-greedy-clients).
+   */
+  EVENTRAIL_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().default(256),
+  EVENTRAIL_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
   /** Operator token for automation; acts on the oldest workspace or X-Eventrail-Workspace. */
   EVENTRAIL_ADMIN_TOKEN: z.string().min(16).optional(),
   /** Allow webhook targets on loopback/private networks (self-hosting, tests). */

@@ -11,8 +11,16 @@ import { processWide, type Closing } from "./runtime";
  * seconds (429 with Retry-After).
  */
 export const LIMITS = {
-  /** Failed logins per account (email), known or not: the counter is cleared by a successful login. */
-  loginAccount: { points: 10, duration: 15 * 60, blockDuration: 15 * 60, what: "login attempts for this account" },
+  /**
+   * Failed logins per client address and account (email, known or not): the lockout a guesser meets,
+   * which locks out no one else. Cleared by a successful login.
+   */
+  loginPair: { points: 10, duration: 15 * 60, blockDuration: 15 * 60, what: "login attempts for this account from your address" },
+  /**
+   * Failed logins per account from anywhere: ten times the pair's bar, so that locking an account
+   * out takes a guesser at least ten addresses. Cleared by a successful login.
+   */
+  loginAccount: { points: 100, duration: 15 * 60, blockDuration: 15 * 60, what: "login attempts for this account" },
   /** Failed logins per client address (one success gives its point back). */
   loginAddress: { points: 50, duration: 15 * 60, blockDuration: 15 * 60, what: "login attempts from your address" },
   /** First-run setup attempts per client address (a wrong setup code included). */

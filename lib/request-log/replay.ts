@@ -18,6 +18,7 @@ export const REPLAY_LIMIT = 10_000;
  * - in `every` mode the new delivery goes only to the URLs that never answered 2xx in the chain
  *   (all of them with `includeDelivered`);
  * - a chain whose latest delivery is still pending is skipped: it is still being delivered.
+ * - a test-send's chain keeps its URLs (target_urls): its replay goes only where the test went.
  * Two concurrent replays of one chain cannot both create its next delivery: the unique
  * (message, destination, replay_number) lets one insert and the other skip.
  */
@@ -31,8 +32,8 @@ export async function replayMessages(opts: { workspaceId: string; actor: Actor; 
     }
     const { rows } = await client.query<{ id: string }>(
       `${chosen.sql}
-       INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, replay_of, replay_number)
-       SELECT gen_random_uuid(), c.workspace_id, c.message_row_id, c.destination_id, c.pending_urls, c.id, c.replay_number + 1
+       INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number)
+       SELECT gen_random_uuid(), c.workspace_id, c.message_row_id, c.destination_id, c.pending_urls, c.target_urls, c.id, c.replay_number + 1
        FROM chosen c
        ON CONFLICT (message_row_id, destination_id, replay_number) DO NOTHING
        RETURNING id`,
@@ -75,7 +76,7 @@ function chosenDeliveries(workspaceId: string, input: ReplayInput): { sql: strin
     latest AS (
       -- unique (message_row_id, destination_id, replay_number): one index probe per pair
       SELECT DISTINCT ON (d.message_row_id, d.destination_id)
-             d.id, d.workspace_id, d.message_row_id, d.destination_id, d.state, d.replay_number
+             d.id, d.workspace_id, d.message_row_id, d.destination_id, d.state, d.replay_number, d.target_urls
       FROM pairs p JOIN deliveries d ON d.message_row_id = p.message_row_id AND d.destination_id = p.destination_id
       WHERE d.workspace_id = $1
       ORDER BY d.message_row_id, d.destination_id, d.replay_number DESC

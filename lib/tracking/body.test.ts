@@ -73,6 +73,11 @@ describe("parseCallBody", () => {
   ])("refuses %s", (body, expected) => {
     expect(code(() => parseCallBody(buf(body), null))).toMatch(expected);
   });
+  it("takes 2,499 and exactly 2,500 messages (the limit, docs/tracking-api.md#limits)", () => {
+    for (const n of [2_499, 2_500]) {
+      expect(parseCallBody(buf({ batch: Array.from({ length: n }, () => ({})) }), null).messages).toHaveLength(n);
+    }
+  });
   it("refuses bytes that are not UTF-8", () => {
     expect(code(() => parseCallBody(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), null))).toMatch(/^invalid_utf8/);
   });

@@ -7,7 +7,12 @@ import type { HeaderLookup } from "../platform/request-id";
  * A Tracking API request as ingest reads it: a Web Request (Next's route handlers) or the ingest
  * server's view of a node:http request (lib/ingest/server.ts) — headers and a body stream.
  */
-export type IncomingCall = { headers: HeaderLookup; body: ReadableStream<Uint8Array> | null };
+export type IncomingCall = {
+  headers: HeaderLookup;
+  body: ReadableStream<Uint8Array> | null;
+  /** The client's address under the trusted-proxy rule (docs/operations.md#client-addresses), when the server knows it. */
+  clientAddress?: string;
+};
 import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, MAX_MESSAGE_BYTES, kb, type MessageType } from "./limits";
 import { sentBatchMessageBytes } from "./sent-sizes";
 import { describeValue, isPlainObject, type BatchDefaults } from "./normalise";

@@ -31,10 +31,12 @@ function readArrayLiteral(literal: string): (string | null)[] {
       expect(literal[i]).toBe('"');
       let v = "";
       i++;
-      while (literal[i] !== '"') {
+      // Bounded by the literal's end, so that a missing closing quote fails instead of looping forever.
+      while (i < literal.length && literal[i] !== '"') {
         if (literal[i] === "\\") i++;
         v += literal[i++];
       }
+      expect(literal[i]).toBe('"');
       out.push(v);
       i++;
     }

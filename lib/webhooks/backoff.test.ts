@@ -25,12 +25,16 @@ describe("backoff", () => {
     const first = new Date("2026-01-01T00:00:00Z");
     let now = first;
     let attempt = 1;
-    for (;;) {
+    let stopped = false;
+    // Bounded, so that a window that never closes fails here instead of looping forever (issue 40).
+    for (let rounds = 0; rounds < 1_000 && !stopped; rounds++) {
       const at = nextAttemptAt({ attempt, now, firstAttemptAt: first, windowMinutes: 240, policy, random: () => 0.5 });
-      if (!at) break;
-      now = at;
-      attempt++;
+      if (at) {
+        now = at;
+        attempt++;
+      } else stopped = true;
     }
+    expect(stopped).toBe(true);
     expect(now.getTime() - first.getTime()).toBeGreaterThan(3 * 3600_000);
     expect(now.getTime() - first.getTime()).toBeLessThanOrEqual(4 * 3600_000);
     expect(attempt).toBeGreaterThan(10);

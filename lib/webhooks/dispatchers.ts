@@ -1,8 +1,10 @@
 import "server-only";
-import { Agent, type Dispatcher } from "undici";
+import { Agent, buildConnector, type Dispatcher } from "undici";
 import { env } from "../platform/env";
 import { processWide, type Closing } from "../platform/runtime";
-import { guardedLookup, refusedLiteralTarget } from "./ssrf";
+import { ALLOW_PRIVATE_HINT, guardedLookup, refusedLiteralTarget } from "./ssrf";
+
+const INTERNAL_PORT = "this server's internal port, never a webhook target";
 
 /**
  * Keep-alive connection pools for webhook traffic, one set per process. undici's Agent keeps one
@@ -12,6 +14,17 @@ import { guardedLookup, refusedLiteralTarget } from "./ssrf";
 
 type Dispatchers = { guarded: Dispatcher; open: Dispatcher };
 
+/** With private networks allowed, a connection to an internal port still goes through the guard. */
+function connector(guard: boolean): buildConnector.connector | Partial<buildConnector.BuildOptions> {
+  const base = { timeout: 5_000, rejectUnauthorized: true };
+  if (guard) return { ...base, lookup: guardedLookup(undefined, ALLOW_PRIVATE_HINT) };
+  const open = buildConnector(base);
+  const internal = internalPorts();
+  if (internal.size === 0) return open;
+  const guarded = buildConnector({ ...base, lookup: guardedLookup(undefined, INTERNAL_PORT) });
+  return (opts, cb) => (internal.has(Number(opts.port)) ? guarded(opts, cb) : open(opts, cb));
+}
+
 function agent(guard: boolean): Agent {
   const perOrigin = env().WORKER_CONCURRENCY;
   return new Agent({
@@ -19,7 +32,7 @@ function agent(guard: boolean): Agent {
     pipelining: 1,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
-    connect: { timeout: 5_000, rejectUnauthorized: true, ...(guard ? { lookup: guardedLookup() } : {}) },
+    connect: connector(guard),
   });
 }
 
@@ -38,11 +51,32 @@ const CLOSING: Closing<Dispatchers> = {
 
 const dispatchers = () => processWide("webhook dispatchers", createDispatchers, CLOSING);
 
-/** This server's own origins, where the built-in capture URLs (/c/<id>) live. */
+/** The public port: where the ingest server (or the web app, when nothing is in front) takes requests. */
+const publicPort = () => env().EVENTRAIL_PUBLIC_PORT ?? env().PORT;
+
+/**
+ * This server's own origins, where the built-in capture URLs (/c/<id>) live: the public URL, and the
+ * public port on loopback, whichever process asks (inside the web app PORT is its internal port).
+ */
 export function ownOrigins(): string[] {
   const e = env();
-  if (e.EVENTRAIL_PUBLIC_URL) return [new URL(e.EVENTRAIL_PUBLIC_URL).origin];
-  return [`http://localhost:${e.PORT}`, `http://127.0.0.1:${e.PORT}`];
+  const port = publicPort();
+  const loopback = [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`];
+  return e.EVENTRAIL_PUBLIC_URL ? [new URL(e.EVENTRAIL_PUBLIC_URL).origin, ...loopback] : loopback;
+}
+
+/**
+ * The web app's internal port(s) behind the ingest server: never a webhook target, whatever the
+ * settings (a request there would skip the edge). From EVENTRAIL_WEB_URL, and inside the web app
+ * PORT when it is not the public port.
+ */
+export function internalPorts(): Set<number> {
+  const e = env();
+  const ports = new Set<number>();
+  if (e.EVENTRAIL_WEB_URL) ports.add(Number(new URL(e.EVENTRAIL_WEB_URL).port || 80));
+  if (e.EVENTRAIL_PUBLIC_PORT && e.PORT !== e.EVENTRAIL_PUBLIC_PORT) ports.add(e.PORT);
+  ports.delete(publicPort());
+  return ports;
 }
 
 export const isCaptureUrl = (url: URL) => url.pathname.startsWith("/c/") && ownOrigins().includes(url.origin);
@@ -51,9 +85,30 @@ export const isCaptureUrl = (url: URL) => url.pathname.startsWith("/c/") && ownO
 export function dispatcherFor(url: URL): { dispatcher: Dispatcher } | { refused: string } {
   const d = dispatchers();
   if (isCaptureUrl(url)) return { dispatcher: d.open };
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  if (internalPorts().has(port) && refusedLiteralTarget(url)) return { refused: `${url.hostname}:${port} is ${INTERNAL_PORT}` };
   if (!env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS) {
     const refused = refusedLiteralTarget(url);
-    if (refused) return { refused };
+    if (refused) return { refused: `${refused}; ${ALLOW_PRIVATE_HINT}` };
   }
   return { dispatcher: d.guarded };
+}
+
+/**
+ * What saving `raw` as a destination URL warns about: a loopback or private address (a literal, or
+ * localhost), which deliveries refuse unless private networks are allowed; null when they would go.
+ * Names are not resolved here: the guard judges each connection's address when it is made.
+ */
+export function privateTargetWarning(raw: string): string | null {
+  if (env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (isCaptureUrl(url)) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (!refusedLiteralTarget(url) && host !== "localhost" && !host.endsWith(".localhost")) return null;
+  return `${host} is on a private or loopback network: deliveries to it are refused unless the server sets EVENTRAIL_ALLOW_PRIVATE_NETWORKS=1 (docs/webhooks.md#outbound-safety)`;
 }

@@ -68,9 +68,10 @@ describe("buildPayload (docs/webhooks.md#payloads)", () => {
     expect(buildPayload(base("delete", { context: { ip: "1.2.3.4" } }))).not.toHaveProperty("context");
   });
 
-  it("delete has only type, userId and timestamp", () => {
-    expect(serializePayload(buildPayload(base("delete", { context: { a: 1 } })))).toBe(
-      '{"type":"delete","userId":"u-1","timestamp":"2026-11-21T15:05:50.000Z"}',
+  it("delete has only type, userId, timestamp and its messageId", () => {
+    const m = base("delete", { context: { a: 1 } });
+    expect(serializePayload(buildPayload(m))).toBe(
+      `{"type":"delete","userId":"u-1","timestamp":"2026-11-21T15:05:50.000Z","messageId":${JSON.stringify(m.messageId)}}`,
     );
   });
 

@@ -32,7 +32,8 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 export function buildPayload(m: StoredMessage): Obj {
   const p = m.payload ?? {};
   const userId = m.userId ?? str(p.userId) ?? null;
-  if (m.type === "delete") return { type: "delete", userId, timestamp: m.timestamp };
+  // The seed's delete shape, and its messageId: two sources' notices for one user differ by it.
+  if (m.type === "delete") return { type: "delete", userId, timestamp: m.timestamp, messageId: m.messageId };
 
   const body: Obj = { version: 1, type: m.type };
   switch (m.type) {

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Dispatcher } from "undici";
+import type { IncomingHttpHeaders } from "undici/types/header";
 import { dispatcherFor } from "./dispatchers";
 import { errorKindOf, type AttemptResult } from "./outcome";
 import type { OutgoingRequest } from "./request";
@@ -37,7 +38,7 @@ function parseUrl(raw: string): URL | null {
   return url;
 }
 
-/** The origin a URL's requests count against (limiter.ts); the text itself when it does not parse. */
+/** The origin a URL's requests count against (lib/delivery/origins.ts); the text itself when it does not parse. */
 export const originOf = (raw: string): string => parseUrl(raw)?.origin ?? raw;
 
 function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">): Promise<AttemptResult> {
@@ -64,14 +65,13 @@ function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">
 }
 
 /**
- * The exchange as undici's low-level handler sees it: status, headers and body chunks arrive as
- * callbacks, and the result is resolved once. This is undici's `request()` without what the worker
- * does not use (a Readable per response, an async iterator over it, an abort listener and an async
- * resource per request): at thousands of attempts a second those were a third of the worker's CPU
- * (docs/webhooks.md#delivery-cost).
+ * The exchange as undici's dispatch handler sees it (`onRequestStart` … `onResponseEnd`): status,
+ * headers and body chunks arrive as callbacks, and the result is resolved once. It is undici's
+ * `request()` without the stream, iterator, abort listener and async resource per request that the
+ * worker has no use for (docs/webhooks.md#delivery-cost).
  */
 class Exchange implements Dispatcher.DispatchHandler {
-  private abortRequest: ((reason: Error) => void) | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
   private timedOut = false;
   private settled = false;
   private status = 0;
@@ -89,46 +89,42 @@ class Exchange implements Dispatcher.DispatchHandler {
   expire(): void {
     if (this.settled) return;
     this.timedOut = true;
-    this.abortRequest?.(new Error("attempt deadline passed"));
+    this.controller?.abort(new Error("attempt deadline passed"));
   }
 
-  onConnect(abort: (reason?: Error) => void): void {
-    if (this.timedOut) abort(new Error("attempt deadline passed"));
-    else this.abortRequest = abort;
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.timedOut) controller.abort(new Error("attempt deadline passed"));
+    else this.controller = controller;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // 1xx are interim answers; the final one follows.
-    if (statusCode < 200) return true;
+    if (statusCode < 200) return;
     this.status = statusCode;
-    const headers: Record<string, string> = {};
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const name = rawHeaders[i].toString("latin1").toLowerCase();
-      const value = rawHeaders[i + 1].toString("latin1");
-      const before = headers[name];
-      headers[name] = before === undefined ? value : `${before}, ${value}`;
+    const flat: Record<string, string> = {};
+    for (const name in headers) {
+      const value = headers[name];
+      if (value !== undefined) flat[name] = typeof value === "string" ? value : value.join(", ");
     }
-    this.headers = headers;
-    return true;
+    this.headers = flat;
   }
 
   /** Keeps the first RESPONSE_BODY_LIMIT bytes and drains the rest, so the connection stays reusable. */
-  onData(chunk: Buffer): boolean {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.kept < RESPONSE_BODY_LIMIT) {
       const part = chunk.length <= RESPONSE_BODY_LIMIT - this.kept ? chunk : chunk.subarray(0, RESPONSE_BODY_LIMIT - this.kept);
       this.chunks.push(part);
       this.kept += part.length;
     }
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     if (this.settle()) return;
     const body = this.chunks.length === 1 ? this.chunks[0].toString("utf8") : Buffer.concat(this.chunks).toString("utf8");
     this.resolve({ kind: "response", status: this.status, headers: this.headers, body });
   }
 
-  onError(err: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
     if (this.settle()) return;
     const kind = this.timedOut ? "timeout" : errorKindOf(err);
     this.resolve({ kind: "error", errorKind: kind, message: describeError(err, kind) });
@@ -138,15 +134,15 @@ class Exchange implements Dispatcher.DispatchHandler {
   private settle(): boolean {
     if (this.settled) return true;
     this.settled = true;
-    this.abortRequest = null;
+    this.controller = null;
     this.deadline.delete(this);
     return false;
   }
 }
 
 /**
- * Exchanges starting within the same 50 ms share one deadline timer (each gets 5.00–5.05 s): a
- * timer per request costs more CPU than the rest of the attempt's bookkeeping.
+ * Exchanges starting within the same 50 ms share one deadline timer (each gets 5.00–5.05 s): one
+ * timer per request would cost more than the rest of an attempt's bookkeeping (docs/webhooks.md#delivery-cost).
  */
 const BUCKET_MS = 50;
 const deadlines = new Map<number, Set<Exchange>>();

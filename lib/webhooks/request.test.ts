@@ -47,6 +47,14 @@ describe("buildRequest", () => {
     expect(r.headers["webhook-timestamp"]).toBe("1700000000");
     expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
   });
+
+  it("signs Standard Webhooks whenever its secret is set, whatever the old flag says; never without one", () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+    const on = buildRequest({ headers: [], sharedSecret: null, standardWebhooks: false, standardSecret: secret }, msg, at(new Date()));
+    expect(on.headers["webhook-signature"]).toMatch(/^v1,/);
+    const off = buildRequest({ headers: [], sharedSecret: null, standardWebhooks: true, standardSecret: null }, msg, at(new Date()));
+    expect(off.headers).not.toHaveProperty("webhook-signature");
+  });
 });
 
 describe("headers as sent and logged", () => {

@@ -50,7 +50,8 @@ export function prepareSigning(dest: SigningSettings): PreparedSigning {
   headers["user-agent"] = USER_AGENT;
   const loggedHeaders = maskHeaders(headers);
   const sharedSecret = dest.sharedSecret || null;
-  const standardSecret = dest.standardWebhooks && dest.standardSecret ? dest.standardSecret : null;
+  // On when its secret is set (docs/webhooks.md#standard-webhooks): the flag mirrors the secret.
+  const standardSecret = dest.standardSecret || null;
   return {
     headers,
     loggedHeaders,
@@ -71,7 +72,7 @@ export function buildRequest(
   const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest);
   const body = serializePayload(buildPayload(message));
   // Both objects are built up from empty, property by property: a spread copy of the prepared ones
-  // with ours added to it cost 1–5 µs a request, 5 to 30 times as much (docs/webhooks.md#delivery-cost).
+  // with ours added costs several times as much per request (docs/decisions/0012-per-destination-preparation.md).
   const headers: Record<string, string> = {};
   const loggedHeaders: Record<string, string> = {};
   for (const [name, value, logged] of prepared.entries) {

@@ -10,6 +10,9 @@ import ipaddr from "ipaddr.js";
  * private address in between check and connect.
  */
 
+/** How an operator allows what the guard refused: added to every refusal's error. */
+export const ALLOW_PRIVATE_HINT = "set EVENTRAIL_ALLOW_PRIVATE_NETWORKS=1 to allow private networks (self-hosting, tests)";
+
 /** ipaddr.js ranges that are public; everything else (private, loopback, linkLocal, carrierGradeNat, uniqueLocal, multicast, unspecified, reserved, …) is refused. */
 const PUBLIC_RANGES = new Set(["unicast"]);
 
@@ -46,7 +49,7 @@ const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { a
  * A `lookup` for net/tls.connect that refuses non-public addresses. Every resolved address must be
  * public (a name that also resolves privately is refused outright, rather than trusting the order).
  */
-export function guardedLookup(resolve: Resolver = systemResolver) {
+export function guardedLookup(resolve: Resolver = systemResolver, hint?: string) {
   return function lookup(
     hostname: string,
     options: dns.LookupOptions | number | ((...a: unknown[]) => void),
@@ -58,7 +61,12 @@ export function guardedLookup(resolve: Resolver = systemResolver) {
       (addresses) => {
         const wanted = opts.family === 4 || opts.family === 6 ? addresses.filter((a) => a.family === opts.family) : addresses;
         const refused = wanted.find((a) => !isPublicAddress(a.address));
-        if (refused) return cb(new SsrfError(`${hostname} resolves to ${refused.address}, a private or reserved address`), "", 0);
+        if (refused)
+          return cb(
+            new SsrfError(`${hostname} resolves to ${refused.address}, a private or reserved address${hint ? `; ${hint}` : ""}`),
+            "",
+            0,
+          );
         if (wanted.length === 0) return cb(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
         if (opts.all) return cb(null, wanted);
         cb(null, wanted[0].address, wanted[0].family);

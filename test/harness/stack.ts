@@ -128,9 +128,9 @@ export async function startWorker(databaseUrl: string, extraEnv: Record<string, 
  */
 export async function startIngest(
   databaseUrl: string,
-  opts: { webUrl?: string; env?: Record<string, string> } = {},
+  opts: { webUrl?: string; env?: Record<string, string>; port?: number } = {},
 ): Promise<Proc & { url: string }> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const proc = launch(
     process.execPath,
     [...INGEST_NODE_ARGS, "ingest/index.ts"],

@@ -2,6 +2,7 @@
 // before they are buffered past their limit (docs/management-api.md#limits): 4 KB on the auth
 // endpoints, 1 MB elsewhere; passwords have a maximum length.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonOfBytes, postChunked, utf8Bytes } from "../harness/exact-bodies";
 import { startStack, type ApiClient, type Stack } from "../harness/stack";
 import { rssMb, streamHugeBody } from "../harness/streaming";
 
@@ -66,6 +67,53 @@ describe("bounded reads", () => {
     expect(big.status).toBe(413);
     expect((await api.get<{ sources: unknown[] }>("/api/sources")).sources).toEqual([]);
     expect(await healthMs()).toBeLessThan(1_000);
+  });
+
+  it("takes a Management API body of exactly 1 MB and one byte under, and refuses one byte over, declared or chunked", async () => {
+    const headers = { authorization: `Bearer ${api.token}`, "content-type": "application/json" };
+    for (const chunked of [false, true]) {
+      for (const [bytes, status] of [
+        [MB - 1, 201],
+        [MB, 201],
+        [MB + 1, 413],
+      ] as const) {
+        const name = `sized-${bytes}-${chunked}`;
+        const body = jsonOfBytes({ name }, bytes);
+        expect(utf8Bytes(body)).toBe(bytes);
+        const res = chunked
+          ? await postChunked(`${stack.app.url}/api/sources`, body, headers)
+          : await fetch(`${stack.app.url}/api/sources`, { method: "POST", headers, body }).then(async (r) => ({
+              status: r.status,
+              body: await r.json(),
+            }));
+        expect(res.status, `${bytes} bytes${chunked ? ", chunked" : ""}`).toBe(status);
+        if (status === 413) expect(res.body.error.message).toBe("Request body is larger than the 1 MB limit of this endpoint");
+        else expect(res.body.name).toBe(name);
+      }
+    }
+  });
+
+  it("takes an auth body of exactly 4 KB and one byte under, and refuses one byte over, declared or chunked", async () => {
+    const headers = { "content-type": "application/json" };
+    for (const chunked of [false, true]) {
+      for (const [bytes, status] of [
+        [4095, 401],
+        [4096, 401],
+        [4097, 413],
+      ] as const) {
+        // A new address each time: these are wrong passwords, which the login throttle counts per account.
+        const body = jsonOfBytes({ email: `sized-${bytes}-${chunked}@example.com`, password: "not the password" }, bytes);
+        expect(utf8Bytes(body)).toBe(bytes);
+        const res = chunked
+          ? await postChunked(`${stack.app.url}/api/auth/login`, body, headers)
+          : await fetch(`${stack.app.url}/api/auth/login`, { method: "POST", headers, body }).then(async (r) => ({
+              status: r.status,
+              body: await r.json(),
+            }));
+        expect(res.status, `${bytes} bytes${chunked ? ", chunked" : ""}`).toBe(status);
+        if (status === 413) expect(res.body.error.message).toBe("Request body is larger than the 4 KB limit of this endpoint");
+      }
+    }
   });
 
   it("accepts bodies under the limit as before", async () => {

@@ -225,3 +225,67 @@ describe("fan-out ceilings (item 10)", () => {
     expect((await ws.request("PATCH", `/api/destinations/${connected.id}`, { sourceIds: [source.id], name: "d0 again" })).status).toBe(200);
   });
 });
+
+// Issue 40: each limit at the limit, one over and one under (docs/webhooks.md#limits, docs/management-api.md),
+// with the numbers written out so that a changed constant fails here too.
+describe("limits at, over and under", () => {
+  const urls = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${rx.url}/${tag}/${i}`);
+  const headers = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `X-Extra-${i}`, value: `v${i}` }));
+
+  it("takes 4 and 5 URLs and refuses 6, on create and on update", async () => {
+    const ws = await stack.newWorkspace("url-limit");
+    for (const n of [4, 5]) {
+      const res = await ws.request("POST", "/api/destinations", { name: `urls-${n}`, urls: urls(n, `c${n}`) });
+      expect(res.status, `${n} URLs`).toBe(201);
+      expect(res.body.urls).toHaveLength(n);
+    }
+    const six = await ws.request("POST", "/api/destinations", { name: "urls-6", urls: urls(6, "c6") });
+    expect(six.status).toBe(422);
+    expect(six.body.error.fields.urls).toEqual(["At most 5 URLs"]);
+
+    const dest = await ws.post("/api/destinations", { name: "grows", urls: urls(1, "g") });
+    expect((await ws.request("PATCH", `/api/destinations/${dest.id}`, { urls: urls(4, "p4") })).status).toBe(200);
+    expect((await ws.request("PATCH", `/api/destinations/${dest.id}`, { urls: urls(5, "p5") })).status).toBe(200);
+    const over = await ws.request("PATCH", `/api/destinations/${dest.id}`, { urls: urls(6, "p6") });
+    expect(over.status).toBe(422);
+    expect(over.body.error.fields.urls).toEqual(["At most 5 URLs"]);
+    expect((await ws.get(`/api/destinations/${dest.id}`)).urls).toEqual(urls(5, "p5"));
+    expect((await ws.get("/api/destinations")).destinations.map((d: { name: string }) => d.name).sort()).toEqual([
+      "grows",
+      "urls-4",
+      "urls-5",
+    ]);
+  });
+
+  it("takes 4 and 5 custom headers and refuses 6, on create and on update", async () => {
+    const ws = await stack.newWorkspace("header-limit");
+    for (const n of [4, 5]) {
+      const res = await ws.request("POST", "/api/destinations", { name: `headers-${n}`, urls: urls(1, `h${n}`), headers: headers(n) });
+      expect(res.status, `${n} headers`).toBe(201);
+      expect(res.body.headers.map((h: { name: string }) => h.name)).toEqual(headers(n).map((h) => h.name));
+    }
+    const six = await ws.request("POST", "/api/destinations", { name: "headers-6", urls: urls(1, "h6"), headers: headers(6) });
+    expect(six.status).toBe(422);
+    expect(six.body.error.fields.headers).toEqual(["At most 5 headers"]);
+
+    const dest = await ws.post("/api/destinations", { name: "grows", urls: urls(1, "hg") });
+    expect((await ws.request("PATCH", `/api/destinations/${dest.id}`, { headers: headers(5) })).status).toBe(200);
+    const over = await ws.request("PATCH", `/api/destinations/${dest.id}`, { headers: headers(6) });
+    expect(over.status).toBe(422);
+    expect(over.body.error.fields.headers).toEqual(["At most 5 headers"]);
+    expect((await ws.get(`/api/destinations/${dest.id}`)).headers).toHaveLength(5);
+    expect((await ws.get("/api/destinations")).destinations).toHaveLength(3);
+  });
+
+  it("creates the 50th destination of a workspace (49 under the limit) and refuses the 51st with 409", async () => {
+    const ws = await stack.newWorkspace("fifty");
+    for (let i = 0; i < 49; i++) await ws.post("/api/destinations", { name: `d${i}`, urls: [`${rx.url}/fifty/${i}`] });
+    expect((await ws.get("/api/destinations")).destinations).toHaveLength(49);
+    const fiftieth = await ws.request("POST", "/api/destinations", { name: "d49", urls: [`${rx.url}/fifty/49`] });
+    expect(fiftieth.status).toBe(201);
+    const fiftyFirst = await ws.request("POST", "/api/destinations", { name: "d50", urls: [`${rx.url}/fifty/50`] });
+    expect(fiftyFirst.status).toBe(409);
+    expect(fiftyFirst.body.error.message).toMatch(/at most 50 destinations/);
+    expect((await ws.get("/api/destinations")).destinations).toHaveLength(50);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OriginLimiter } from "./limiter";
+import { OriginLimiter } from "./origins";
 
 describe("OriginLimiter", () => {
   it("caps concurrency per origin and leaves other origins alone", async () => {

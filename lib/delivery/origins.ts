@@ -1,13 +1,35 @@
 import "server-only";
+import { env } from "../platform/env";
+import { processWide } from "../platform/runtime";
+import { originOf } from "../webhooks/post";
+
+/**
+ * Per-origin flow, in one place (docs/webhooks.md#endpoint-isolation): the limiter that caps each
+ * origin's concurrent requests, and the slow-endpoint policy built on it — which requests are
+ * deferred, when a deferred or retried round comes back, and which rounds a batch stops waiting
+ * for. One slow or dead endpoint must not slow the others (docs/decisions/0010-endpoint-isolation.md).
+ */
+
+/** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
+export const MAX_SLOT_WAIT_MS = 3_000;
+/** A deferred round comes back at its origin's pace (deferTurnMs), but never later than this. */
+export const MAX_DEFER_MS = 30_000;
+/**
+ * How long a batch waits for its rounds before it records the others and lets the rest end on
+ * their own (detach.ts): a batch must not hold its worker slot for its slowest endpoint
+ * (docs/decisions/0014-batch-patience.md).
+ */
+export const BATCH_PATIENCE_MS = 500;
+
 /**
  * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
  * connections. A request that would have to queue behind a slow origin is handed back at once
  * (deferred, to be retried shortly without counting as an attempt) instead of holding its whole
- * batch hostage behind a queue of 5-second timeouts. "Slow" (isSlow, at `maxWaitMs / 6`) is
- * judged from the origin's recent request durations and its oldest request in flight: a healthy
- * origin queues however long its queue (it drains: deferring would only make the round load, wait
- * and be sent again later, which under load cost more than the queue); a hanging one is deferred.
- * A waiter that still waits `maxWaitMs * 3` (the origin turned slow after it queued) is deferred too.
+ * batch behind a queue of 5-second timeouts. "Slow" (isSlow, at `maxWaitMs / 6`) is judged from
+ * the origin's recent request durations and its oldest request in flight: a healthy origin queues
+ * however long its queue, since it drains and deferring would only load, wait and send the round
+ * again; a hanging one is deferred. A waiter still waiting after `maxWaitMs * 3` (the origin turned
+ * slow after it queued) is deferred too.
  */
 type OriginState = {
   active: number;
@@ -30,10 +52,8 @@ type Waiter = { resolve: (release: ((durationMs?: number) => void) | null) => vo
 /** Weight of the newest duration in the moving average. */
 const ALPHA = 0.2;
 /**
- * An origin that has not answered yet is judged slow at this share of the bar (isSlow). Drill 6: while
- * a newly dead endpoint's first requests were still younger than the whole bar (500 ms), every batch
- * fetched meanwhile waited for them, the worker's batch slots ran out, and a healthy destination's
- * next job waited to be fetched (docs/webhooks.md#endpoint-isolation).
+ * An origin that has not answered yet is judged slow at this share of the bar (isSlow): a newly dead
+ * endpoint is found out before the batches fetched meanwhile use up the worker's slots waiting for it.
  */
 const UNANSWERED_BAR = 0.4;
 /** Origins remembered (their pace) while idle; past this many, the idle ones are forgotten. */
@@ -88,9 +108,8 @@ export class OriginLimiter {
    * at the pace the origin takes requests — `max` at a time, each as long as its average (or as its
    * oldest request in flight, for an origin that has not answered yet) — one turn after the previous
    * deferred request's, at most `capMs` ahead. A deferral is not an attempt: coming back sooner only
-   * loads, defers and records the delivery again. A dead origin with thousands of deliveries pending
-   * had them all back every second, and that churn took the CPU and the worker's batch slots that
-   * healthy destinations needed (drill 6, docs/webhooks.md#endpoint-isolation).
+   * loads, defers and records the delivery again, taking CPU and batch slots that healthy
+   * destinations need.
    */
   deferTurnMs(origin: string, capMs: number, now = performance.now()): number {
     const s = this.origins.get(origin);
@@ -105,10 +124,8 @@ export class OriginLimiter {
   /**
    * When a request that just failed at the origin should be retried at the earliest, in ms from now:
    * while requests it deferred wait for turns ahead (deferTurnMs), the retry takes the next turn
-   * too, behind them; otherwise 0 (its backoff alone decides). Without it, a dead endpoint's
-   * deliveries that had just been attempted came back within their short backoff, ahead of those
-   * still waiting for a first attempt, and took most of its slots again: drill 6's dead URL had
-   * 4.4 attempts per delivery within a 1-minute window and ended past the drill's time limit.
+   * too, behind them; otherwise 0 (its backoff alone decides), so that a dead endpoint's deliveries
+   * just attempted do not come back ahead of those still waiting for their first attempt.
    */
   retryTurnMs(origin: string, capMs: number, now = performance.now()): number {
     const s = this.origins.get(origin);
@@ -157,9 +174,8 @@ export class OriginLimiter {
 }
 
 /**
- * Arms the origin's one waiter timer for its oldest waiter's deferral (none when nobody waits). A
- * timer per queued request, set and cleared for each of the thousands a batch queues behind a
- * busy origin, cost more than the rest of the limiter (docs/webhooks.md#delivery-cost).
+ * Arms the origin's one waiter timer for its oldest waiter's deferral (none when nobody waits): one
+ * timer per origin, not per queued request, of which a batch may queue thousands (docs/webhooks.md#delivery-cost).
  */
 function armWaitTimer(s: OriginState): void {
   const oldest = s.waiting[0];
@@ -171,4 +187,59 @@ function deferOverdue(s: OriginState): void {
   const now = performance.now();
   while (s.waiting.length > 0 && s.waiting[0].deferAt <= now) s.waiting.shift()!.resolve(null);
   armWaitTimer(s);
+}
+
+/** One per process (runtime.ts), shared by every batch: the cap is per origin, not per batch. Memory only. */
+const limiter = () => processWide("origin limiter", () => new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
+
+/** A connection slot for a request to `url`: its releaser (call it with the request's duration), or null: deferred. */
+export const acquireSlot = (url: string): Promise<((durationMs?: number) => void) | null> => limiter().acquire(originOf(url));
+
+/** When a request to `url` that its origin deferred comes back, in ms (OriginLimiter.deferTurnMs). */
+export const deferTurnMs = (url: string): number => limiter().deferTurnMs(originOf(url), MAX_DEFER_MS);
+
+/** The earliest a request to `url` that is to be retried may come back, in ms (OriginLimiter.retryTurnMs). */
+export const retryTurnMs = (url: string): number => limiter().retryTurnMs(originOf(url), MAX_DEFER_MS);
+
+/** A judgement of URLs by their origin, each origin judged once: one look at a batch's rounds. */
+function byOrigin(judge: (origin: string) => boolean): (url: string) => boolean {
+  const judged = new Map<string, boolean>();
+  return (url) => {
+    const origin = originOf(url);
+    let verdict = judged.get(origin);
+    if (verdict === undefined) {
+      verdict = judge(origin);
+      judged.set(origin, verdict);
+    }
+    return verdict;
+  };
+}
+
+const slowNow = () => byOrigin((origin) => limiter().isSlow(origin, BATCH_PATIENCE_MS));
+
+/**
+ * Which of a batch's rounds (their URLs, by index) it stops waiting for (detach.ts settleWithin):
+ * `unwaited`, those to an origin already slow when the batch starts; `look`, at each look, those
+ * to an origin found slow since (by this batch or another) and, once the patience is over, those
+ * queued deeper than the limiter itself would wait for a slot, so that a busy, slower origin does not
+ * hold every batch slot while other destinations' jobs wait. `letGoForQueue` tells the latter apart.
+ */
+export function batchWaitPolicy(urls: readonly string[][]) {
+  const slowAtStart = slowNow();
+  const forQueue = new Set<number>();
+  return {
+    unwaited: urls.map((us) => us.some(slowAtStart)),
+    look(patienceOver: boolean): (i: number) => boolean {
+      const slow = slowNow();
+      const deep = byOrigin((origin) => limiter().backlogMs(origin) > MAX_SLOT_WAIT_MS);
+      return (i) => {
+        forQueue.delete(i);
+        if (urls[i].some(slow)) return true;
+        if (!patienceOver || !urls[i].some(deep)) return false;
+        forQueue.add(i);
+        return true;
+      };
+    },
+    letGoForQueue: (i: number) => forQueue.has(i),
+  };
 }

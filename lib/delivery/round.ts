@@ -1,0 +1,157 @@
+import "server-only";
+import { env } from "../platform/env";
+import { postWebhook, type TimedAttempt } from "../webhooks/post";
+import { classifyAttempt } from "../webhooks/outcome";
+import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
+import { toAttemptRow } from "./attempt-row";
+import type { LoadedDelivery } from "./load";
+import { acquireSlot, deferTurnMs, retryTurnMs } from "./origins";
+import { decideRound, type UrlResult } from "./plan";
+import type { AttemptRow, DeliveryUpdate } from "./record";
+
+/**
+ * One round of one delivery, in two halves: sendRound does its I/O (the request built and POSTed to
+ * each URL, each through its origin's slot), settleRound works out what the answers mean (plan.ts
+ * decideRound) and the attempt rows to log. A batch settles its ended rounds in one loop, not
+ * between two answers (docs/webhooks.md#delivery-cost).
+ */
+
+/** A settled round: its attempts as logged and its delivery's new state. */
+export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
+
+/** A round whose requests have ended, or that ended without any. */
+export type SentRound =
+  | { d: LoadedDelivery; ended: Round }
+  | { d: LoadedDelivery; startedAt: Date; request: OutgoingRequest; sent: UrlAttempt[] };
+
+/** One URL of a sent round: its attempt, or null when its origin deferred it (to `turnInMs` from now). */
+type UrlAttempt = { url: string; attempt: TimedAttempt | null; turnInMs?: number };
+
+/** Sends a round of `d` to `urls` (plan.ts roundUrls of its URLs and its pending ones). */
+export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> {
+  const startedAt = new Date();
+  // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
+  // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
+  // A test-send (targetUrls) tests the endpoint: it goes whether or not the destination is enabled.
+  const pending = d.pendingUrls ?? [];
+  const onlyDisabledLeft =
+    d.destination.urls.length === 0 || (pending.length > 0 && pending.every((u) => d.destination.disabledUrls.includes(u)));
+  if (d.erased || (!d.targetUrls && (!d.destination.enabled || onlyDisabledLeft))) {
+    const why = d.erased
+      ? "message was erased by a deletion request"
+      : d.destination.enabled
+        ? "the URLs it was for are disabled after failing for days"
+        : "destination is disabled";
+    return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
+  }
+  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId) });
+  const sent = urls.length === 1 ? [await attemptUrl(urls[0], request)] : await Promise.all(urls.map((url) => attemptUrl(url, request)));
+  return { d, startedAt, request, sent };
+}
+
+async function attemptUrl(url: string, request: OutgoingRequest): Promise<UrlAttempt> {
+  const release = await acquireSlot(url);
+  if (!release) return { url, attempt: null, turnInMs: deferTurnMs(url) };
+  let attempt: TimedAttempt | undefined;
+  try {
+    attempt = await postWebhook(url, request);
+    return { url, attempt };
+  } finally {
+    release(attempt?.durationMs);
+  }
+}
+
+/** A sent round's attempts as logged and its delivery's new state. Synchronous. */
+export function settleRound(r: SentRound): Round {
+  if ("ended" in r) return r.ended;
+  const { d, request, sent } = r;
+  const firstAttemptAt = d.firstAttemptAt ?? r.startedAt;
+  // The round ended with its last answer, not when its batch looks at it: a retry's backoff and
+  // window, and a delivery's delivered_at, count from then.
+  let endedAt = 0;
+  for (const s of sent) if (s.attempt) endedAt = Math.max(endedAt, s.attempt.startedAt.getTime() + s.attempt.durationMs);
+  const ended = endedAt > 0 ? new Date(endedAt) : new Date();
+  const results: UrlResult[] = sent.map((s) => {
+    if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
+    const classification = classifyAttempt(s.attempt.result);
+    // A retry queues behind the requests its origin deferred, if any (origins.ts retryTurnMs).
+    const turnInMs = classification.outcome === "retry" ? retryTurnMs(s.url) : 0;
+    return {
+      url: s.url,
+      attempted: true,
+      classification,
+      status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
+      ...(turnInMs > 0 ? { turnInMs } : {}),
+    };
+  });
+  const decision = decideRound({
+    mode: d.destination.mode,
+    results,
+    someUrlFailedBefore: d.someUrlFailed,
+    attemptCount: d.attemptCount,
+    firstAttemptAt,
+    now: ended,
+    windowMinutes: d.destination.retryWindowMinutes,
+    lastStatusBefore: d.lastStatus,
+    lastErrorBefore: d.lastError,
+    policy: { baseMs: env().EVENTRAIL_RETRY_BASE_MS, maxStepMs: env().EVENTRAIL_RETRY_MAX_MS },
+    retries: !d.test,
+  });
+  const nextAt = decision.nextAttemptAt;
+  const attemptNumber = d.attemptCount + 1;
+  const attempts: AttemptRow[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const s = sent[i];
+    const r = results[i];
+    if (!s.attempt || !r.attempted) continue;
+    attempts.push(
+      toAttemptRow({
+        workspaceId: d.workspaceId,
+        deliveryId: d.id,
+        destinationId: d.destinationId,
+        messageRowId: d.messageRowId,
+        message: d.message,
+        url: s.url,
+        attemptNumber,
+        request,
+        attempt: s.attempt,
+        classification: r.classification,
+        outcome: decision.loggedOutcome.get(s.url) ?? r.classification.outcome,
+        nextRetryAt: nextAt,
+      }),
+    );
+  }
+  // ISO 8601 UTC strings order as their times do: the latest is the largest.
+  let lastAttemptAt: string | null = null;
+  for (const a of attempts) if (lastAttemptAt === null || a.started_at > lastAttemptAt) lastAttemptAt = a.started_at;
+  return {
+    attempts,
+    update: {
+      id: d.id,
+      state: decision.state,
+      pending_urls: decision.pendingUrls,
+      attempt_count: decision.attempted ? attemptNumber : d.attemptCount,
+      first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
+      last_attempt_at: lastAttemptAt,
+      next_attempt_at: nextAt?.toISOString() ?? null,
+      last_error: decision.lastError,
+      last_status: decision.lastStatus,
+      delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
+    },
+  };
+}
+
+function failedUpdate(d: LoadedDelivery, lastError: string): DeliveryUpdate {
+  return {
+    id: d.id,
+    state: "failed",
+    pending_urls: [],
+    attempt_count: d.attemptCount,
+    first_attempt_at: d.firstAttemptAt?.toISOString() ?? null,
+    last_attempt_at: null,
+    next_attempt_at: null,
+    last_error: lastError,
+    last_status: null,
+    delivered_at: null,
+  };
+}

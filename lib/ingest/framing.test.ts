@@ -1,0 +1,229 @@
+/**
+ * The edge frames every request it passes to the web app itself (docs/edge.md#framing): smuggling
+ * classes over raw TCP, every body limit at, under and over, and every header the web app receives.
+ * Real servers on 127.0.0.1: the edge and a stand-in web app that records all it sees.
+ */
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
+import { BODYLESS_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
+
+let web: Awaited<ReturnType<typeof recordingWebApp>>;
+let port: number;
+beforeAll(async () => {
+  web = await recordingWebApp();
+  ({ port } = await startEdge({ webUrl: web.url, webConcurrency: 2 }));
+});
+afterAll(closeAll);
+
+/** A request hidden in a body: if the web app ever parsed it as its own, it would show in `seen`. */
+const SMUGGLED = request("GET /smuggled HTTP/1.1\nHost: h\nX-Forwarded-For: 6.6.6.6");
+const AFTER = request("GET /after HTTP/1.1\nHost: h");
+const chunked = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n0\r\n\r\n`;
+
+/** Sends an attack and a second client's request; neither the web app nor the second client may see the smuggled one. */
+async function attack(bytes: string) {
+  const before = web.seen.length;
+  const attacker = await rawExchange(port, bytes);
+  const victim = await rawExchange(port, request("GET /victim HTTP/1.1\nHost: h\nConnection: close"));
+  const seen = web.seen.slice(before).map((s) => `${s.method} ${s.url}`);
+  expect(seen).not.toContain("GET /smuggled");
+  expect(victim.text).toMatch(/answer to GET \/victim$/);
+  expect(statuses(victim.text)).toEqual([200]);
+  return { attacker, seen };
+}
+
+describe("smuggling classes", () => {
+  it("CL.TE and TE.CL: both framings at once are refused before anything is forwarded", async () => {
+    for (const head of ["Content-Length: 4\nTransfer-Encoding: chunked", "Transfer-Encoding: chunked\nContent-Length: 4"]) {
+      const { attacker, seen } = await attack(request(`POST /api/a HTTP/1.1\nHost: h\n${head}`, `0\r\n\r\n${SMUGGLED}`));
+      expect(statuses(attacker.text)).toEqual([400]);
+      expect(attacker.closed).toBe(true);
+      expect(seen).toEqual(["GET /victim"]);
+    }
+  });
+
+  it("TE.TE: obfuscated Transfer-Encoding is refused or framed, never passed on", async () => {
+    const obfuscations = [
+      "Transfer-Encoding: xchunked",
+      "Transfer-Encoding : chunked",
+      "Transfer-Encoding: chunked\nTransfer-Encoding: identity",
+      "Transfer-Encoding: identity, chunked",
+      "Transfer-Encoding:\tchunked",
+      " Transfer-Encoding: chunked",
+      "Transfer-Encoding: chunked\nContent-Length: 0",
+    ];
+    for (const te of obfuscations) {
+      const { attacker, seen } = await attack(request(`POST /api/te HTTP/1.1\nHost: h\n${te}`, chunked(SMUGGLED) + AFTER));
+      // Either refused (and the connection closed), or read whole as chunked with the smuggled bytes as its body.
+      if (statuses(attacker.text)[0] === 200) {
+        expect(seen).toContain("POST /api/te");
+        expect(web.seen.find((s) => s.url === "/api/te")?.body.toString()).toBe(SMUGGLED);
+      } else {
+        expect(statuses(attacker.text)[0]).toBeGreaterThanOrEqual(400);
+        expect(attacker.closed).toBe(true);
+      }
+    }
+  });
+
+  it("duplicate and comma-separated Content-Length are refused", async () => {
+    for (const cl of ["Content-Length: 0\nContent-Length: 40", "Content-Length: 0, 40", "Content-Length: +40", "Content-Length: 4 0"]) {
+      const { attacker, seen } = await attack(request(`POST /api/cl HTTP/1.1\nHost: h\n${cl}`, SMUGGLED));
+      expect(statuses(attacker.text)).toEqual([400]);
+      expect(attacker.closed).toBe(true);
+      expect(seen).toEqual(["GET /victim"]);
+    }
+  });
+
+  it("chunked bodies on every method: bodiless methods refuse them; the others forward them framed, then serve the pipelined request", async () => {
+    for (const method of ["GET", "HEAD", "OPTIONS", "DELETE"]) {
+      const { attacker, seen } = await attack(
+        request(`${method} /api/m HTTP/1.1\nHost: h\nTransfer-Encoding: chunked`, chunked(SMUGGLED) + AFTER),
+      );
+      expect(statuses(attacker.text)).toEqual([400]);
+      expect(attacker.closed).toBe(true);
+      expect(seen).toEqual(["GET /victim"]);
+    }
+    for (const method of ["POST", "PUT", "PATCH"]) {
+      const { attacker, seen } = await attack(
+        request(`${method} /api/m HTTP/1.1\nHost: h\nTransfer-Encoding: chunked`, chunked(SMUGGLED) + AFTER),
+      );
+      expect(statuses(attacker.text)).toEqual([200, 200]);
+      expect(attacker.text).toMatch(new RegExp(`answer to ${method} /api/m[\\s\\S]*answer to GET /after`));
+      expect(seen.sort()).toEqual([`${method} /api/m`, "GET /after", "GET /victim"].sort());
+      const got = web.seen.findLast((s) => s.url === "/api/m")!;
+      expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(SMUGGLED)));
+      expect(got.headers["transfer-encoding"]).toBeUndefined();
+      expect(got.body.toString()).toBe(SMUGGLED);
+    }
+  });
+
+  it("absolute-form targets are routed by their path; OPTIONS * is answered by the edge", async () => {
+    const abs = await attack(request("GET http://evil.example/api/abs?x=1 HTTP/1.1\nHost: h\nConnection: close"));
+    expect(abs.seen).toContain("GET /api/abs?x=1");
+    expect(abs.attacker.text).toMatch(/answer to GET \/api\/abs\?x=1$/);
+    const star = await attack(request("OPTIONS * HTTP/1.1\nHost: h") + AFTER);
+    expect(statuses(star.attacker.text)).toEqual([204, 200]);
+    expect(star.seen.sort()).toEqual(["GET /after", "GET /victim"]);
+  });
+});
+
+describe("body limits, at, under and over (413 at once, connection closed)", () => {
+  const limits: [string, number][] = [
+    ["POST", WEB_BODY_BYTES],
+    ["PUT", WEB_BODY_BYTES],
+    ["PATCH", WEB_BODY_BYTES],
+    ["DELETE", BODYLESS_BODY_BYTES],
+    ["OPTIONS", BODYLESS_BODY_BYTES],
+    ["GET", BODYLESS_BODY_BYTES],
+    ["HEAD", BODYLESS_BODY_BYTES],
+  ];
+  const LAST = request("GET /after HTTP/1.1\nHost: h\nConnection: close");
+  it.each(limits)("%s: %d bytes and one under pass, one over is refused", async (method, limit) => {
+    for (const size of [limit - 1, limit]) {
+      const before = web.seen.length;
+      const r = await rawExchange(
+        port,
+        request(`${method} /api/size HTTP/1.1\nHost: h\nContent-Length: ${size}`, "x".repeat(size)) + LAST,
+        2000,
+      );
+      expect(statuses(r.text)).toEqual([200, 200]);
+      const got = web.seen.slice(before).find((s) => s.url === "/api/size")!;
+      // GET and HEAD bodies are read and dropped: the web app never gets one.
+      expect(got.body.length).toBe(method === "GET" || method === "HEAD" ? 0 : size);
+    }
+    const before = web.seen.length;
+    const over = await rawExchange(port, request(`${method} /api/size HTTP/1.1\nHost: h\nContent-Length: ${limit + 1}`) + LAST, 2000);
+    expect(statuses(over.text)).toEqual([413]);
+    expect(over.closed).toBe(true);
+    expect(web.seen.length).toBe(before);
+  });
+
+  it("a chunked upload is refused as soon as it passes the limit, while the client is still sending", async () => {
+    const before = web.seen.length;
+    // Over the limit by one chunk and no terminating chunk: the answer cannot wait for the end.
+    const chunk = "x".repeat(64 * 1024);
+    const body = `${chunk.length.toString(16)}\r\n${chunk}\r\n`.repeat(WEB_BODY_BYTES / chunk.length + 1);
+    const r = await rawExchange(port, request("POST /api/big HTTP/1.1\nHost: h\nTransfer-Encoding: chunked", body), 2000);
+    expect(statuses(r.text)).toEqual([413]);
+    expect(r.closed).toBe(true);
+    expect(web.seen.length).toBe(before);
+  });
+
+  it("the rest of a refused upload is not read: the client cannot make the edge swallow 64 MB", async () => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise((r) => socket.once("connect", r));
+    let answer = "";
+    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+    socket.write(request("POST /api/huge HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"));
+    const chunk = Buffer.from(`${(1024 * 1024).toString(16)}\r\n${"x".repeat(1024 * 1024)}\r\n`);
+    let accepted = 0;
+    const closed = new Promise((r) => socket.once("close", r));
+    // Writes as fast as the connection takes them, 64 MB at most, until the edge drops the connection.
+    for (let i = 0; i < 64 && !socket.destroyed; i++) {
+      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+      if (!socket.destroyed) accepted += chunk.length;
+    }
+    await closed;
+    expect(statuses(answer)).toEqual([413]);
+    expect(accepted).toBeLessThan(24 * 1024 * 1024);
+  });
+});
+
+describe("what the web app receives", () => {
+  it("every header but hop-by-hop and framing ones, X-Forwarded-For with the peer appended, the body with its own length", async () => {
+    const before = web.seen.length;
+    const r = await rawExchange(
+      port,
+      request(
+        [
+          "POST /api/headers?q=1 HTTP/1.1",
+          "Host: eventrail.example",
+          "X-Forwarded-For: 6.6.6.6",
+          "X-Eventrail-Peer-Address: 7.7.7.7",
+          "Connection: keep-alive, X-Drop-Me",
+          "X-Drop-Me: 1",
+          "Keep-Alive: timeout=1",
+          "Proxy-Connection: keep-alive",
+          "TE: trailers",
+          "Upgrade: h2c",
+          "Trailer: X-T",
+          "Expect: 100-continue",
+          "Cookie: er_session=abc",
+          "Authorization: Bearer t",
+          "Content-Type: application/json",
+          "Transfer-Encoding: chunked",
+          "Connection: close",
+        ].join("\n"),
+        chunked('{"a":1}'),
+      ),
+    );
+    expect(statuses(r.text)).toEqual([100, 200].filter((s) => r.text.includes(`HTTP/1.1 ${s}`)));
+    const got = web.seen.slice(before);
+    expect(got).toHaveLength(1);
+    const { connection, ...headers } = got[0].headers;
+    // The edge's own connection to the web app is keep-alive (undici's pool), whatever the client said.
+    expect(connection).toBe("keep-alive");
+    expect(headers).toEqual({
+      host: "eventrail.example",
+      "x-forwarded-for": "6.6.6.6, 127.0.0.1",
+      "x-eventrail-peer-address": "7.7.7.7",
+      cookie: "er_session=abc",
+      authorization: "Bearer t",
+      "content-type": "application/json",
+      "content-length": "7",
+    });
+    expect(got[0].url).toBe("/api/headers?q=1");
+    expect(got[0].body.toString()).toBe('{"a":1}');
+  });
+
+  it("X-Forwarded-For is the peer alone when the client sent none; the answer's hop-by-hop headers stay behind", async () => {
+    const before = web.seen.length;
+    const r = await rawExchange(port, request("GET /api/plain HTTP/1.1\nHost: h\nConnection: close"));
+    expect(web.seen.slice(before)[0].headers["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(r.text).toMatch(/set-cookie: a=1\r\nset-cookie: b=2/);
+    expect(r.text.toLowerCase()).not.toContain("keep-alive: timeout=5");
+    expect(r.text).toMatch(/x-web: 1/);
+  });
+});

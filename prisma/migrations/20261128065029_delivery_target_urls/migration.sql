@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "deliveries" ADD COLUMN     "target_urls" TEXT[];

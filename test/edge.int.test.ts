@@ -1,0 +1,141 @@
+/**
+ * The edge in front of the real web app (issue 34, docs/edge.md): the ingest process and `next
+ * start` as `npm start` runs them, Postgres. Every short path stores its call; CORS rides on
+ * lib/tracking's own answers; a smuggled request never reaches Next and no client gets another's
+ * answer; two slow uploads leave the dashboard answering.
+ */
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { createSource, postTracking, type TestSource } from "./harness/tracking";
+
+let s: IngestStack;
+let src: TestSource;
+beforeAll(async () => {
+  s = await startIngestStack("edge");
+  src = await createSource(s.api, "edge");
+});
+afterAll(() => s?.stop());
+
+const stored = async () =>
+  (
+    await s.db.query<{ message_id: string; type: string }>(
+      "SELECT message_id, type FROM messages WHERE source_id = $1 ORDER BY message_id",
+      [src.id],
+    )
+  ).rows;
+
+describe("/v1 for every Segment client", () => {
+  it("stores a call on every short path, with a trailing slash, and on /v1/import", async () => {
+    const calls: [string, Record<string, unknown>][] = [
+      ["/v1/t", { type: "track", event: "E", userId: "u" }],
+      ["/v1/i", { type: "identify", userId: "u" }],
+      ["/v1/p", { type: "page", name: "Home", userId: "u" }],
+      ["/v1/s", { type: "screen", name: "Home", userId: "u" }],
+      ["/v1/g", { type: "group", groupId: "g", userId: "u" }],
+      ["/v1/a", { type: "alias", previousId: "p", userId: "u" }],
+      ["/v1/track/", { type: "track", event: "E", userId: "u" }],
+    ];
+    for (const [path, call] of calls) {
+      const res = await postTracking(
+        s.ingest.url,
+        path,
+        { ...call, messageId: `m${path.replaceAll("/", "-")}` },
+        { writeKey: src.writeKey },
+      );
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
+    for (const path of ["/v1/b", "/v1/import/", "/v1/batch/"]) {
+      const res = await postTracking(
+        s.ingest.url,
+        path,
+        { batch: [{ type: "track", event: "E", userId: "u", messageId: `m${path.replaceAll("/", "-")}` }] },
+        { writeKey: src.writeKey },
+      );
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    }
+    expect((await stored()).map((r) => `${r.message_id} ${r.type}`)).toEqual([
+      "m-v1-a alias",
+      "m-v1-b track",
+      "m-v1-batch- track",
+      "m-v1-g group",
+      "m-v1-i identify",
+      "m-v1-import- track",
+      "m-v1-p page",
+      "m-v1-s screen",
+      "m-v1-t track",
+      "m-v1-track- track",
+    ]);
+  });
+
+  it("lib/tracking's refusals carry CORS, so a browser can read them", async () => {
+    const res = await postTracking(
+      s.ingest.url,
+      "/v1/t",
+      { type: "track", event: "E", userId: "u" },
+      { writeKey: "nope", headers: { origin: "https://shop.example" } },
+    );
+    expect(res.status).toBe(401);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+/** Raw bytes on a new connection; what came back once the server closed it or went quiet. */
+function exchange(port: number, bytes: string, idleMs = 1_500): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let text = "";
+    let timer = setTimeout(() => socket.destroy(), idleMs);
+    socket.on("data", (d: Buffer) => {
+      text += d.toString("latin1");
+      clearTimeout(timer);
+      timer = setTimeout(() => socket.destroy(), idleMs);
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+    socket.write(bytes);
+  });
+}
+
+describe("smuggling, against Next", () => {
+  it("a chunked body on GET hiding a request is refused; the next client gets its own answer", async () => {
+    const port = Number(new URL(s.ingest.url).port);
+    const hidden = "GET /login HTTP/1.1\r\nHost: h\r\n\r\n";
+    const body = `${(hidden.length + 2_000_000).toString(16)}\r\n${hidden}${"x".repeat(2_000_000)}\r\n0\r\n\r\n`;
+    const attacker = await exchange(port, `GET /api/health HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${body}`);
+    expect(attacker).toMatch(/^HTTP\/1\.1 400 /);
+    expect(attacker.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    for (let i = 0; i < 3; i++) {
+      const victim = await fetch(`${s.ingest.url}/api/health`);
+      expect(victim.headers.get("content-type")).toMatch(/json/);
+      expect(await victim.json()).toHaveProperty("ok");
+    }
+  });
+});
+
+describe("slow clients, against Next", () => {
+  it("two slow uploads leave /api/health answering in well under a second", async () => {
+    const port = Number(new URL(s.ingest.url).port);
+    const uploads = [net.connect(port, "127.0.0.1"), net.connect(port, "127.0.0.1")];
+    const trickles = uploads.map((u) => {
+      u.on("error", () => {});
+      u.write("POST /api/sources HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 900000\r\n\r\n");
+      return setInterval(() => u.writable && u.write("x".repeat(100)), 50);
+    });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const res = await fetch(`${s.ingest.url}/api/health`);
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+        expect(performance.now() - started).toBeLessThan(1_000);
+      }
+    } finally {
+      for (const t of trickles) clearInterval(t);
+      for (const u of uploads) u.destroy();
+    }
+  });
+});
