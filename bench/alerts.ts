@@ -7,26 +7,23 @@
  * 5 days: most URLs healthy, 4 failing throughout (the slow case: their failures since the last
  * success are scanned), then the evaluation runs 5 times (the worker runs it once a minute).
  */
-import pg from "pg";
 import { evaluateEndpointAlerts } from "../lib/alerts/evaluate";
-import { closeRuntime } from "../lib/platform/runtime";
-import { createTestDatabase } from "../test/harness/pg";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
+import { costRatio, median, printResult, runBench } from "./lib/result";
+import { benchDatabase } from "./lib/database";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 300_000);
 const DESTINATIONS = 20;
 const FAILING = 4;
 
 async function main() {
-  const database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
-  const db = new pg.Pool({ connectionString: database.url, max: 2 });
+  const { url, db, close } = await benchDatabase();
   try {
-    const workspaceId = await insertWorkspace(database.url);
+    const workspaceId = await insertWorkspace(url);
     const urls: { destinationId: string; url: string; failing: boolean }[] = [];
     for (let i = 0; i < DESTINATIONS; i++) {
       const pair = [`https://hooks.example.com/d${i}/a`, `https://hooks.example.com/d${i}/b`];
-      const destinationId = await insertDestination(database.url, { workspaceId, urls: pair, mode: "every" });
+      const destinationId = await insertDestination(url, { workspaceId, urls: pair, mode: "every" });
       for (const [j, url] of pair.entries()) urls.push({ destinationId, url, failing: j === 1 && i < FAILING });
     }
     const per = Math.floor(ROWS / urls.length);
@@ -59,22 +56,14 @@ async function main() {
       );
       scans.push(performance.now() - t);
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const evalMs = median(runs);
     const scanMs = median(scans);
     console.log(`  evaluation (median of 5): ${evalMs.toFixed(1)} ms for ${urls.length} URLs`);
     console.log(`  ceiling (one scan of the window, median of 3): ${scanMs.toFixed(1)} ms`);
-    console.log(
-      `RESULT bench:alerts evaluation/window-scan ratio ${(evalMs / scanMs).toFixed(3)} (evaluation ${evalMs.toFixed(1)} ms, scan ${scanMs.toFixed(1)} ms, ${per * urls.length} attempts)`,
-    );
+    printResult("alerts", costRatio(evalMs, scanMs), { evaluation_ms: evalMs, scan_ms: scanMs, attempts: per * urls.length });
   } finally {
-    await db.end();
-    await closeRuntime();
-    await database.drop();
+    await close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

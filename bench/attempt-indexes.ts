@@ -1,19 +1,18 @@
 /**
- * `npm run bench:attempt-indexes`: what each index of the attempt log costs Postgres per attempt
- * row written (docs/webhooks.md#delivery-cost). The worker's own insert (the first half of
+ * `npm run bench:attempt-indexes`: what each index of the request log costs Postgres per attempt
+ * row written (docs/decisions/0015-request-log-indexes.md). The worker's own insert (the first half of
  * lib/delivery/record.ts RECORD_SQL, without the erasure check's join) writes the same 500-row
  * batches into copies of `attempts` that differ only in their indexes: the product's set, the set
  * less one index for each index, and the primary key alone (the ceiling: the heap row and its
  * key). The copies are written in turn, ROUNDS times over, so the machine's drift falls on all of
  * them alike. Message ids are random UUIDs, as Segment's clients send them, unless
  * ATTEMPT_SEQUENTIAL_MESSAGE_IDS=1 (`bench-<n>`, one narrow range, which lands next to itself in the
- * (workspace_id, message_id) index, as bench:deliver's ids did before they became UUIDs); message
- * row ids are UUIDv7, as ingest makes them.
+ * (workspace_id, message_id) index); message row ids are UUIDv7, as ingest makes them.
  * A further copy has the messageId B-tree replaced by a BRIN bloom index on message_id (a lever,
- * not built: docs/webhooks.md#delivery-cost), and one has the messageId and userId indexes keyed by
- * the id alone, as they were before prisma/migrations/*_attempt_lookups_by_day keyed them by the
- * attempt's UTC day first. The bench ends with one messageId lookup on the product's copy, the
- * id-keyed one and the bloom one, each with its plan as the planner chooses it.
+ * not built), and one has the messageId and userId indexes keyed by the id alone instead of by the
+ * attempt's UTC day first (docs/decisions/0015-request-log-indexes.md). The bench ends with one
+ * messageId lookup on the product's copy, the id-keyed one and the bloom one, each with its plan as
+ * the planner chooses it.
  * Env: ATTEMPT_ROWS (20,000 per copy and round), ATTEMPT_PRELOAD (20,000 per copy before the first
  * round, so no copy starts empty; above 100,000 the rows are bulk-loaded with the copy's indexes
  * dropped and rebuilt, those with random keys at fillfactor 70 as a B-tree grown by random inserts
@@ -24,12 +23,12 @@
  * one and the primary key alone; for a large preload).
  */
 import crypto from "node:crypto";
-import pg from "pg";
-import { createTestDatabase } from "../test/harness/pg";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
 import { attemptDay } from "../lib/request-log/attempt-days";
-import { measureCpu } from "./cpu";
+import { measureCpu } from "./lib/cpu";
+import { costRatio, printResult, runBench } from "./lib/result";
+import { benchDatabase } from "./lib/database";
 
 const N = Number(process.env.ATTEMPT_ROWS ?? 20_000);
 const PRELOAD = Number(process.env.ATTEMPT_PRELOAD ?? 20_000);
@@ -42,7 +41,7 @@ const BULK = PRELOAD > 100_000;
 
 /** The attempt's UTC day: the messageId and userId indexes' second key. */
 const DAY = attemptDay();
-/** The attempt log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt), by a short name. */
+/** The request log's secondary indexes as the migrations make them (prisma/schema.prisma, model Attempt), by a short name. */
 const INDEXES: Record<string, string> = {
   id: "(workspace_id, id DESC)",
   destination: "(workspace_id, destination_id, id DESC, started_at)",
@@ -66,13 +65,11 @@ const LOOKUP = "SELECT id FROM %T a WHERE a.workspace_id = $1 AND a.message_id =
 const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${attemptDay("a")} = ANY($3::date[]) AND a.message_id = $2 ORDER BY a.id DESC LIMIT 50`;
 
 async function main() {
-  const database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
+  const { url, db, close } = await benchDatabase(1);
   const { loadDueDeliveries } = await import("../lib/delivery/load");
   const { RECORD_SQL, recordParams } = await import("../lib/delivery/record");
-  const { answeredAttempt, orderCompleted } = await import("./answered-attempt");
+  const { answeredAttempt, orderCompleted } = await import("./lib/answered-attempt");
   const { newRowId } = await import("../lib/tracking/row-ids");
-  const db = new pg.Pool({ connectionString: database.url, max: 1 });
   try {
     // The insert alone: the recording's erasure check (a join to messages) is the same for every copy.
     const insertPart = RECORD_SQL.slice(0, RECORD_SQL.indexOf("UPDATE deliveries")).replace(
@@ -117,14 +114,14 @@ async function main() {
 
     // One batch of real attempt rows (a bench:deliver message, its request built and signed, a 200),
     // re-keyed for each write as a new message of a new user would be.
-    const workspaceId = await insertWorkspace(database.url);
-    const destinationId = await insertDestination(database.url, {
+    const workspaceId = await insertWorkspace(url);
+    const destinationId = await insertDestination(url, {
       workspaceId,
       urls: ["http://127.0.0.1:9/hook"],
       sharedSecret: "bench-secret",
     });
     const messages = Array.from({ length: BATCH }, (_, i) => orderCompleted(i));
-    const { deliveryIds } = await seedMessages(database.url, { workspaceId, destinationIds: [destinationId], messages });
+    const { deliveryIds } = await seedMessages(url, { workspaceId, destinationIds: [destinationId], messages });
     const { deliveries } = await loadDueDeliveries(db, deliveryIds);
     const now = new Date();
     const template = deliveries.map((d) => answeredAttempt(d, now));
@@ -234,21 +231,10 @@ async function main() {
           ?.trim();
       console.log(`[bench] messageId lookup on ${table}: ${line(/Execution Time/)}; ${line(/Scan/)}`);
     }
-    console.log(
-      `RESULT attempt-indexes all_ms_per_1000=${allMs.toFixed(1)} pk_only_ms_per_1000=${pkMs.toFixed(1)} ratio=${(pkMs / allMs).toFixed(2)}`,
-    );
+    printResult("attempt-indexes", costRatio(allMs, pkMs), { all_ms_per_1000: allMs, pk_only_ms_per_1000: pkMs });
   } finally {
-    await db.end();
-    const { closeRuntime } = await import("../lib/platform/runtime");
-    await closeRuntime();
-    await database.drop();
+    await close();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -9,15 +9,16 @@
  * The ceiling, measured in the same run on the same database: the bare SQL writes a sync cannot
  * avoid — the same number of messages and deliveries inserted by one INSERT … SELECT
  * generate_series, without computing anything, with ordered message ids as the sync makes them
- * (with random ones the ceiling measured random B-tree pages: 122 s at 1 M profiles on a loaded
- * machine, a floor the sync itself no longer pays). It runs on one backend, the sync on
+ * (random ones would measure random B-tree pages, which the sync does not pay:
+ * docs/decisions/0021-audience-sync-cost.md). It runs on one backend, the sync on
  * SYNC_LANES; the ratio says how close the sync comes to it. Each phase also prints the CPU that
  * Postgres and this process used: on a shared machine that, not the wall clock, is comparable.
  *
  * Env: BENCH_PROFILES (100000).
  */
 import { createTestDatabase } from "../test/harness/pg";
-import { measureCpu, type CpuUse } from "./cpu";
+import { measureCpu, type CpuUse } from "./lib/cpu";
+import { costRatio, printResult, runBench } from "./lib/result";
 
 /** The benchmark makes its audiences by calling lib directly: the audit log records them as the operator's. */
 const BENCH_ACTOR = { type: "operator", id: null, label: "bench", address: null } as const;
@@ -155,17 +156,16 @@ async function main() {
     console.log(
       `ceiling      bare INSERT of ${first.size.toLocaleString("en-US")} messages + deliveries: ${ms(ceiling)}  ${cpu(ceilingCpu)}`,
     );
-    console.log(`ratio        first sync / ceiling = ${(firstTotal / ceiling).toFixed(2)}×`);
+    printResult("audience", costRatio(firstTotal, ceiling), {
+      first_sync_ms: firstTotal,
+      resync_ms: resyncTotal,
+      ceiling_ms: ceiling,
+      members: first.size,
+    });
   } finally {
     await (await import("../lib/platform/runtime")).closeRuntime();
     await db.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { printResult, throughputRatio } from "./lib/result";
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,7 +53,7 @@ function run(which: string): Promise<Figures> {
   counts = { batches: 0, messages: 0, bodyBytes: 0, headerBytes: 0 };
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(import.meta.dirname, "client-child.ts"), which, endpoint, String(CALLS), String(BATCH)],
+    ["--import", "tsx", path.join(import.meta.dirname, "lib/client-child.ts"), which, endpoint, String(CALLS), String(BATCH)],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -95,3 +96,9 @@ console.log(`peak heap ratio  (eventrail / segment): ${(ours.peakHeapMb / theirs
 console.log(
   `bytes on the wire ratio (body+headers): ${((ours.bodyBytes + ours.headerBytes) / (theirs.bodyBytes + theirs.headerBytes)).toFixed(2)}×`,
 );
+// The ceiling is Segment's own client on the same calls: ratio = our calls/s over theirs.
+printResult("client", throughputRatio(ours.callsPerSecond, theirs.callsPerSecond), {
+  calls_per_s: ours.callsPerSecond,
+  ceiling_calls_per_s: theirs.callsPerSecond,
+  rss_ratio: (ours.peakRssMb / theirs.peakRssMb).toFixed(2),
+});

@@ -22,10 +22,10 @@
  * BENCH_WORKER_NODE_OPTIONS (Node flags for the worker only, e.g. a GC setting or an --import
  * preload), BENCH_WORKER_OUTPUT=<file> (the worker's whole output, e.g. what such a preload
  * printed), BENCH_WORKER_LOG (print each batch's summary), BENCH_SINK_STALL="<n>:<ms>" (the sink
- * stops answering for ms at every n-th request: bench/sink.ts), BENCH_SIGNING=full (the destination
+ * stops answering for ms at every n-th request: bench/lib/sink.ts), BENCH_SIGNING=full (the destination
  * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do),
  * BENCH_LOG_PRELOAD=<n> (n attempts already in the log, in the bench's workspace, bulk-loaded over
- * BENCH_LOG_PRELOAD_DAYS, 30: what the log's size does to a delivery; the attempt log's bytes per
+ * BENCH_LOG_PRELOAD_DAYS, 30: what the log's size does to a delivery; the request log's bytes per
  * attempt then count the preload's rows too).
  */
 import crypto from "node:crypto";
@@ -40,9 +40,10 @@ import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../tes
 import { insertDestination, insertWorkspace, withClient } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
 import { buildPayload } from "../lib/webhooks/payload";
-import { measureCpu, type CpuUse } from "./cpu";
-import { startSink, type Sink } from "./sink-process";
-import { loadAttempts } from "./bulk-load";
+import { measureCpu, type CpuUse } from "./lib/cpu";
+import { startSink, type Sink } from "./lib/sink-process";
+import { loadAttempts } from "./lib/bulk-load";
+import { printResult, runBench, throughputRatio } from "./lib/result";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -50,7 +51,7 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const WARMUP = Number(process.env.BENCH_WORKER_WARMUP ?? N);
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
-/** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/webhooks.md#delivery-cost). */
+/** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/decisions/0015-request-log-indexes.md). */
 const LOG_PRELOAD = Number(process.env.BENCH_LOG_PRELOAD ?? 0);
 const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
 /** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
@@ -66,9 +67,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
- * bench:deliver's messages. Their ids are random UUIDs, as most SDKs send them: the attempt log's
- * (workspace_id, message_id) index costs ~2.5 µs more per attempt for such ids than for ids in one
- * narrow range (bench:attempt-indexes), and it is what production pays.
+ * bench:deliver's messages. Their ids are random UUIDs, as most SDKs send them: the request log's
+ * messageId index costs more for such ids than for ids in one narrow range, and production pays it
+ * (docs/decisions/0015-request-log-indexes.md).
  */
 function messages(n: number) {
   return Array.from({ length: n }, (_, i) => ({
@@ -155,7 +156,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
         // BENCH_WORKER_NODE_OPTIONS: Node flags for the worker only (e.g. a GC setting to try).
         NODE_OPTIONS: [
           process.env.BENCH_WORKER_NODE_OPTIONS ?? "",
-          process.env.BENCH_PROFILE ? `--import ${path.join(root, "bench/cpu-profile.mjs")}` : "",
+          process.env.BENCH_PROFILE ? `--import ${path.join(root, "bench/lib/cpu-profile.mjs")}` : "",
         ]
           .join(" ")
           .trim(),
@@ -164,8 +165,8 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
     );
   await sleep(1_500);
   // One uncounted run first, as for the ceiling: a fresh worker process pays the JIT's warm-up (and
-  // opens its connections) on its first deliveries, which cost it 24–79 % more CPU per delivery in a
-  // 20,000-message run than warm; a worker in service runs warm (docs/webhooks.md#delivery-cost).
+  // opens its connections) on its first deliveries, and a worker in service runs warm
+  // (docs/decisions/0020-bench-deliver-method.md).
   // Its own destination (same sink URL and settings), so that nothing below counts its rows.
   if (WARMUP > 0) {
     const warmId = await sinkDestination(db.url, workspaceId, sink);
@@ -197,9 +198,8 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   const sinkCpu = await measureCpu(cpuPool, sink.pid);
   const poll = new pg.Client({ connectionString: db.url });
   await poll.connect();
-  // Done when none is pending any more. An EXISTS that stops at the first pending delivery, not a
-  // count of the delivered ones: that count read every delivered row of the run at each poll, ~250 ms
-  // of Postgres in a run, which the CPU figures below counted as the product's (~12 µs a delivery).
+  // Done when none is pending any more: an EXISTS that stops at the first pending delivery, so the
+  // poller's own Postgres time, which the CPU figures count as the product's, stays negligible.
   let polls = 0;
   let pollMs = 0;
   for (let pending = true; pending; ) {
@@ -220,11 +220,11 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   for (const w of workers) await w.stop();
   await sleep(1_500); // let the backends exit
   const xact1 = await transactions(db.url, db.name);
-  // HOT updates (no new index entries) of the deliveries during the run (docs/webhooks.md#delivery-cost).
+  // HOT updates (no new index entries) of the deliveries during the run (docs/decisions/0016-delivery-updates-not-hot.md).
   const updates1 = await deliveryUpdates(db.url);
   const updates = { updated: updates1.updated - updates0.updated, hot: updates1.hot - updates0.hot };
   // The workers' own account of their batches (debug level): how many rounds took the late path,
-  // which costs a safety job and a second recording each (docs/webhooks.md#delivery-cost).
+  // which costs a safety job and a second recording each (docs/decisions/0014-batch-patience.md).
   const batchLines = workers.flatMap((w, i) =>
     w
       .output()
@@ -263,7 +263,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   };
 }
 
-/** Raw POSTs of the worker run's bodies (from the attempt log), or before it of equal bodies built the same way. */
+/** Raw POSTs of the worker run's bodies (from the request log), or before it of equal bodies built the same way. */
 async function ceiling(db: { url: string }, sink: Sink, destinationId: string | null) {
   const bodies: string[] = destinationId
     ? await withClient(db.url, async (c) =>
@@ -302,7 +302,7 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
   );
   const seconds = (performance.now() - t0) / 1000;
   // This process's CPU per POST: what undici and the sockets cost a client that does nothing else,
-  // the floor of the worker's own per-delivery CPU (docs/webhooks.md#delivery-cost).
+  // the floor of the worker's own per-delivery CPU (docs/decisions/0018-delivery-cpu-bound.md).
   const cpu = process.cpuUsage(cpu0);
   const sinkMs = (await sinkCpu()).appMs;
   await cpuPool.end();
@@ -406,8 +406,8 @@ async function main() {
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
     // One uncounted run goes first: the first undici run of this process (and the sink's first
-    // requests) pays the JIT's warm-up, which cost its client 13–50 % more CPU per POST than the next
-    // run, and so made the ceiling look lower than the machine can do (docs/webhooks.md#delivery-cost).
+    // requests) pays the JIT's warm-up, which would make the ceiling look lower than the machine can
+    // do (docs/decisions/0020-bench-deliver-method.md).
     await ceiling(db, sink, null);
     const before = await ceiling(db, sink, null);
     const tp = await throughput(db, sink);
@@ -436,7 +436,7 @@ async function main() {
       };
     });
     console.log(
-      `[bench] attempt log per attempt: ${(bytes.heap / bytes.n).toFixed(0)} B of table (row ${bytes.row.toFixed(0)} B, of which request_body ${bytes.body.toFixed(0)} B) + ${(bytes.idx / bytes.n).toFixed(0)} B of indexes`,
+      `[bench] request log per attempt: ${(bytes.heap / bytes.n).toFixed(0)} B of table (row ${bytes.row.toFixed(0)} B, of which request_body ${bytes.body.toFixed(0)} B) + ${(bytes.idx / bytes.n).toFixed(0)} B of indexes`,
     );
     const after = await ceiling(db, sink, tp.destinationId);
     const ceilRate = (before.rate + after.rate) / 2;
@@ -450,7 +450,7 @@ async function main() {
     // what a delivery costs it (worker, Postgres, sink). On a machine whose cores both sides fill, the
     // rates' ratio tends to it, and it moves far less than the rates with the machine's speed between
     // runs; the worker's CPU over the sink's, both in the same window, is the steadiest figure for an
-    // A/B of the worker alone (docs/webhooks.md#delivery-cost).
+    // A/B of the worker alone (docs/decisions/0020-bench-deliver-method.md).
     const usPer = (ms: number) => (ms / N) * 1000;
     const product = usPer(tp.cpu.workerMs) + usPer(tp.cpu.pgMs) + usPer(tp.cpu.sinkMs);
     const ceilingCpu = clientUs + ceilingSinkUs;
@@ -468,9 +468,14 @@ async function main() {
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
     const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
-    console.log(
-      `RESULT deliver per_s=${tp.rate.toFixed(0)} ceiling=${ceilRate.toFixed(0)} ratio=${(tp.rate / ceilRate).toFixed(2)} e2e_p50_ms=${p50} e2e_p99_ms=${p99} cpu_ratio=${cpuRatio.toFixed(2)}`,
-    );
+    printResult("deliver", throughputRatio(tp.rate, ceilRate), {
+      per_s: tp.rate,
+      ceiling_per_s: ceilRate,
+      cpu_ratio: cpuRatio.toFixed(2),
+      worker_over_sink: (tp.cpu.workerMs / tp.cpu.sinkMs).toFixed(2),
+      e2e_p50_ms: p50,
+      e2e_p99_ms: p99,
+    });
   } finally {
     sink.stop();
     await closeRuntime();
@@ -478,10 +483,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

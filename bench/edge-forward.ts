@@ -9,13 +9,15 @@
  *   http-undici node:http with undici.request (no fastify)
  *   edge-v1m    the edge answering POST /v1/m itself (no forwarding, no database): its own cost on /v1
  * Env: BENCH_DURATION_S (5), BENCH_CONCURRENCY (16), BENCH_BODY (0: GETs; n: POSTs of n bytes).
- * Last lines: RESULT edge-forward mode=<m> req_per_s=<n> cpu_us_per_req=<n>
+ * A line per mode, then RESULT edge ratio=<the edge's requests/s over direct's> <mode>_per_s=<n>
+ * <mode>_cpu_us=<n> … (bench/lib/result.ts).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool, request as undiciRequest } from "undici";
+import { printResult, throughputRatio } from "./lib/result";
 
 const MODES = ["direct", "edge", "fastify-undici", "http-undici", "edge-v1m"] as const;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -114,6 +116,7 @@ async function main() {
   console.log(
     `load ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}; ${CONCURRENCY} connections, ${BODY ? `POST ${BODY} B` : "GET"}`,
   );
+  const fields: Record<string, number> = {};
   for (const mode of MODES) {
     let port = (upstream.address() as AddressInfo).port;
     let pid = process.pid;
@@ -132,11 +135,16 @@ async function main() {
     // With no edge, the process measured is this one: the load generator and the stand-in together.
     const cpuUs = ((ticks(pid) - t0) * 10_000) / n;
     console.log(
-      `RESULT edge-forward mode=${mode} req_per_s=${Math.round(n / DURATION_S)} cpu_us_per_req=${mode === "direct" ? "n/a" : cpuUs.toFixed(0)}`,
+      `[bench] mode=${mode} req_per_s=${Math.round(n / DURATION_S)} cpu_us_per_req=${mode === "direct" ? "n/a" : cpuUs.toFixed(0)}`,
     );
+    const key = mode.replaceAll("-", "_");
+    fields[`${key}_per_s`] = Math.round(n / DURATION_S);
+    if (mode !== "direct") fields[`${key}_cpu_us`] = Math.round(cpuUs);
     proc?.kill();
   }
   upstream.close();
+  // The ceiling is the stand-in web app without an edge in front (direct).
+  printResult("edge", throughputRatio(fields.edge_per_s, fields.direct_per_s), fields);
   process.exit(0);
 }
 

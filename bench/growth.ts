@@ -4,7 +4,7 @@
  * 1. Ingest: the app's POST /v1/batch (32 connections, 100-message batches, one destination) on an
  *    empty database, then again once GROWTH_MESSAGES messages (and a delivery each) are stored.
  *    ratio = full / empty, goal ≥ 0.9. Each window also prints, per relation, its WAL records,
- *    full-page images and bytes and its blocks read/hit (bench/wal.ts; docs/architecture.md#growth).
+ *    full-page images and bytes and its blocks read/hit (bench/lib/wal.ts; docs/architecture.md#growth).
  *    Clients' messageIds are random UUIDs unless GROWTH_MESSAGE_IDS=sequential. GROWTH_KEEP=1
  *    keeps the seeded database; GROWTH_DATABASE=<name> measures a kept one again (its empty phase
  *    on a new database of the same server). Each window starts with a CHECKPOINT and is long enough
@@ -26,11 +26,11 @@
  * Env: GROWTH_MESSAGE_IDS (uuid | sequential), GROWTH_MESSAGES (10,000,000), GROWTH_ATTEMPTS (10,000,000), GROWTH_PROFILES (1,000,000),
  * GROWTH_INGEST_EVENTS (600,000 per measurement on a server not started here), GROWTH_INGEST_EVENTS_MAX (4,000,000:
  * the cap on an embedded Postgres' window of one checkpoint cycle), GROWTH_WARM_EVENTS (50,000), GROWTH_ONLY=ingest,log,audience.
- * Last line: RESULT growth ingest_ratio=<r> cpu_ratio=<r> log_first_ms=<n> log_filtered_ms=<n> log_message_id_ms=<n>
- * log_user_id_ms=<n> audience_first_sync_ms=<n>
+ * Last line: RESULT growth ratio=<full / empty> ingest_ratio=<r> cpu_ratio=<r> log_first_ms=<n>
+ * log_filtered_ms=<n> log_message_id_ms=<n> log_user_id_ms=<n> audience_first_sync_ms=<n> (bench/lib/result.ts)
  */
 import { spawnSync } from "node:child_process";
-import { attemptsOfUser, bulkLoad, loadAttempts } from "./bulk-load";
+import { attemptsOfUser, bulkLoad, loadAttempts } from "./lib/bulk-load";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -43,10 +43,11 @@ import { migrate } from "../lib/platform/migrate";
 import { startEmbeddedPostgres } from "../lib/platform/embedded-postgres";
 import { adminUrl, createTestDatabase } from "../test/harness/pg";
 import { ADMIN_TOKEN, ApiClient, startApp, startIngest } from "../test/harness/stack";
-import { measureCpu } from "./cpu";
-import { printWal, walWindow } from "./wal";
+import { measureCpu } from "./lib/cpu";
+import { printWal, walWindow } from "./lib/wal";
 import { attemptPageQuery } from "../lib/request-log/attempts";
 import { attemptListQuerySchema } from "../lib/request-log/contract";
+import { median, printResult, runBench } from "./lib/result";
 
 const MESSAGES = Number(process.env.GROWTH_MESSAGES ?? 10_000_000);
 const ATTEMPTS = Number(process.env.GROWTH_ATTEMPTS ?? 10_000_000);
@@ -65,7 +66,6 @@ const MESSAGE_IDS = process.env.GROWTH_MESSAGE_IDS ?? "uuid";
 const CHUNK = 1_000_000;
 const DAY = 86_400_000;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (m: string) => console.log(`[growth] ${m}`);
 
 /**
@@ -501,17 +501,8 @@ async function run(postmasterPid: number | null) {
     await database.drop();
   }
   if (ONLY.includes("audience")) result.audience_first_sync_ms = String(audienceFirstSyncMs() ?? "-");
-  console.log(
-    `RESULT growth ${Object.entries(result)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(" ")}`,
-  );
+  // The ceiling is the same ingest on an empty database; without the ingest phase there is none.
+  printResult("growth", result.ingest_ratio ? Number(result.ingest_ratio) : null, result);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -4,7 +4,7 @@
  * committed before each 200 — and, in the same run, the raw pipeline ceiling
  * (raw-ceiling-server.ts: node:http, parse, one multi-row INSERT into a table with only a primary
  * key) under the same load generator. Last line:
- *   RESULT ingest events_per_s=<n> raw_ceiling=<n> ratio=<r>
+ *   RESULT ingest ratio=<r> events_per_s=<n> ceiling_events_per_s=<n> … (bench/lib/result.ts)
  *
  * Env: BENCH_DURATION_S (20), BENCH_CONCURRENCY (32), BENCH_BATCH (100), BENCH_DESTINATIONS (1:
  * connected Webhooks destinations, so routing creates deliveries and jobs as in production),
@@ -22,8 +22,9 @@ import { spawn } from "node:child_process";
 import { INGEST_NODE_ARGS, withNodeOptions } from "../scripts/lib/runtime";
 import { ADMIN_TOKEN, freePort, startApp, startIngest, waitFor } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
-import { measureCpu, type CpuUse } from "./cpu";
-import { benchTrackCall } from "./track-call";
+import { measureCpu, type CpuUse } from "./lib/cpu";
+import { benchTrackCall } from "./lib/track-call";
+import { printResult, runBench, throughputRatio } from "./lib/result";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -218,7 +219,7 @@ async function startProfiledApp(databaseUrl: string) {
 async function startRawCeiling(databaseUrl: string) {
   const port = await freePort();
   // The ingest server's Node flags (its young generation), so that the comparison is of the work alone.
-  const child = spawn(process.execPath, [...INGEST_NODE_ARGS, path.join(root, "bench/raw-ceiling-server.ts")], {
+  const child = spawn(process.execPath, [...INGEST_NODE_ARGS, path.join(root, "bench/lib/raw-ceiling-server.ts")], {
     cwd: root,
     env: withNodeOptions({ ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) }),
     stdio: ["ignore", "pipe", "inherit"],
@@ -367,7 +368,11 @@ async function main() {
     for (const c of sameRows) reportCpu(c.label, c.run.events, { node: c.cpu.benchMs, postgres: c.cpu.pgMs });
     if (stored.messages !== api.events) throw new Error(`acknowledged ${api.events} events but ${stored.messages} are stored`);
     console.log(`load after: ${loadavg()} (goal: ratio ≥ 0.5)`);
-    console.log(`RESULT ingest events_per_s=${Math.round(apiEps)} raw_ceiling=${Math.round(rawEps)} ratio=${(apiEps / rawEps).toFixed(2)}`);
+    printResult("ingest", throughputRatio(apiEps, rawEps), {
+      events_per_s: Math.round(apiEps),
+      ceiling_events_per_s: Math.round(rawEps),
+      cpu_ratio: throughputRatio(apiProjected, rawProjected).toFixed(2),
+    });
   } finally {
     await app.stop().catch(() => {});
     await raw?.stop().catch(() => {});
@@ -378,7 +383,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -8,10 +8,11 @@
  * batches of 5,000 (rows/s, and the longest single batch = the longest any lock is held). Run 2: the
  * same data again, one DELETE. Env: BENCH_ROWS.
  */
-import pg from "pg";
+import type pg from "pg";
 import { BATCH_SIZE, pruneExpiredData } from "../lib/maintenance/retention";
-import { createTestDatabase } from "../test/harness/pg";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
+import { printResult, runBench, throughputRatio } from "./lib/result";
+import { benchDatabase } from "./lib/database";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 300_000);
 
@@ -38,11 +39,10 @@ async function seed(db: pg.Pool, workspaceId: string, destinationId: string) {
 }
 
 async function main() {
-  const database = await createTestDatabase();
-  const db = new pg.Pool({ connectionString: database.url, max: 2 });
+  const { url, db, close } = await benchDatabase();
   try {
-    const workspaceId = await insertWorkspace(database.url);
-    const destinationId = await insertDestination(database.url, { workspaceId, urls: ["https://hooks.example.com/in"] });
+    const workspaceId = await insertWorkspace(url);
+    const destinationId = await insertDestination(url, { workspaceId, urls: ["https://hooks.example.com/in"] });
     const size = async () => (await db.query<{ s: string }>("SELECT pg_size_pretty(pg_total_relation_size('attempts')) AS s")).rows[0].s;
 
     await seed(db, workspaceId, destinationId);
@@ -74,14 +74,14 @@ async function main() {
     console.log(
       `  ceiling (one DELETE):   ${one.rowCount} rows in ${(singleMs / 1000).toFixed(2)} s = ${rate(one.rowCount ?? 0, singleMs)} rows/s; one statement holding its locks for ${Math.round(singleMs)} ms`,
     );
-    console.log(`  ratio batched / ceiling throughput: ${(rate(r.attempts, batchedMs) / rate(one.rowCount ?? 1, singleMs)).toFixed(2)}`);
+    printResult("retention", throughputRatio(rate(r.attempts, batchedMs), rate(one.rowCount ?? 0, singleMs)), {
+      rows_per_s: rate(r.attempts, batchedMs),
+      ceiling_rows_per_s: rate(one.rowCount ?? 0, singleMs),
+      longest_statement_ms: Math.round(longest),
+    });
   } finally {
-    await db.end();
-    await database.drop();
+    await close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

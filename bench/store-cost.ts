@@ -3,26 +3,25 @@
  * (lib/tracking/persist.ts storeCall, after parse and normalise), one request at a time on a fresh
  * database — a load-independent measure of what the ingest statement and the indexes cost, for
  * trying a lever before it becomes a migration (BENCH_SETUP_SQL, as in bench:ingest).
+ * The ceiling, in the same run: the same messages' payloads stored by one INSERT per request into a
+ * table with only a primary key (bench/lib/raw-store.ts), as bench:ingest's raw ceiling does.
  * Env: STORE_BATCHES (300), BENCH_BATCH (100), BENCH_SETUP_SQL.
  */
 import crypto from "node:crypto";
-import pg from "pg";
-import { createTestDatabase } from "../test/harness/pg";
-import { measureCpu } from "./cpu";
+import { measureCpu } from "./lib/cpu";
+import { createRawTable, rawStore } from "./lib/raw-store";
+import { costRatio, printResult, runBench } from "./lib/result";
+import { benchDatabase } from "./lib/database";
 
 const BATCHES = Number(process.env.STORE_BATCHES ?? 300);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 
 async function main() {
-  const database = await createTestDatabase();
-  process.env.DATABASE_URL = database.url;
-  const db = new pg.Pool({ connectionString: database.url, max: 2 });
-  db.on("error", () => {});
+  const { db, close } = await benchDatabase();
   const { storeCall } = await import("../lib/tracking/persist");
   const { normaliseMessage } = await import("../lib/tracking/normalise");
   const { findSourceByWriteKey } = await import("../lib/tracking/write-key");
   const { boss } = await import("../lib/platform/queue");
-  const { closeRuntime } = await import("../lib/platform/runtime");
   try {
     await boss();
     const ws = (await db.query("INSERT INTO workspaces (id, name) VALUES (gen_random_uuid(), 'bench') RETURNING id")).rows[0];
@@ -82,14 +81,20 @@ async function main() {
     console.log(
       `store: ${BATCHES} × ${BATCH} events in ${ms.toFixed(0)} ms; CPU ms per 1,000 events: postgres ${per(cpu.pgMs)} + node ${per(cpu.benchMs)}`,
     );
+    await createRawTable(db);
+    const texts = inputs.map((input) => input.accepted.map((m) => m.payloadJson));
+    const stopCeiling = await measureCpu(db, null);
+    for (const batchTexts of texts) await rawStore(db, batchTexts);
+    const ceiling = await stopCeiling();
+    console.log(`ceiling (raw store): CPU ms per 1,000 events: postgres ${per(ceiling.pgMs)} + node ${per(ceiling.benchMs)}`);
+    printResult("store-cost", costRatio(cpu.pgMs + cpu.benchMs, ceiling.pgMs + ceiling.benchMs), {
+      pg_ms_per_1000: per(cpu.pgMs),
+      node_ms_per_1000: per(cpu.benchMs),
+      ceiling_pg_ms_per_1000: per(ceiling.pgMs),
+    });
   } finally {
-    await closeRuntime();
-    await db.end();
-    await database.drop();
+    await close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -12,7 +12,8 @@ import { normaliseMessage, type NormalisedMessage } from "../lib/tracking/normal
 import { messageColumns } from "../lib/tracking/persist";
 import { newRowId } from "../lib/tracking/row-ids";
 import { toIso } from "../lib/tracking/timestamps";
-import { benchTrackCall } from "./track-call";
+import { benchTrackCall } from "./lib/track-call";
+import { costRatio, printResult } from "./lib/result";
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const ROUNDS = Number(process.env.TRACKING_CPU_ROUNDS ?? 20);
@@ -52,7 +53,7 @@ function tracking(body: Buffer): number {
   return bytes;
 }
 
-/** The raw pipeline ceiling's server (bench/raw-ceiling-server.ts): parse, then one JSON per message. */
+/** The raw pipeline ceiling's server (bench/lib/raw-ceiling-server.ts): parse, then one JSON per message. */
 function raw(body: Buffer): number {
   const { batch } = JSON.parse(body.toString("utf8")) as { batch: unknown[] };
   return batch.map((m) => JSON.stringify(m)).length;
@@ -72,4 +73,4 @@ const product = measure(tracking);
 const per1000 = (us: number) => ((us * 1000) / BATCH / 1000).toFixed(1);
 console.log(`raw parse + stringify        ${ceiling.toFixed(0).padStart(6)} µs per request = ${per1000(ceiling)} ms per 1,000 events`);
 console.log(`parse + normalise + columns   ${product.toFixed(0).padStart(5)} µs per request = ${per1000(product)} ms per 1,000 events`);
-console.log(`RESULT tracking_cpu us_per_request=${product.toFixed(0)} raw=${ceiling.toFixed(0)} ratio=${(ceiling / product).toFixed(2)}`);
+printResult("tracking-cpu", costRatio(product, ceiling), { us_per_request: product, ceiling_us_per_request: ceiling });

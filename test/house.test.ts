@@ -2,7 +2,9 @@
 // - code the browser loads never reaches a module marked `import "server-only"`;
 // - every other module under lib/ is marked, so a wrong import fails `next build` too;
 // - prisma/migrations/schema.snapshot.prisma is schema.prisma as of the last migration;
-// - the README's folder table names every folder of lib/ and the top level.
+// - the README's folder table names every folder of lib/ and the top level;
+// - every doc anchor cited from code (`docs/x.md#anchor`) or linked from a page exists, and no
+//   source file cites a file outside the repository (docs/README.md#conventions).
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -112,4 +114,112 @@ describe("the house", () => {
     const missing = [...tops, ...libs].filter((f) => !table.includes(`\`${f}\``));
     expect(missing).toEqual([]);
   });
+
+  it("cites only doc anchors that exist: from code (docs/x.md#anchor) and from pages (markdown links)", () => {
+    expect(
+      docCitations()
+        .filter((c) => !resolves(c))
+        .map(describeBroken),
+    ).toEqual([]);
+  });
+
+  it("cites no file outside the repository from source (PRODUCT.md, ../shared)", () => {
+    const outside: string[] = [];
+    for (const file of walk(".", isCitingSource)) {
+      lines(file).forEach((line, i) => {
+        for (const m of line.matchAll(MD_PATH)) {
+          if (!fs.existsSync(path.join(root, m[1]))) outside.push(`${file}:${i + 1} cites ${m[1]}, which is not in the repository`);
+        }
+        for (const m of line.matchAll(PARENT_PATH)) {
+          const to = path.relative(root, path.resolve(root, path.dirname(file), m[1]));
+          if (to.startsWith("..")) outside.push(`${file}:${i + 1} cites ${m[1]}, which is outside the repository`);
+        }
+      });
+    }
+    expect(outside).toEqual([]);
+  });
+
+  it("makes anchors as GitHub does: lower case, punctuation dropped, each space a hyphen, repeats numbered", () => {
+    expect(
+      anchorsOf(
+        '# Foreign keys on the hot path\n## `X-Signature`, the [seed](a.md)\n## A — b\n```\n# not a heading\n```\n## A — b\n<a id="kept"></a>',
+      ),
+    ).toEqual(new Set(["foreign-keys-on-the-hot-path", "x-signature-the-seed", "a--b", "a--b-1", "kept"]));
+  });
 });
+
+// ---- doc anchors ----------------------------------------------------------------------------
+
+// This file is left out: its names and examples describe citations, they are not citations.
+const isCitingSource = (f: string) => /\.(tsx?|mjs|cjs|js|prisma|sql|css)$/.test(f) && f !== "test/house.test.ts";
+const lines = (file: string) => fs.readFileSync(path.join(root, file), "utf8").split("\n");
+/** A repository path to a Markdown file as code cites it: `docs/webhooks.md`, `README.md`. */
+const MD_PATH = /(?<![\w./@-])((?:\.{0,2}\/)?[\w-]+(?:\/[\w.-]+)*\.md)\b(?:#([\w-]+))?/g;
+/** A relative path that climbs out of its folder: `../shared/x`. */
+const PARENT_PATH = /(?<![\w.@/-])((?:\.\.\/)+[\w.-][\w./-]*)/g;
+
+/** GitHub's anchor of each heading (fenced code skipped; repeats get -1, -2), and explicit `<a id>`s. */
+function anchorsOf(markdown: string): Set<string> {
+  const out = new Set<string>();
+  const seen = new Map<string, number>();
+  let fence = false;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (fence) continue;
+    for (const m of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(m[1]);
+    const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!h) continue;
+    const base = h[1]
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/<[^>]+>/g, "")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n ? `${base}-${n}` : base);
+  }
+  return out;
+}
+
+type Citation = { from: string; line: number; target: string; anchor?: string };
+
+/** Every doc citation: `docs/x.md#a` in source, and each relative link of the Markdown pages. */
+function docCitations(): Citation[] {
+  const out: Citation[] = [];
+  for (const file of walk(".", isCitingSource)) {
+    lines(file).forEach((text, i) => {
+      for (const m of text.matchAll(MD_PATH)) if (m[2]) out.push({ from: file, line: i + 1, target: path.normalize(m[1]), anchor: m[2] });
+    });
+  }
+  const pages = [...walk("docs", (f) => f.endsWith(".md")), ...walk("bench", (f) => f.endsWith(".md")), "README.md"];
+  for (const file of pages) {
+    let fence = false;
+    lines(file).forEach((text, i) => {
+      if (/^\s*(```|~~~)/.test(text)) fence = !fence;
+      if (fence) return;
+      for (const m of text.matchAll(/\]\(([^()\s]*)\)/g)) {
+        if (/^[a-z]+:/i.test(m[1])) continue;
+        const [link, anchor] = m[1].split("#");
+        const target = link ? path.normalize(path.join(path.dirname(file), link)) : file;
+        out.push({ from: file, line: i + 1, target, anchor });
+      }
+    });
+  }
+  return out;
+}
+
+const anchorCache = new Map<string, Set<string>>();
+function resolves(c: Citation): boolean {
+  const file = path.join(root, c.target);
+  if (!fs.existsSync(file)) return false;
+  if (!c.anchor) return true;
+  if (!c.target.endsWith(".md")) return false;
+  if (!anchorCache.has(c.target)) anchorCache.set(c.target, anchorsOf(fs.readFileSync(file, "utf8")));
+  return anchorCache.get(c.target)!.has(c.anchor);
+}
+
+const describeBroken = (c: Citation) =>
+  fs.existsSync(path.join(root, c.target))
+    ? `${c.from}:${c.line} cites ${c.target}#${c.anchor}: no heading or <a id> makes that anchor`
+    : `${c.from}:${c.line} cites ${c.target}, which does not exist`;

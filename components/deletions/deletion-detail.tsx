@@ -88,7 +88,7 @@ function Users({ d }: { d: DeletionDetailDto }) {
                   <bdi>{u.userId}</bdi>
                 </td>
                 <td className={td}>{erasedLabel(u)}</td>
-                <td className={td} title="deleted + kept without data for the delivery log">
+                <td className={td} title="deleted + kept without data for the request log">
                   {u.done ? u.erased.messagesDeleted + u.erased.messagesRedacted : "—"}
                 </td>
                 <td className={td}>{u.done ? (u.erased.profiles > 0 ? "Erased" : "None") : "—"}</td>

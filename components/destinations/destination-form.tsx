@@ -109,7 +109,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         </div>
       ) : null}
 
-      <Section title="General" description="A name you will recognise in the log and the overview.">
+      <Section title="General" description="A name you will recognise in the request log and the overview.">
         <Field label="Name" htmlFor="dest-name" error={fieldError("name")}>
           <Input id="dest-name" value={form.name} placeholder="e.g. Orders service" onChange={(e) => update({ name: e.target.value })} />
         </Field>

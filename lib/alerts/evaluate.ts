@@ -12,7 +12,7 @@ import { sendNotices } from "./notify";
 
 /**
  * The alert evaluation (docs/alerts.md#when), run by the worker every minute: each URL of each
- * enabled destination is judged from the attempt log since the later of its last re-enable and
+ * enabled destination is judged from the request log since the later of its last re-enable and
  * (disable-after days + 1 hour) ago. The last success comes from the attempts (workspace_id,
  * destination_id, id DESC) index, the failures after it from an id range, the hour's rate from an
  * hour of started_at: a healthy URL costs little; a URL failing since the window began costs a scan

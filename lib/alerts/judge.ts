@@ -7,7 +7,7 @@ import "server-only";
 
 export type AlertThresholds = { failingMinutes: number; successRatePercent: number; disableAfterDays: number };
 
-/** What the attempt log says about a URL (since its last re-enable, within the evaluation window). */
+/** What the request log says about a URL (since its last re-enable, within the evaluation window). */
 export type UrlStats = {
   /** The first failed attempt after the URL's last success; null when the newest attempt succeeded (or there is none). */
   failingSince: Date | null;

@@ -23,8 +23,7 @@ import type { SyncStatus } from "./contract";
 export const SYNC_CHUNK = 5_000;
 /**
  * Lanes of a sync that sends the full membership: the writes of an identify (message, delivery,
- * membership: ~50 µs of Postgres CPU with their indexes and foreign keys) keep one backend busy, so
- * such a sync over 100 000s of users uses two. Each lane runs the membership query once, so a
+ * membership) keep one backend busy, so such a sync over 100 000s of users uses two. Each lane runs the membership query once, so a
  * sync that sends only changes runs in one (docs/audiences.md#cost).
  */
 export const SYNC_LANES = 2;

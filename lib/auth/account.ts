@@ -7,7 +7,7 @@ import { AppError, notFound } from "../platform/errors";
 import { type ChangePasswordInput, type MeDto, type SessionDto, WORKSPACE_LIMITS } from "./contract";
 import { hashPassword, verifyPassword } from "./password";
 
-/** Your account (docs/management-api.md#your-account): only a dashboard session has one, not an API token. */
+/** Your account (docs/management-api.md#your-account-and-workspaces): only a dashboard session has one, not an API token. */
 type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 export function requireSession(p: Principal): SessionPrincipal {

@@ -148,7 +148,7 @@ export const authEndpoints = {
   }),
 };
 
-/** The logged-in member, Settings and the workspace switcher (docs/management-api.md#your-account). */
+/** The logged-in member, Settings and the workspace switcher (docs/management-api.md#your-account-and-workspaces). */
 export const meDtoSchema = z.object({
   email: z.string(),
   role: z.enum(["owner", "admin", "viewer"]),

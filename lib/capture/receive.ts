@@ -53,7 +53,7 @@ const PRUNE_BIN = `
 /**
  * Then the workspace: its bins' `stored_bytes` (kept by triggers) say by how much it is over
  * `workspaceBytes`; its oldest requests go until that much is freed. Read oldest first and bounded,
- * so the cost follows what is dropped, not what is kept (a full scan took ~370 ms at 50,000 requests);
+ * so the cost follows what is dropped, not what is kept (docs/decisions/0024-capture-pruning.md);
  * whatever a bounded pass leaves over, the next capture frees.
  */
 const WORKSPACE_EXCESS = `SELECT coalesce(sum(stored_bytes), 0) - $2 AS excess, array_agg(id) AS bins FROM capture_bins WHERE workspace_id = $1`;

@@ -45,11 +45,11 @@ const count = z.number().int();
 export const erasedCountsSchema = z.object({
   /** message rows deleted outright (nothing was ever delivered from them) */
   messagesDeleted: count,
-  /** message rows kept for the delivery log but stripped of payload and identifiers */
+  /** message rows kept for the request log but stripped of payload and identifiers */
   messagesRedacted: count,
   /** pending deliveries of erased messages, stopped so the user's data is not sent on */
   deliveriesCancelled: count,
-  /** attempt log rows whose request and response bodies were cleared */
+  /** request log rows whose request and response bodies were cleared */
   attemptsRedacted: count,
   profiles: count,
   identityLinks: count,

@@ -12,9 +12,9 @@ export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a del
  * The user's data: messages with their userId, or with no userId and an anonymousId linked to them
  * (identity links, profile), except delete notices, which are the record of this very erasure.
  * - Messages never delivered anywhere are deleted. Messages with deliveries are kept as skeletons
- *   (payload, userId, anonymousId and event cleared) so the delivery log, its counts and the attempt
+ *   (payload, userId, anonymousId and event cleared) so the request log, its counts and the attempt
  *   chain stay whole; their pending deliveries are stopped so the data is not sent on afterwards.
- * - Attempt log rows keep their metadata (URL, status, timing, userId) and lose request and
+ * - Request log rows keep their metadata (URL, status, timing, userId) and lose request and
  *   response bodies, which carry the user's payload.
  * - Profile, identity links, audience memberships and debugger entries are deleted.
  */

@@ -30,7 +30,7 @@ const isHttpUrl = (v: string) => {
   const u = parseUrl(v);
   return !!u && (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
 };
-// `http://alice:pw@host/`: fetch drops the credentials silently, and the attempt log would show them.
+// `http://alice:pw@host/`: fetch drops the credentials silently, and the request log would show them.
 const hasCredentials = (v: string) => {
   const u = parseUrl(v);
   return !!u && (u.username !== "" || u.password !== "");
@@ -348,7 +348,7 @@ export const revealedSchema = z.object({ value: z.string() });
 export type TestSendInput = z.infer<typeof testSendSchema>;
 
 /**
- * The test message's attempts, one per URL it went to, as the attempt log shows them; `filter` says
+ * The test message's attempts, one per URL it went to, as the request log shows them; `filter` says
  * whether the destination's filter would let such a message through (a test is sent either way).
  */
 export const testSendResultSchema = z.object({

@@ -278,7 +278,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
 }
 
 /**
- * Deleting a destination removes its deliveries in the same transaction; the attempt log keeps its
+ * Deleting a destination removes its deliveries in the same transaction; the request log keeps its
  * history. No foreign key does it (docs/architecture.md#foreign-keys-on-the-hot-path): the
  * destination first, then its deliveries by deliveries(destination_id, state, created_at), so the
  * second statement's snapshot also sees deliveries an ingest committed meanwhile. One that commits

@@ -74,7 +74,7 @@ export type WebProxyOptions = {
 };
 
 /**
- * Everything but /v1 goes to the web app (docs/edge.md#the-web-app), through @fastify/reply-from on
+ * Everything but /v1 goes to the web app (docs/edge.md#routes), through @fastify/reply-from on
  * an undici pool of `slots` connections. Each request's body is read whole first (up to its limit,
  * 413 and the connection closed past it) and forwarded with its Content-Length; bodies on GET and
  * HEAD never pass on. A request then waits a bounded time for a web slot — logins first for the

@@ -96,7 +96,7 @@ const send = (reply: FastifyReply, a: TrackingAnswer) => {
 };
 
 /**
- * /v1 in this process (docs/edge.md#v1), never behind the web app: the Tracking API with
+ * /v1 in this process (docs/edge.md#routes), never behind the web app: the Tracking API with
  * lib/tracking, the short paths, /v1/m (the browser library's telemetry: accepted, dropped), the
  * settings document, and the browser bundle — all with CORS.
  */

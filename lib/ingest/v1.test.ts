@@ -1,5 +1,5 @@
 /**
- * What every Segment client meets at /v1 before lib/tracking reads a byte (docs/edge.md#v1): CORS
+ * What every Segment client meets at /v1 before lib/tracking reads a byte (docs/edge.md#routes): CORS
  * preflights answered by the edge on any origin, CORS on error answers, the short paths and
  * trailing slashes routed (not 404, not 308), /v1/m dropped, and errors Segment's libraries can
  * read (`code` and `message` at the top level). The edge alone, no web app: it then serves /v1 only.

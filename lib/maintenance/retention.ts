@@ -11,7 +11,7 @@ import { pool } from "../platform/db";
  */
 export const BATCH_SIZE = 5_000;
 
-/** `audit` defaults to the attempt log's age (docs/operations.md#retention). */
+/** `audit` defaults to the request log's age (docs/operations.md#retention). */
 export type RetentionDays = { messages: number; attempts: number; captures: number; audit?: number };
 export type RetentionResult = {
   attempts: number;
@@ -89,7 +89,7 @@ async function drain(
 }
 
 /**
- * One retention run. Attempts go before messages, so the attempt log never shows rows whose message
+ * One retention run. Attempts go before messages, so the request log never shows rows whose message
  * is already gone for longer than the attempt retention allows.
  */
 export async function pruneExpiredData(opts: {

@@ -6,7 +6,8 @@ import { reniceBackend } from "./backend-niceness";
 import { databaseUrl, env } from "./env";
 import { processWide, type Closing } from "./runtime";
 
-// Timestamps leave Postgres as ISO strings with milliseconds in UTC, never as local-time Dates.
+// int8 (bigint, count(*), sum()) arrives as a number when it is a safe integer, else as its exact
+// decimal string, never rounded.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : v));
 
 /** The shared pg pool: Prisma runs on it, and hot paths use it for plain SQL. Closed last of all (runtime.ts). */

@@ -40,15 +40,12 @@ const MB = 1024 * 1024;
  * - `shared_buffers`: a quarter of the machine's memory, between 128 MB (Postgres' default) and
  *   8 GB. Two indexes ingest writes take each insert on a page chosen by the data: the dedupe
  *   index (source_id, message_id) when clients send random messageIds, and (workspace_id,
- *   user_id). At 10 M messages they are ~750 MB and ~70 MB; in 128 MB nearly every insert reads
- *   its page back from the OS (bench:growth: 0.93 and 0.2 reads per event).
+ *   user_id); held in memory, an insert does not read its page back from the OS.
  * - `checkpoint_timeout` 15 min (default 5) and `max_wal_size` 8 GB (default 1), or a tenth of the
  *   data directory's disk when that is less, at least 1 GB: the first change of a page after each
- *   checkpoint writes the whole page (8 KB) to the WAL. At full speed the WAL, not the timeout,
- *   starts checkpoints — every ~1 GB with 2 GB (max_wal_size / 1.9), which at 10 M messages with
- *   random messageIds is every ~180,000 events and 0.6 images per event (they make the WAL that
- *   brings the next checkpoint sooner); with 8 GB every ~1.8 M events and 0.08 (bench:growth).
- *   Crash recovery replays at most the WAL since the last checkpoint; pg_wal takes up to this much disk.
+ *   checkpoint writes the whole page (8 KB) to the WAL, and at full speed the WAL, not the timeout,
+ *   starts checkpoints, so their distance sets how many images the random-key indexes write
+ *   (docs/decisions/0006-growth.md). Crash recovery replays at most the WAL since the last checkpoint; pg_wal takes up to this much disk.
  */
 export function embeddedPostgresSettings(totalMemory: number = os.totalmem(), diskSize = Number.POSITIVE_INFINITY): string[] {
   const sharedBuffersMb = Math.min(8192, Math.max(128, Math.floor(totalMemory / MB / 4)));

@@ -69,10 +69,10 @@ const schema = z.object({
   RETENTION_MESSAGES_DAYS: z.coerce.number().positive().default(30),
   RETENTION_ATTEMPTS_DAYS: z.coerce.number().positive().default(30),
   RETENTION_CAPTURES_DAYS: z.coerce.number().positive().default(7),
-  /** The audit log's retention in days; unset, the attempt log's (docs/operations.md#retention). */
+  /** The audit log's retention in days; unset, the request log's (docs/operations.md#retention). */
   RETENTION_AUDIT_DAYS: z.coerce.number().positive().optional(),
   /**
-   * SMTP server for endpoint alert emails (docs/alerts.md#email) and invitations
+   * SMTP server for endpoint alert emails (docs/alerts.md#notices) and invitations
    * (docs/management-api.md#invitations), e.g. smtp://user:pass@mail.example.com:587; unset: no email.
    */
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),

@@ -7,9 +7,8 @@ import "server-only";
  * big JSON document (docs/webhooks.md#delivery-cost). Pure, unit-tested beside.
  *
  * Each literal is made by one `join` of one reused array, which writes its flat result in one
- * allocation: built with `+=`, or from a fresh array per column, a batch's columns were tens of
- * thousands of pieces, garbage that made the worker's young generation fill twice as often (and each
- * scavenge copies the rounds the batches hold).
+ * allocation rather than tens of thousands of pieces of garbage per batch
+ * (docs/decisions/0011-delivery-batch-statements.md).
  */
 
 /** What a quoted element must escape: quote and backslash. */

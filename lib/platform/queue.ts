@@ -129,9 +129,8 @@ export function startWorkerQueue(onError: (err: Error) => void): Promise<PgBoss>
 
 /*
  * Producing jobs: the only way jobs are written. Every payload is parsed with its queue's schema
- * first, so a job its handler would drop as invalid is never written. Measured on the hot path's
- * largest payload, a `deliver` job of 100 ids: ~10 µs per job (0.1 µs per delivery), as much as
- * pg-boss's own JSON.stringify of it and within the noise of inserting it (~85 µs of CPU per job).
+ * first, so a job its handler would drop as invalid is never written; the check costs about what
+ * pg-boss's own JSON.stringify of the payload does (docs/decisions/0023-job-payloads-parsed.md).
  */
 
 /** Runs pg-boss statements on the caller's client, so jobs commit or roll back with its transaction. */

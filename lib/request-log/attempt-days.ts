@@ -1,7 +1,7 @@
 import "server-only";
 
 /**
- * The attempt log's messageId and userId indexes are keyed by the attempt's UTC day before the id
+ * The request log's messageId and userId indexes are keyed by the attempt's UTC day before the id
  * (prisma/migrations/*_attempt_lookups_by_day; docs/webhooks.md#delivery-cost): a new attempt's
  * entries land among today's, a small and hot part of each index however long the log grows,
  * instead of on a random leaf of the whole log's. A lookup by messageId or userId names every day

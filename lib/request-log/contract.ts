@@ -310,7 +310,7 @@ export const requestLogEndpoints = {
     method: "GET",
     path: "/api/attempts",
     access: "viewer",
-    summary: "The attempt log, newest first, filtered and keyset-paged (pass nextCursor as cursor)",
+    summary: "The request log, newest first, filtered and keyset-paged (pass nextCursor as cursor)",
     query: attemptListQuerySchema,
     response: attemptPageDtoSchema,
   }),

@@ -1,6 +1,6 @@
 /**
- * One HTTP POST of a batch body over node:http/https. Chosen over global fetch because, measured with
- * 20-message batches to a local server, a keep-alive http.Agent moved ~5× more requests per second.
+ * One HTTP POST of a batch body over node:http/https with a keep-alive agent, which moves several
+ * times the requests per second of global fetch (docs/decisions/0025-sdk-transport.md).
  */
 import http from "node:http";
 import https from "node:https";

@@ -7,7 +7,7 @@ import { assertSourceId } from "./sources";
 /**
  * Where a stored message came from: a client's call, or a delete notice (origin "deletion",
  * origin_ref = the deletion request). A client's call whose payload is gone was erased by a
- * deletion request (lib/deletions/erase.ts keeps the row for the delivery log, without its data).
+ * deletion request (lib/deletions/erase.ts keeps the row for the request log, without its data).
  */
 export function messageOrigin(m: { origin: string; originRef: string | null; payload: unknown }) {
   if (m.origin === "deletion") return { origin: "deletion" as const, deletionRequestId: m.originRef, erased: false };

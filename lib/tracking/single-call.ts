@@ -9,7 +9,7 @@ import type { TrackingEndpoint } from "./ingest";
  * message: when it is rejected, nothing of it is stored and the answer is a 400, which every real
  * client reports (none reads `rejected` in a 200). `/v1/batch` and `/v1/import` keep accepting
  * message by message — a 400 there would make clients drop the good messages with the bad — and
- * list rejections in their 200 (PRODUCT.md §2, docs/tracking-api.md#responses). Either way the
+ * list rejections in their 200 (docs/tracking-api.md#responses). Either way the
  * rejection is in the source's debugger, counter and metrics.
  */
 export function singleCallRefusal(endpoint: TrackingEndpoint, rejected: { reason: string }[]): AppError | null {

@@ -14,8 +14,8 @@ const daysInMonth = (y: number, m: number) => (m === 2 && isLeapYear(y) ? 29 : M
 /*
  * Calendar arithmetic in plain integers (proleptic Gregorian, H. Hinnant's days_from_civil and
  * civil_from_days) instead of Date objects: ingest converts two or three timestamps per message,
- * and a Date per conversion (with Date.UTC and toISOString's C++ formatting) was the largest part
- * of normalising a track call after its JSON.stringify (docs/architecture.md#ingest-throughput).
+ * and a Date per conversion costs more than the rest of normalising a track call
+ * (docs/decisions/0003-ingest-throughput.md).
  */
 const DAY_MS = 86_400_000;
 

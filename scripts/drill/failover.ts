@@ -1,5 +1,5 @@
 /**
- * `npm run drill -- failover` (docs/operations.md#running-on-a-replicated-postgres): what happens
+ * `npm run drill -- failover` (docs/decisions/0090-replicated-postgres-failover.md): what happens
  * to acknowledged events when the database fails over. Not run in CI (it needs Debian's
  * PostgreSQL server binaries and haproxy, and takes a minute per mode).
  *

@@ -1,8 +1,7 @@
 /**
  * Node flags for Eventrail's long-running processes (web app and workers), used by `npm start`,
  * the tests and the benchmarks alike. A larger young generation cuts scavenge GC on the hot
- * paths (ingest parses and builds thousands of short-lived objects per request): measured on
- * bench:ingest as ~15 % less app CPU per event.
+ * paths, which build thousands of short-lived objects per request (docs/decisions/0003-ingest-throughput.md).
  */
 export const PROCESS_NODE_OPTIONS = "--max-semi-space-size=32";
 
@@ -16,10 +15,8 @@ export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
 
 /**
  * The ingest server's own young generation: twice the others'. Each request in flight holds its
- * parsed batch, normalised messages and statement text until Postgres answers, so at 32
- * concurrent requests a 32 MB semi-space scavenged often and copied much of it: GC was 23 % of the
- * server's CPU profile under bench:ingest, 7.5 % with 64 MB, and its CPU per 1,000 events fell
- * from 16 / 21 to 13 / 15 ms in alternating runs (docs/architecture.md#ingest-throughput). A
+ * parsed batch, normalised messages and statement text until Postgres answers, which a 32 MB
+ * semi-space would scavenge and copy often (docs/decisions/0003-ingest-throughput.md). A
  * command-line flag, so it wins over the 32 MB that NODE_OPTIONS carries for the other processes.
  */
 export const INGEST_NODE_ARGS = ["--max-semi-space-size=64", ...TS_NODE_ARGS];

@@ -12,10 +12,9 @@ import type { Handler } from "../handler";
  *
  * Two lanes, each with worker slots of its own (docs/webhooks.md#endpoint-isolation): fresh
  * deliveries (`deliver`: ingest, replays, audiences, deletions; LISTEN/NOTIFY wakes the worker when
- * they are inserted) and deliveries due again (`deliver-retry`: retries, deferrals, safety jobs).
- * A dead endpoint's deliveries come back every few seconds for hours; in one queue, their due jobs
- * were fetched first (oldest first) and held the batch slots that a healthy destination's new
- * deliveries waited for. A retry job's NOTIFY would fire at insert, not when it falls due, so the
+ * they are inserted) and deliveries due again (`deliver-retry`: retries, deferrals, safety jobs),
+ * so a dead endpoint's retries, due again for hours, never hold the slots a healthy destination's
+ * new deliveries wait for (docs/decisions/0010-endpoint-isolation.md). A retry job's NOTIFY would fire at insert, not when it falls due, so the
  * worker sets itself a timer for each second in which retries it scheduled fall due (the retry lane
  * also polls, as a backstop for another worker's retries).
  */

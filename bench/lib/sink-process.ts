@@ -1,15 +1,15 @@
 /**
- * Starts bench/sink.ts (the benchmarks' keep-alive webhook receiver) in its own process, so that it
+ * Starts bench/lib/sink.ts (the benchmarks' keep-alive webhook receiver) in its own process, so that it
  * shares an event loop with neither the worker nor the client being measured.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { root } from "../scripts/lib/build";
+import { root } from "../../scripts/lib/build";
 
 export type Sink = { port: number; pid: number | null; ask<T>(cmd: string): Promise<T>; stop(): void };
 
 export async function startSink(): Promise<Sink> {
-  const child: ChildProcess = fork(path.join(root, "bench/sink.ts"), [], {
+  const child: ChildProcess = fork(path.join(root, "bench/lib/sink.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

@@ -16,7 +16,7 @@ type Client = { track(m: { userId: string; event: string; properties: Record<str
 
 async function makeClient(): Promise<Client> {
   if (which === "eventrail") {
-    const { Analytics } = await import("../lib/sdk/analytics");
+    const { Analytics } = await import("../../lib/sdk/analytics");
     // Segment's queue is unbounded; ours is raised to the call count so that neither drops calls.
     const a = new Analytics(WRITE_KEY, { endpoint, flushAt: batchSize, flushAfter: 5000, maxQueueSize: calls });
     a.on("failure", (e) => console.error(`failure: ${e.error.message}`));

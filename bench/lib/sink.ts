@@ -11,7 +11,7 @@ let count = 0;
  * BENCH_SINK_STALL="<n>:<ms>": at every n-th request the sink stops answering for ms, and whatever
  * arrives meanwhile is answered when the stall ends, as a process descheduled on a loaded machine
  * would: what such a machine does to the worker's view of a healthy origin, reproducible
- * (docs/webhooks.md#delivery-cost).
+ * (docs/decisions/0014-batch-patience.md).
  */
 const [stallEvery, stallMs] = (process.env.BENCH_SINK_STALL ?? "0:0").split(":").map(Number);
 let stalledUntil = 0;

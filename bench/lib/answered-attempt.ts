@@ -3,11 +3,11 @@
  * delivery's first attempt with its request built and signed, answered 200 "ok" in 2 ms. Imported
  * dynamically by them, after they set DATABASE_URL, like the lib modules they measure.
  */
-import { toAttemptRow } from "../lib/delivery/attempt-row";
-import type { LoadedDelivery } from "../lib/delivery/load";
-import type { AttemptRow } from "../lib/delivery/record";
-import { classifyAttempt } from "../lib/webhooks/outcome";
-import { buildRequest, webhookIdOf } from "../lib/webhooks/request";
+import { toAttemptRow } from "../../lib/delivery/attempt-row";
+import type { LoadedDelivery } from "../../lib/delivery/load";
+import type { AttemptRow } from "../../lib/delivery/record";
+import { classifyAttempt } from "../../lib/webhooks/outcome";
+import { buildRequest, webhookIdOf } from "../../lib/webhooks/request";
 
 /** The i-th message; without a messageId, seedMessages makes a random one. */
 export const orderCompleted = (i: number, messageId?: string) => ({

@@ -6,14 +6,12 @@
  * machine, run as its own process like the ingest server it is compared with.
  * Env: DATABASE_URL, PORT; prints "ready" when listening.
  */
-import crypto from "node:crypto";
 import http from "node:http";
 import pg from "pg";
+import { createRawTable, rawStore } from "./raw-store";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 pool.on("error", () => {});
-
-const INSERT = "INSERT INTO raw_ceiling_events (id, payload) SELECT * FROM unnest($1::uuid[], $2::json[])";
 
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -21,8 +19,10 @@ const server = http.createServer((req, res) => {
   req.on("end", async () => {
     try {
       const { batch } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { batch: unknown[] };
-      const ids = batch.map(() => crypto.randomUUID());
-      await pool.query({ name: "raw-insert", text: INSERT, values: [ids, batch.map((m) => JSON.stringify(m))] });
+      await rawStore(
+        pool,
+        batch.map((m) => JSON.stringify(m)),
+      );
       res.writeHead(200, { "content-type": "application/json" }).end('{"success":true}');
     } catch (err) {
       res.writeHead(500).end(String((err as Error).message));
@@ -30,6 +30,6 @@ const server = http.createServer((req, res) => {
   });
 });
 
-await pool.query("CREATE TABLE IF NOT EXISTS raw_ceiling_events (id uuid PRIMARY KEY, payload json NOT NULL)");
+await createRawTable(pool);
 server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 process.on("SIGTERM", () => server.close(() => void pool.end().then(() => process.exit(0))));
