@@ -40,6 +40,12 @@ describe("buildPayload (docs/webhooks.md#payloads)", () => {
     expect(buildPayload(base("screen", { name: "Home", properties: { a: 1 } }))).toMatchObject({ properties: { a: 1 }, context: {} });
   });
 
+  it("screen keeps its category, as page does", () => {
+    expect(serializePayload(buildPayload(base("screen", { name: "Home", category: "Onboarding" })))).toBe(
+      `{"version":1,"type":"screen","userId":"u-1","name":"Home","category":"Onboarding","timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,
+    );
+  });
+
   it("identify, track, group", () => {
     expect(serializePayload(buildPayload(base("identify", { traits: { plan: "pro" } })))).toBe(
       `{"version":1,"type":"identify","userId":"u-1","traits":{"plan":"pro"},"timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,

@@ -45,6 +45,7 @@ export function buildPayload(m: StoredMessage): Obj {
     case "screen":
       body.userId = userId;
       body.name = str(p.name) ?? null;
+      if (str(p.category) !== undefined) body.category = p.category;
       if (nonEmpty(p.properties)) body.properties = p.properties;
       break;
     case "identify":
