@@ -5,6 +5,8 @@
  * are reproducible byte for byte.
  */
 
+import { stringifyExact } from "../platform/exact-json";
+
 export const MESSAGE_TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
@@ -81,5 +83,5 @@ export function buildPayload(m: StoredMessage): Obj {
   return body;
 }
 
-/** The exact bytes sent (and signed). */
-export const serializePayload = (payload: Obj): string => JSON.stringify(payload);
+/** The exact bytes sent (and signed); integers beyond 2^53 as the client sent them (lib/platform/exact-json.ts). */
+export const serializePayload = (payload: Obj): string => stringifyExact(payload);
