@@ -36,8 +36,9 @@ export async function answerTrackingCall(req: IncomingCall, endpoint: TrackingEn
   const started = performance.now();
   const res = await answer(req, endpoint, requestId);
   res.headers["x-request-id"] = requestId;
-  countTrackingRequest(endpoint, res.status);
-  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
+  const ms = performance.now() - started;
+  countTrackingRequest(endpoint, res.status, ms / 1000);
+  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(ms) }, "tracking request");
   return res;
 }
 
