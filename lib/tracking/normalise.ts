@@ -121,7 +121,7 @@ function serialize(payload: Obj, sentBytes: number | null): string {
 
 const merge = (batch: Obj | null, own: Obj | null): Obj | null => (batch ? { ...batch, ...own } : own);
 
-/** Segment sets context.ip from the request for calls that carry none (docs/tracking-api.md#context-ip). */
+/** Segment sets context.ip from the request for calls that carry none (docs/tracking-api.md#contextip). */
 function withClientIp(context: Obj, clientAddress: string | null | undefined): Obj {
   if (!clientAddress || (context.ip !== undefined && context.ip !== null && context.ip !== "")) return context;
   return { ...context, ip: clientAddress };
