@@ -43,3 +43,12 @@ describe("parseExactJson / stringifyExact", () => {
     expect(Number(new ExactInteger("9007199254740993"))).toBe(9007199254740992);
   });
 });
+
+describe("parseExactJson's shortcuts", () => {
+  it("returns JSON.parse's own value when 16 digits are only in strings", () => {
+    const text = '{"card":"4111111111111111","at":"1732780800000000","n":1}';
+    const { value, nonFinite } = parseExactJson(text);
+    expect(nonFinite).toBe(false);
+    expect(value).toEqual({ card: "4111111111111111", at: "1732780800000000", n: 1 });
+  });
+});
