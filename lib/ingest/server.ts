@@ -2,9 +2,7 @@ import "server-only";
 import http from "node:http";
 import type { IncomingCall } from "../tracking/body";
 import type { TrackingEndpoint } from "../tracking/ingest";
-import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handler";
-import { answerBrowserBundle, answerBrowserChunk, answerSettings, preloadBrowserBundles } from "../tracking/segment-clients";
-import { env } from "../platform/env";
+import { answerTrackingCall } from "../tracking/route-handler";
 import os from "node:os";
 import { createWebProxy } from "./proxy";
 
@@ -17,63 +15,18 @@ import { createWebProxy } from "./proxy";
  * dedicated ingest tier behind a load balancer).
  */
 const ENDPOINTS = new Set<string>(["track", "identify", "page", "screen", "group", "alias", "batch", "import"]);
-// TEMP edge wiring (dropped when the fastify edge lands): the browser library's short paths.
-const SHORT: Record<string, TrackingEndpoint> = { t: "track", i: "identify", p: "page", s: "screen", g: "group", a: "alias", b: "batch" };
 
-/** The Tracking API endpoint a request path names (`/v1/track`, `/v1/t/`, `/v1/batch?x`), or null. */
+/** The Tracking API endpoint a request path names (`/v1/track`, `/v1/batch?x`), or null. */
 export function trackingEndpointOf(url: string): TrackingEndpoint | null {
   if (!url.startsWith("/v1/")) return null;
   const end = url.indexOf("?");
-  const name = url.slice(4, end === -1 ? undefined : end).replace(/\/$/, "");
-  return ENDPOINTS.has(name) ? (name as TrackingEndpoint) : (SHORT[name] ?? null);
-}
-
-function cors(req: http.IncomingMessage): Record<string, string> {
-  return {
-    "access-control-allow-origin": req.headers.origin ?? "*",
-    vary: "Origin",
-    "access-control-allow-methods": "GET, POST, OPTIONS",
-    "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "Content-Type, Authorization",
-    "access-control-max-age": "86400",
-  };
-}
-
-/** TEMP edge wiring: preflights and Segment's GET routes (lib/tracking/segment-clients.ts), or false. */
-function segmentRoute(req: http.IncomingMessage, res: http.ServerResponse): boolean {
-  const path = (req.url ?? "/").split("?")[0];
-  const reply = (a: TrackingAnswer) => send(res, a.status, a.body, { ...a.headers, ...cors(req) });
-  if (path.startsWith("/v1/") && req.method === "OPTIONS") {
-    send(res, 204, "", cors(req));
-    return true;
-  }
-  if (/^\/v1\/m\/?$/.test(path) && req.method === "POST") {
-    req.resume();
-    req.on("end", () => send(res, 200, "", cors(req)));
-    return true;
-  }
-  if (req.method !== "GET") return false;
-  const settings = /^\/v1\/projects\/([^/]+)\/settings\/?$/.exec(path);
-  if (settings) {
-    const base = env().EVENTRAIL_PUBLIC_URL ?? `http://${req.headers.host}`;
-    answerSettings(decodeURIComponent(settings[1]), base).then(reply, () => send(res, 500, "", {}));
-    return true;
-  }
-  if (/^\/analytics\.js\/v1\/[^/]+\/analytics\.min\.js$/.test(path)) {
-    reply(answerBrowserBundle());
-    return true;
-  }
-  const chunk = /^\/analytics-next\/bundles\/([^/]+)$/.exec(path);
-  if (chunk) {
-    reply(answerBrowserChunk(chunk[1]));
-    return true;
-  }
-  return false;
+  const name = url.slice(4, end === -1 ? undefined : end);
+  return ENDPOINTS.has(name) ? (name as TrackingEndpoint) : null;
 }
 
 /** The ingest view of a node:http request: header lookup and a body stream that a too-large body can stop. */
 function incomingCall(req: http.IncomingMessage): IncomingCall {
   return {
-    clientAddress: req.socket.remoteAddress?.replace(/^::ffff:/, ""),
     headers: {
       get(name) {
         const v = req.headers[name.toLowerCase()];
@@ -117,9 +70,7 @@ export function createIngestServer(opts: { webUrl: string | null; webConcurrency
   const proxyToWeb = opts.webUrl
     ? createWebProxy(new URL(opts.webUrl), { concurrency: opts.webConcurrency ?? defaultWebConcurrency() })
     : null;
-  preloadBrowserBundles();
   return http.createServer((req, res) => {
-    if (segmentRoute(req, res)) return;
     const endpoint = trackingEndpointOf(req.url ?? "/");
     if (endpoint === null) {
       if (proxyToWeb) return proxyToWeb(req, res);
@@ -131,7 +82,7 @@ export function createIngestServer(opts: { webUrl: string | null; webConcurrency
       return send(res, 405, JSON.stringify(body), { ...plainJson, allow: "OPTIONS, POST" });
     }
     answerTrackingCall(incomingCall(req), endpoint).then(
-      (a) => send(res, a.status, a.body, { ...a.headers, ...cors(req) }),
+      (a) => send(res, a.status, a.body, a.headers),
       // answerTrackingCall answers every error itself; this is a last resort, not a path.
       () => send(res, 500, JSON.stringify({ success: false, error: { code: "internal", message: "Internal error" } }), plainJson),
     );
