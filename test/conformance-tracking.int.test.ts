@@ -73,6 +73,8 @@ describe("(a) a single-message endpoint answers an invalid message with a 400 th
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       success: false,
+      code: "invalid_message",
+      message: "The message was rejected: track requires an event name",
       error: { code: "invalid_message", message: "The message was rejected: track requires an event name" },
     });
     for (const [path, body] of [

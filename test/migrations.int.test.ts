@@ -114,7 +114,7 @@ const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "audience_syncs", column: "status", allowed: ["queued", "running", "completed", "failed", "skipped"] },
   { table: "audience_syncs", column: "trigger", allowed: ["manual", "schedule", "created", "updated"] },
   { table: "deletion_requests", column: "status", allowed: ["pending", "running", "completed", "failed"] },
-  { table: "metric_instances", column: "role", allowed: ["web", "worker", "stopped", "retired"] },
+  { table: "metric_instances", column: "role", allowed: ["web", "worker", "ingest", "stopped", "retired"] },
   { table: "endpoint_alerts", column: "reason", allowed: ["failing", "success_rate"] },
   { table: "endpoint_alerts", column: "resolution", allowed: ["recovered", "reenabled", "removed"] },
 ];

@@ -1,7 +1,18 @@
 // GET /metrics reports the whole installation from any web process, and a failing endpoint shows as
 // unhealthy both in metrics and through the API (GET /api/destinations/:id/health).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, freePort, startApp, startStack, startWorker, waitFor, type ApiClient, type Proc, type Stack } from "./harness/stack";
+import {
+  ADMIN_TOKEN,
+  freePort,
+  startApp,
+  startIngest,
+  startStack,
+  startWorker,
+  waitFor,
+  type ApiClient,
+  type Proc,
+  type Stack,
+} from "./harness/stack";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
 import { parseMetrics, sumOf } from "./harness/metrics-text";
 import { postTracking } from "./harness/tracking";
@@ -117,6 +128,33 @@ describe("GET /metrics", () => {
     expect(sumOf(m, "eventrail_endpoint_consecutive_failures", { destination: dead })).toBeGreaterThanOrEqual(5);
     const text = await (await fetch(`${stack.app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(text).not.toContain("do-not-expose");
+  });
+
+  it("counts the calls the ingest process answers: accepted, rejected by reason, and their latency", async () => {
+    const ingest = await startIngest(stack.databaseUrl, { webUrl: stack.app.url, env: ENV });
+    extraWorkers.push(ingest);
+    const source = await api.post("/api/sources", { name: "Through ingest" });
+    const batch = [
+      { type: "track", event: "Viewed", userId: "u1", messageId: "ing-1" },
+      { type: "track", event: "Viewed", userId: "u1", messageId: "ing-2" },
+      { type: "track", userId: "u-no-event", messageId: "ing-3" },
+    ];
+    expect((await postTracking(ingest.url, "/v1/batch", { batch }, { writeKey: source.writeKey })).status).toBe(200);
+    expect((await postTracking(ingest.url, "/v1/identify", { userId: "u1" }, { writeKey: "wrong-key" })).status).toBe(401);
+    const m = await waitFor(
+      async () => {
+        const s = await scrape(stack.app.url);
+        return sumOf(s, "eventrail_tracking_messages_total", { source: source.id }) === 3 ? s : null;
+      },
+      { timeoutMs: 30_000, what: "the ingest process's counts on /metrics" },
+    );
+    expect(sumOf(m, "eventrail_tracking_messages_total", { source: source.id, type: "track", result: "accepted" })).toBe(2);
+    expect(sumOf(m, "eventrail_tracking_rejections_total", { source: source.id, reason: "missing_field" })).toBe(1);
+    expect(sumOf(m, "eventrail_tracking_requests_total", { endpoint: "identify", status: "401" })).toBe(1);
+    // Only the ingest process has answered /v1/identify in this file.
+    expect(sumOf(m, "eventrail_tracking_request_duration_seconds_count", { endpoint: "identify" })).toBe(1);
+    expect(sumOf(m, "eventrail_tracking_request_duration_seconds_bucket", { endpoint: "identify", le: "+Inf" })).toBe(1);
+    expect(sumOf(m, "eventrail_tracking_request_duration_seconds_sum", { endpoint: "identify" })).toBeGreaterThan(0);
   });
 
   it("keeps counting across worker restarts and counts every live worker", async () => {

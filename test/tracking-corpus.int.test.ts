@@ -539,7 +539,9 @@ describe("bad-input corpus", () => {
     expect(after.deliveries - before.deliveries).toBe(c.stored);
 
     if (c.error) {
-      expect(res.body).toEqual({ success: false, error: { code: c.error[0], message: expect.stringMatching(c.error[1]) } });
+      const error = { code: c.error[0], message: expect.stringMatching(c.error[1]) };
+      // Top level for Segment's libraries (analytics-python reads body["code"]), and under `error`.
+      expect(res.body).toEqual({ success: false, ...error, error });
       // A refused request from a known source shows in its debugger; an unauthenticated one cannot.
       expect(after.calls - before.calls).toBe((c.auth ?? "basic") === "basic" && c.status === 400 ? 1 : 0);
       return;

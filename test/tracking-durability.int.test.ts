@@ -90,7 +90,8 @@ describe("with the database stopped and restarted", () => {
     for (const res of down) {
       expect(res.status).toBe(503);
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(res.body).toEqual({ success: false, error: { code: "unavailable", message: expect.stringMatching(/nothing was stored/) } });
+      const error = { code: "unavailable", message: expect.stringMatching(/nothing was stored/) };
+      expect(res.body).toEqual({ success: false, ...error, error });
     }
 
     pg = await startEmbeddedPostgres(dir);

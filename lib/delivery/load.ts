@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { parseExactJson } from "../platform/exact-json";
 import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
@@ -62,7 +63,8 @@ type Row = {
   timestamp: string;
   received_at: string;
   sent_at: string | null;
-  payload: Record<string, unknown> | null;
+  /** the json column's text, parsed here so that integers beyond 2^53 keep their digits (exact-json.ts) */
+  payload: string | null;
   /** true on one row per destination, the only one that carries the destination's settings */
   first_of_destination: boolean;
 } & { [K in keyof Omit<DestinationRow, "id">]: DestinationRow[K] | null };
@@ -107,7 +109,7 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
        )) AS some_url_failed,
        m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
-       ${iso("m.sent_at")} AS sent_at, m.payload,
+       ${iso("m.sent_at")} AS sent_at, m.payload::text AS payload,
        ${once("true")} IS NOT NULL AS first_of_destination,
        -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
        ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
@@ -197,7 +199,7 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
       timestamp: r.timestamp,
       receivedAt: r.received_at,
       sentAt: r.sent_at,
-      payload: r.payload,
+      payload: r.payload === null ? null : (parseExactJson(r.payload).value as Record<string, unknown>),
     },
     destination,
   };

@@ -8,7 +8,7 @@ import type { IncomingCall } from "../tracking/body";
 import type { TrackingEndpoint } from "../tracking/ingest";
 import { MAX_BODY_BYTES } from "../tracking/limits";
 import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handler";
-import { answerBrowserBundle, answerSettings } from "../tracking/segment-clients";
+import { answerBrowserBundle, answerBrowserChunk, answerSettings, preloadBrowserBundles } from "../tracking/segment-clients";
 import { clientAddressOfRaw, publicBaseUrl } from "./address";
 import { bodyPending, closeAfterAnswer, edgeError, isClosing } from "./answers";
 
@@ -166,6 +166,17 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
     },
     { prefix: "/analytics.js" },
   );
+  // The chunks the standalone bundle loads lazily from its own CDN path (lib/tracking/segment-clients.ts).
+  await app.register(
+    async (chunks) => {
+      await withCors(chunks);
+      chunks.get<{ Params: { file: string } }>("/bundles/:file", async (request, reply) =>
+        send(reply, answerBrowserChunk(request.params.file)),
+      );
+    },
+    { prefix: "/analytics-next" },
+  );
+  preloadBrowserBundles();
 }
 
 const notHere = (url: string, reply: FastifyReply) =>

@@ -10,6 +10,8 @@ import { processWide } from "../platform/runtime";
  */
 /** Attempt durations: webhook timeouts are 5 s, so the buckets resolve well below and up to it. */
 export const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Tracking API answers: a few ms when healthy; the upper buckets show a database that is slow to commit. */
+export const TRACKING_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 function create() {
   const registry = new client.Registry();
@@ -37,6 +39,13 @@ function create() {
       name: "eventrail_tracking_requests_total",
       help: "Tracking API requests by endpoint and HTTP status",
       labelNames: ["endpoint", "status"] as const,
+      registers: [registry],
+    }),
+    trackingDuration: new client.Histogram({
+      name: "eventrail_tracking_request_duration_seconds",
+      help: "Tracking API request duration, first byte read to answer ready (after the commit), by endpoint",
+      labelNames: ["endpoint"] as const,
+      buckets: TRACKING_BUCKETS,
       registers: [registry],
     }),
     attempts: new client.Counter({

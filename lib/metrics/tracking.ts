@@ -31,6 +31,8 @@ export function countRejections(sourceId: string, categories: RejectionCategory[
   for (const [reason, n] of counts) metrics().trackingRejections.inc({ source: sourceId, reason }, n);
 }
 
-export function countTrackingRequest(endpoint: string, status: number): void {
-  metrics().trackingRequests.inc({ endpoint, status: String(status) });
+export function countTrackingRequest(endpoint: string, status: number, seconds: number): void {
+  const m = metrics();
+  m.trackingRequests.inc({ endpoint, status: String(status) });
+  m.trackingDuration.observe({ endpoint }, seconds);
 }

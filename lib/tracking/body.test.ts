@@ -42,6 +42,7 @@ describe("parseCallBody", () => {
         sentAtIso: "2026-11-21T15:05:50.000Z",
       },
       sentBytes: null,
+      nonFinite: false,
     });
   });
   it("measures each message as sent when the body is over 32 KB (issue 13.3): before the server adds fields", () => {
@@ -49,6 +50,14 @@ describe("parseCallBody", () => {
     const text = `{"batch":[ ${JSON.stringify(big)} , {"type":"track"} ]}`;
     expect(parseCallBody(Buffer.from(text), null).sentBytes).toEqual([Buffer.byteLength(JSON.stringify(big)), 16]);
     expect(parseCallBody(Buffer.from(JSON.stringify(big)), "track").sentBytes).toEqual([Buffer.byteLength(JSON.stringify(big))]);
+  });
+  it("keeps integers beyond 2^53 exact and flags numbers past a double's range", () => {
+    const p = parseCallBody(Buffer.from('{"batch":[{"userId":9007199254740993},{"properties":{"x":1e400}}]}'), null);
+    expect(p.nonFinite).toBe(true);
+    expect(String((p.messages[0] as { userId: unknown }).userId)).toBe("9007199254740993");
+    expect(code(() => parseCallBody(Buffer.from('{"batch":[],"context":{"n":[1e400]}}'), null))).toBe(
+      "invalid_body: context.n[0] is 1e400, which is not a finite number",
+    );
   });
   it("treats batch null (analytics-go) and [] as empty", () => {
     expect(parseCallBody(buf({ batch: null }), null).messages).toEqual([]);

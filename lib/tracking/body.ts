@@ -10,13 +10,14 @@ import type { HeaderLookup } from "../platform/request-id";
 export type IncomingCall = {
   headers: HeaderLookup;
   body: ReadableStream<Uint8Array> | null;
-  /** The client's address under the trusted-proxy rule (docs/operations.md#client-addresses), when the server knows it. */
+  /** The client's address under the trusted-proxy rule (docs/operations.md#client-addresses); becomes context.ip when a call has none. */
   clientAddress?: string;
 };
 import { MAX_BATCH_MESSAGES, MAX_BODY_BYTES, MAX_MESSAGE_BYTES, kb, type MessageType } from "./limits";
 import { sentBatchMessageBytes } from "./sent-sizes";
 import { describeValue, isPlainObject, type BatchDefaults } from "./normalise";
 import { inStorableRange, parseIsoTimestamp, toIso } from "./timestamps";
+import { findNonFinite, parseExactJson, stringifyExact } from "../platform/exact-json";
 
 const tooLarge = (bytes?: number) =>
   new AppError("body_too_large", `Request body${bytes ? ` is ${kb(bytes)}; it` : ""} exceeds the limit of 500 KB per request`);
@@ -75,9 +76,16 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * What a request carries: its messages (still raw), the batch-wide defaults and the body's write
  * key. `sentBytes[i]` is message i's size as sent (sent-sizes.ts), known only when the body is over
- * 32 KB; null when no message in it can be over the limit.
+ * 32 KB; null when no message in it can be over the limit. `nonFinite`: some number in the body is
+ * past a double's range (a NonFiniteNumber, lib/platform/exact-json.ts), so messages are searched for it.
  */
-export type ParsedCall = { writeKey: string | null; messages: unknown[]; defaults: BatchDefaults; sentBytes: number[] | null };
+export type ParsedCall = {
+  writeKey: string | null;
+  messages: unknown[];
+  defaults: BatchDefaults;
+  sentBytes: number[] | null;
+  nonFinite: boolean;
+};
 
 function batchTimestamp(body: Record<string, unknown>, key: string): number | null {
   const v = body[key];
@@ -90,10 +98,12 @@ function batchTimestamp(body: Record<string, unknown>, key: string): number | nu
   return ms;
 }
 
-function batchObject(body: Record<string, unknown>, key: string): Record<string, unknown> | null {
+function batchObject(body: Record<string, unknown>, key: string, nonFinite: boolean): Record<string, unknown> | null {
   const v = body[key];
   if (v === undefined || v === null) return null;
   if (!isPlainObject(v)) throw new AppError("invalid_body", `${key} must be a JSON object, got ${describeValue(v)}`);
+  const bad = nonFinite ? findNonFinite(v, key) : null;
+  if (bad) throw new AppError("invalid_body", `${bad.path} is ${bad.literal.slice(0, 40)}, which is not a finite number`);
   return v;
 }
 
@@ -103,7 +113,7 @@ function sentSizes(text: string, messages: unknown[]): number[] {
   if (sizes.length === messages.length) return sizes;
   return messages.map((m) => {
     try {
-      return Buffer.byteLength(JSON.stringify(m) ?? "", "utf8");
+      return Buffer.byteLength(stringifyExact(m) ?? "", "utf8");
     } catch {
       return 0; // too deep to serialize: normalise.ts rejects it for its depth
     }
@@ -119,8 +129,9 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
     throw new AppError("invalid_utf8", "Body is not valid UTF-8");
   }
   let body: unknown;
+  let nonFinite: boolean;
   try {
-    body = JSON.parse(text);
+    ({ value: body, nonFinite } = parseExactJson(text));
   } catch (err) {
     const detail = err instanceof Error ? err.message.slice(0, 120) : "";
     throw new AppError("invalid_json", `Body is not valid JSON${detail ? `: ${detail}` : ""}`);
@@ -135,6 +146,7 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
       messages: [message],
       defaults: { context: null, integrations: null, sentAt: null, sentAtIso: null },
       sentBytes: bytes.length > MAX_MESSAGE_BYTES ? [bytes.length] : null,
+      nonFinite,
     };
   }
   const batch = body.batch;
@@ -154,9 +166,10 @@ export function parseCallBody(bytes: Buffer, endpointType: MessageType | null): 
     writeKey,
     messages,
     sentBytes: bytes.length > MAX_MESSAGE_BYTES ? sentSizes(text, messages) : null,
+    nonFinite,
     defaults: {
-      context: batchObject(body, "context"),
-      integrations: batchObject(body, "integrations"),
+      context: batchObject(body, "context", nonFinite),
+      integrations: batchObject(body, "integrations", nonFinite),
       sentAt,
       sentAtIso: sentAt === null ? null : toIso(sentAt),
     },

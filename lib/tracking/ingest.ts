@@ -81,6 +81,8 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
       sentBytes: parsed.sentBytes?.[index] ?? null,
       receivedAt: { ms: receivedAtMs, iso: receivedAt },
       newMessageId: crypto.randomUUID,
+      nonFinite: parsed.nonFinite,
+      clientAddress: req.clientAddress ?? null,
     });
     if (r.ok) accepted.push(r.message);
     else rejections.push(r.rejection);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normaliseMessage, type BatchDefaults } from "./normalise";
+import { parseExactJson } from "../platform/exact-json";
 import type { MessageType } from "./limits";
 
 /** What body.ts measures for a client that sends JSON.stringify's output; null (unmeasured) if it cannot. */
@@ -15,8 +16,13 @@ const RECEIVED = Date.parse("2026-11-21T15:00:00.000Z");
 const none: BatchDefaults = { context: null, integrations: null, sentAt: null, sentAtIso: null };
 const batchSentAt = (iso: string): BatchDefaults => ({ ...none, sentAt: Date.parse(iso), sentAtIso: new Date(iso).toISOString() });
 
-function run(raw: unknown, opts: { endpointType?: MessageType | null; defaults?: BatchDefaults } = {}) {
+function run(
+  raw: unknown,
+  opts: { endpointType?: MessageType | null; defaults?: BatchDefaults; nonFinite?: boolean; clientAddress?: string } = {},
+) {
   return normaliseMessage({
+    nonFinite: opts.nonFinite,
+    clientAddress: opts.clientAddress,
     raw,
     index: 3,
     endpointType: opts.endpointType ?? null,
@@ -36,6 +42,47 @@ const reason = (raw: unknown, opts?: Parameters<typeof run>[1]) => {
   if (r.ok) throw new Error("accepted");
   return r.rejection.reason;
 };
+
+/** A message as body.ts parses it from text. */
+const parsed = (text: string) => {
+  const { value, nonFinite } = parseExactJson(text);
+  return [value, { nonFinite }] as const;
+};
+
+describe("normaliseMessage: exact numbers and context.ip", () => {
+  it("keeps integers beyond 2^53 exact in the stored payload, and as ids", () => {
+    const m = ok(
+      ...parsed(
+        '{"type":"track","event":"E","userId":9007199254740993,"messageId":18446744073709551615,"properties":{"order":9007199254740993}}',
+      ),
+    );
+    expect(m.userId).toBe("9007199254740993");
+    expect(m.messageId).toBe("18446744073709551615");
+    expect(m.payloadJson).toContain('"properties":{"order":9007199254740993}');
+    expect(m.payloadJson).toContain('"userId":"9007199254740993"');
+  });
+
+  it("rejects a number past a double's range with where it is", () => {
+    expect(reason(...parsed('{"type":"track","event":"E","userId":"u","messageId":1e400}'))).toBe(
+      "messageId is 1e400, which is not a finite number",
+    );
+    expect(reason(...parsed('{"type":"track","event":"E","userId":"u","properties":{"total":-1E+400}}'))).toBe(
+      "properties.total is -1E+400, which is not a finite number",
+    );
+    const r = run(...parsed('{"type":"track","event":"E","userId":"u","messageId":1e400}'));
+    expect(r.ok ? null : r.rejection.messageId).toBe("1e400");
+  });
+
+  it("sets context.ip from the client address when the call carries none, and keeps the call's own", () => {
+    const call = { type: "track", event: "E", userId: "u", context: { library: { name: "analytics.js" } } };
+    expect(ok(call, { clientAddress: "203.0.113.9" }).payload.context).toEqual({ library: { name: "analytics.js" }, ip: "203.0.113.9" });
+    expect(ok({ ...call, context: { ip: "198.51.100.1" } }, { clientAddress: "203.0.113.9" }).payload.context).toEqual({
+      ip: "198.51.100.1",
+    });
+    expect(ok({ type: "track", event: "E", userId: "u" }, { clientAddress: "::1" }).payload.context).toEqual({ ip: "::1" });
+    expect(ok(call).payload.context).toEqual({ library: { name: "analytics.js" } });
+  });
+});
 
 describe("normaliseMessage", () => {
   it("builds the Segment-shaped payload of a track call", () => {

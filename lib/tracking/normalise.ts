@@ -1,4 +1,5 @@
 import "server-only";
+import { ExactInteger, NumberLiteral, findNonFinite, stringifyExact } from "../platform/exact-json";
 import { scanSerializedJson } from "./json-scan";
 import { MAX_ID_BYTES, MAX_JSON_DEPTH, MAX_MESSAGE_BYTES, MAX_MESSAGE_ID_CHARS, isMessageType, kb, type MessageType } from "./limits";
 import { correctedTimestamp, inStorableRange, parseIsoTimestamp, toIso } from "./timestamps";
@@ -40,6 +41,10 @@ export type NormaliseInput = {
   sentBytes: number | null;
   receivedAt: Arrival;
   newMessageId: () => string;
+  /** Some number in the body is past a double's range (body.ts): find it and reject its message. */
+  nonFinite?: boolean;
+  /** The request's client address: context.ip when the message carries none, as Segment does. */
+  clientAddress?: string | null;
 };
 
 class Reject extends Error {}
@@ -47,7 +52,8 @@ const reject = (reason: string): never => {
   throw new Reject(reason);
 };
 
-export const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Obj =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof NumberLiteral);
 const utf8Bytes = (s: string) => Buffer.byteLength(s, "utf8");
 
 /** A string id (numbers are accepted and kept as text, as Segment's libraries do); "" and null are absent. */
@@ -55,6 +61,7 @@ function idField(msg: Obj, key: string): string | null {
   const v = msg[key];
   if (v === undefined || v === null || v === "") return null;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  if (v instanceof ExactInteger) return v.literal;
   if (typeof v !== "string") return reject(`${key} must be a string, got ${describeValue(v)}`);
   if (utf8Bytes(v) > MAX_ID_BYTES) reject(`${key} is longer than ${MAX_ID_BYTES} bytes`);
   return v;
@@ -87,6 +94,7 @@ function timestampField(msg: Obj, key: string): number | null {
 
 export function describeValue(v: unknown): string {
   if (v === null) return "null";
+  if (v instanceof NumberLiteral) return `number ${v.literal.slice(0, 40)}`;
   if (Array.isArray(v)) return "an array";
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)?.slice(0, 40)}`;
 }
@@ -98,7 +106,7 @@ export function describeValue(v: unknown): string {
 function serialize(payload: Obj, sentBytes: number | null): string {
   let json: string;
   try {
-    json = JSON.stringify(payload);
+    json = stringifyExact(payload);
   } catch {
     return reject(`message is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
@@ -113,7 +121,15 @@ function serialize(payload: Obj, sentBytes: number | null): string {
 
 const merge = (batch: Obj | null, own: Obj | null): Obj | null => (batch ? { ...batch, ...own } : own);
 
+/** Segment sets context.ip from the request for calls that carry none (docs/tracking-api.md#contextip). */
+function withClientIp(context: Obj, clientAddress: string | null | undefined): Obj {
+  if (!clientAddress || (context.ip !== undefined && context.ip !== null && context.ip !== "")) return context;
+  return { ...context, ip: clientAddress };
+}
+
 function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
+  const nonFinite = input.nonFinite ? findNonFinite(msg) : null;
+  if (nonFinite) reject(`${nonFinite.path} is ${nonFinite.literal.slice(0, 40)}, which is not a finite number`);
   const type = input.endpointType ?? msg.type;
   if (type === undefined || type === null) reject("type is missing");
   if (!isMessageType(type)) return reject(`unknown type ${JSON.stringify(type).slice(0, 40)}`);
@@ -121,7 +137,8 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   let messageId: string;
   const givenId = msg.messageId;
   if (givenId !== undefined && givenId !== null && givenId !== "") {
-    if (typeof givenId !== "string" && typeof givenId !== "number") reject(`messageId must be a string, got ${describeValue(givenId)}`);
+    if (typeof givenId !== "string" && typeof givenId !== "number" && !(givenId instanceof ExactInteger))
+      reject(`messageId must be a string, got ${describeValue(givenId)}`);
     messageId = String(givenId);
     if (messageId.length > MAX_MESSAGE_ID_CHARS)
       reject(`messageId is ${messageId.length} characters; the limit is ${MAX_MESSAGE_ID_CHARS}`);
@@ -169,7 +186,7 @@ function build(input: NormaliseInput, msg: Obj): NormalisedMessage {
   if (previousId !== null) payload.previousId = previousId;
   if (properties !== null) payload.properties = properties;
   if (traits !== null) payload.traits = traits;
-  payload.context = context ?? {};
+  payload.context = withClientIp(context ?? {}, input.clientAddress);
   payload.integrations = integrations;
   payload.timestamp = timestamp;
   if (originalTimestamp !== null) payload.originalTimestamp = originalTimestamp;
@@ -198,7 +215,9 @@ export function normaliseMessage(input: NormaliseInput): { ok: true; message: No
   const raw = input.raw;
   const peek = isPlainObject(raw) ? raw : null;
   const messageId =
-    peek && (typeof peek.messageId === "string" || typeof peek.messageId === "number") ? String(peek.messageId).slice(0, 200) : null;
+    peek && (typeof peek.messageId === "string" || typeof peek.messageId === "number" || peek.messageId instanceof NumberLiteral)
+      ? String(peek.messageId).slice(0, 200)
+      : null;
   const type = input.endpointType ?? (peek && typeof peek.type === "string" ? peek.type.slice(0, 40) : null);
   try {
     if (!peek) reject(`message must be a JSON object, got ${describeValue(raw)}`);

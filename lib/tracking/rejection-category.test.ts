@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normaliseMessage } from "./normalise";
+import { parseExactJson } from "../platform/exact-json";
 import { REJECTION_CATEGORIES, rejectionCategory } from "./rejection-category";
 
 /** What body.ts measures for a client that sends JSON.stringify's output; null (unmeasured) if it cannot. */
@@ -11,9 +12,11 @@ const sentBytes = (raw: unknown): number | null => {
   }
 };
 
-/** The reason normalise.ts gives a message, through the real code: a reworded reason fails here. */
-function reasonOf(raw: unknown): string {
+/** The reason normalise.ts gives a message (a string: JSON text, as body.ts parses it), through the real code: a reworded reason fails here. */
+function reasonOf(message: unknown): string {
+  const { value: raw, nonFinite } = typeof message === "string" ? parseExactJson(message) : { value: message, nonFinite: false };
   const r = normaliseMessage({
+    nonFinite,
     raw,
     index: 0,
     endpointType: null,
@@ -50,6 +53,9 @@ describe("rejectionCategory (issue 13.3: a bounded label for every rejection)", 
     ["nested too deep", { type: "track", userId: "u", event: "E", properties: deep(70) }, "too_deep"],
     ["a NUL character", { type: "track", userId: "u", event: "E", properties: { x: "a\u0000b" } }, "invalid_text"],
     ["a lone surrogate", { type: "track", userId: "u", event: "E", properties: { x: "a\ud800b" } }, "invalid_text"],
+    ["a property past a double's range", '{"type":"track","userId":"u","event":"E","properties":{"n":1e400}}', "invalid_field"],
+    ["a timestamp past a double's range", '{"type":"track","userId":"u","event":"E","timestamp":1e400}', "invalid_field"],
+    ["a messageId past a double's range", '{"type":"track","userId":"u","event":"E","messageId":1e400}', "invalid_message_id"],
   ])("%s → %s", (_what, raw, category) => {
     expect(rejectionCategory(reasonOf(raw))).toBe(category);
   });

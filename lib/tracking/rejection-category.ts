@@ -33,6 +33,7 @@ const RULES: [RegExp, RejectionCategory][] = [
   [/ requires an? /, "missing_field"],
   [/^type is missing|^unknown type /, "invalid_type"],
   [/^messageId /, "invalid_message_id"],
+  [/, which is not a finite number$/, "invalid_field"],
   [/timestamp|sentAt/i, "invalid_timestamp"],
   [/NUL character|surrogate/, "invalid_text"],
   [/ must be (a|an) /, "invalid_field"],

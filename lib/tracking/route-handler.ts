@@ -19,8 +19,14 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 });
 
 /**
+ * A refusal as Segment's libraries read it: `code` and `message` at the top level (analytics-python
+ * reads body["code"], analytics-go logs body.message), and the same pair under `error` as before.
+ */
+export const errorBody = (code: string, message: string) => ({ success: false, code, message, error: { code, message } });
+
+/**
  * One Tracking API call, answered. Segment's response shapes: 200 `{"success": true}` (+ `rejected`
- * on /v1/batch and /v1/import), otherwise `{"success": false, "error": {code, message}}` — a
+ * on /v1/batch and /v1/import), otherwise `{"success": false, code, message, "error": {code, message}}` — a
  * single-message endpoint's rejected message included (single-call.ts). A 200 is only ever sent
  * after the transaction committed. Logs one line per request; never the body or the Authorization
  * header (the write key).
@@ -30,8 +36,9 @@ export async function answerTrackingCall(req: IncomingCall, endpoint: TrackingEn
   const started = performance.now();
   const res = await answer(req, endpoint, requestId);
   res.headers["x-request-id"] = requestId;
-  countTrackingRequest(endpoint, res.status);
-  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(performance.now() - started) }, "tracking request");
+  const ms = performance.now() - started;
+  countTrackingRequest(endpoint, res.status, ms / 1000);
+  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(ms) }, "tracking request");
   return res;
 }
 
@@ -53,20 +60,18 @@ async function answer(req: IncomingCall, endpoint: TrackingEndpoint, requestId: 
     if (err instanceof AppError && err.code !== "unavailable" && err.code !== "internal") {
       // Reading stopped mid-body: the rest of it is still on the socket, so the connection cannot be reused.
       const headers: Record<string, string> = err.code === "body_too_large" ? { connection: "close" } : {};
-      return json(STATUS_BY_CODE[err.code], { success: false, error: { code: err.code, message: err.message } }, headers);
+      return json(STATUS_BY_CODE[err.code], errorBody(err.code, err.message), headers);
     }
     if ((err instanceof AppError && err.code === "unavailable") || isDatabaseUnavailable(err)) {
       logger().warn({ requestId, endpoint, err: (err as Error).message }, "tracking call refused: database unavailable");
-      return json(
-        503,
-        { success: false, error: { code: "unavailable", message: "The database is unavailable; nothing was stored. Retry later." } },
-        { "retry-after": String(RETRY_AFTER_SECONDS) },
-      );
+      return json(503, errorBody("unavailable", "The database is unavailable; nothing was stored. Retry later."), {
+        "retry-after": String(RETRY_AFTER_SECONDS),
+      });
     }
     logger().error(
       { requestId, endpoint, err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) },
       "tracking call failed",
     );
-    return json(500, { success: false, error: { code: "internal", message: `Internal error (request ${requestId}); nothing was stored` } });
+    return json(500, errorBody("internal", `Internal error (request ${requestId}); nothing was stored`));
   }
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { pool } from "../platform/db";
+import { stringifyExact } from "../platform/exact-json";
 import { logger } from "../platform/logger";
 import { scanSerializedJson } from "./json-scan";
 import { MAX_JSON_DEPTH, MAX_MESSAGE_BYTES } from "./limits";
@@ -47,7 +48,7 @@ async function insertCalls(
   await db.query(
     `INSERT INTO source_calls (source_id, received_at, accepted, type, message_id, reason, payload)
      SELECT $1, $2, false, r.t, r.m, r.r, r.p FROM json_to_recordset($3::json) AS r(t text, m text, r text, p jsonb)`,
-    [sourceId, receivedAt, JSON.stringify(calls)],
+    [sourceId, receivedAt, stringifyExact(calls)],
   );
   // Bounded growth at the cost of one index range scan, and only on the rejection path.
   await db.query(PRUNE, [sourceId, KEEP_REJECTED_PER_SOURCE]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
+import { parseExactJson } from "../platform/exact-json";
 
 const base = (type: string, payload: Record<string, unknown>, extra: Partial<StoredMessage> = {}): StoredMessage => ({
   type,
@@ -38,6 +39,19 @@ describe("buildPayload (docs/webhooks.md#payloads)", () => {
         tail,
     );
     expect(buildPayload(base("screen", { name: "Home", properties: { a: 1 } }))).toMatchObject({ properties: { a: 1 }, context: {} });
+  });
+
+  it("writes integers beyond 2^53 digit for digit, as the stored payload has them", () => {
+    const stored = parseExactJson('{"event":"Order Completed","properties":{"orderId":9007199254740993,"n":[18446744073709551615]}}').value;
+    expect(serializePayload(buildPayload(base("track", stored as Record<string, unknown>)))).toContain(
+      '"properties":{"orderId":9007199254740993,"n":[18446744073709551615]}',
+    );
+  });
+
+  it("screen keeps its category, as page does", () => {
+    expect(serializePayload(buildPayload(base("screen", { name: "Home", category: "Onboarding" })))).toBe(
+      `{"version":1,"type":"screen","userId":"u-1","name":"Home","category":"Onboarding","timestamp":"2026-11-21T15:05:50.000Z","context":{},${tail}`,
+    );
   });
 
   it("identify, track, group", () => {

@@ -5,6 +5,8 @@
  * are reproducible byte for byte.
  */
 
+import { stringifyExact } from "../platform/exact-json";
+
 export const MESSAGE_TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
@@ -46,6 +48,7 @@ export function buildPayload(m: StoredMessage): Obj {
     case "screen":
       body.userId = userId;
       body.name = str(p.name) ?? null;
+      if (str(p.category) !== undefined) body.category = p.category;
       if (nonEmpty(p.properties)) body.properties = p.properties;
       break;
     case "identify":
@@ -81,5 +84,5 @@ export function buildPayload(m: StoredMessage): Obj {
   return body;
 }
 
-/** The exact bytes sent (and signed). */
-export const serializePayload = (payload: Obj): string => JSON.stringify(payload);
+/** The exact bytes sent (and signed); integers beyond 2^53 as the client sent them (lib/platform/exact-json.ts). */
+export const serializePayload = (payload: Obj): string => stringifyExact(payload);
