@@ -82,16 +82,8 @@ describe("send test, production-like", () => {
 describe("send test behind a real edge (npm start's layout)", () => {
   it("a test to a built-in capture URL goes through the public port, is captured with a valid signature, and so is its replay", async () => {
     // The web app sits behind the ingest server on the public port, as npm start runs them.
-    const [port, webPort] = [await freePort(), await freePort()];
-    const edged = await startStack({
-      workers: 1,
-      env: {
-        EVENTRAIL_ALLOW_PRIVATE_NETWORKS: "0",
-        EVENTRAIL_PUBLIC_PORT: String(port),
-        PORT: String(webPort),
-        EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}`,
-      },
-    });
+    const port = await freePort();
+    const edged = await startStack({ workers: 1, env: { EVENTRAIL_ALLOW_PRIVATE_NETWORKS: "0", EVENTRAIL_PUBLIC_PORT: String(port) } });
     const edge = await startIngest(edged.databaseUrl, { webUrl: edged.app.url, port });
     try {
       const direct = await edged.newWorkspace("edge");

@@ -1,5 +1,5 @@
 import "server-only";
-import { Agent, Pool, buildConnector, type Dispatcher } from "undici";
+import { Agent, buildConnector, type Dispatcher } from "undici";
 import { env } from "../platform/env";
 import { processWide, type Closing } from "../platform/runtime";
 import { ALLOW_PRIVATE_HINT, guardedLookup, refusedLiteralTarget } from "./ssrf";
@@ -12,7 +12,7 @@ const INTERNAL_PORT = "this server's internal port, never a webhook target";
  * per-origin limiter, so requests never queue inside undici (our limiter does the waiting).
  */
 
-type Dispatchers = { guarded: Dispatcher; open: Dispatcher; web: Dispatcher | null };
+type Dispatchers = { guarded: Dispatcher; open: Dispatcher };
 
 /** With private networks allowed, a connection to an internal port still goes through the guard. */
 function connector(guard: boolean): buildConnector.connector | Partial<buildConnector.BuildOptions> {
@@ -38,19 +38,14 @@ function agent(guard: boolean): Agent {
 
 function createDispatchers(): Dispatchers {
   const guarded = env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? agent(false) : agent(true);
-  const webUrl = env().EVENTRAIL_WEB_URL;
-  return {
-    guarded,
-    open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false),
-    web: webUrl ? new Pool(webUrl, { connections: env().WORKER_CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 }) : null,
-  };
+  return { guarded, open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false) };
 }
 
 /** Closed at shutdown once no round is in flight any more, before pg-boss and the pool (runtime.ts). */
 const CLOSING: Closing<Dispatchers> = {
   stage: "dispatchers",
   close: async (d) => {
-    await Promise.all([...new Set([d.guarded, d.open, d.web])].map((x) => x?.close()));
+    await Promise.all([...new Set([d.guarded, d.open])].map((x) => x.close()));
   },
 };
 
@@ -89,9 +84,7 @@ export const isCaptureUrl = (url: URL) => url.pathname.startsWith("/c/") && ownO
 /** The dispatcher for a URL, or the reason it is refused (literal private IPs when private networks are not allowed). */
 export function dispatcherFor(url: URL): { dispatcher: Dispatcher } | { refused: string } {
   const d = dispatchers();
-  // Behind the edge, a built-in capture URL is this app's own: its requests go straight to the web
-  // app, so that they never wait for a web slot that the request which sent them may hold (docs/edge.md#web-slots).
-  if (isCaptureUrl(url)) return { dispatcher: d.web ?? d.open };
+  if (isCaptureUrl(url)) return { dispatcher: d.open };
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   if (internalPorts().has(port) && refusedLiteralTarget(url)) return { refused: `${url.hostname}:${port} is ${INTERNAL_PORT}` };
   if (!env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS) {

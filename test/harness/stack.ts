@@ -82,9 +82,8 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${opts.what ?? "condition"}${lastErr ? `: ${(lastErr as Error).message}` : ""}`);
 }
 
-/** `extraEnv.PORT`, when given, is the port it listens on (as npm start's web app behind the edge); a free one otherwise. */
 export async function startApp(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc & { url: string }> {
-  const port = extraEnv.PORT ? Number(extraEnv.PORT) : await freePort();
+  const port = await freePort();
   const proc = launch(
     path.join(root, "node_modules/.bin/next"),
     ["start", "-p", String(port), "-H", "127.0.0.1"],
