@@ -64,10 +64,19 @@ const RESPONSE_NOT_PASSED = new Set([
 /** True for the login endpoints, whose password hashing is the web app's most expensive work. */
 const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|\?|$)/.test(path);
 
+/**
+ * True for the built-in capture receiver (/c/<id>). The app's own deliveries post there while the
+ * dashboard request that set them off ("Send test") still holds its web slot, from the same
+ * loopback address: sharing the slots, the capture would wait for the request that waits for it.
+ */
+const isCapture = (path: string) => path.startsWith("/c/");
+
 export type WebProxyOptions = {
   webUrl: string;
   slots: FairGate;
   logins: FairGate;
+  /** The capture receiver's own slots: it answers without calling out, so it never waits on another slot. */
+  captures: FairGate;
   trustedProxies: number;
   /** False when the last connections are kept for /v1: the web request is refused. */
   webHasRoom: () => boolean;
@@ -120,7 +129,7 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
     reply.raw.once("close", over);
     try {
       if (isLogin(request.method, request.url)) releases.push(await o.logins.take(address, gone.signal));
-      releases.push(await o.slots.take(address, gone.signal));
+      releases.push(await (isCapture(request.url) ? o.captures : o.slots).take(address, gone.signal));
     } catch (why) {
       releaseAll();
       if ((why as Refusal) === "gone") return reply;
