@@ -76,7 +76,7 @@ test("production-like: a test to a built-in capture URL is captured with a valid
   await page.goto(`/destinations/${dest.id}`);
   await page.getByRole("radio", { name: "A capture URL" }).check();
   await page.getByRole("button", { name: "New capture URL" }).click();
-  const target = page.getByLabel("Capture URL");
+  const target = page.getByRole("combobox", { name: "Capture URL" });
   await expect(target).toHaveValue(new RegExp(`^${escapeRegExp(publicUrl)}/c/[a-z0-9]{24}$`));
   const url = await target.inputValue();
   const binId = url.split("/c/")[1];
