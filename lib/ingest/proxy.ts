@@ -91,7 +91,8 @@ export type WebProxyOptions = {
  * none while it uploads or downloads.
  */
 export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions): Promise<void> {
-  const slotsLimit = o.slots.limit;
+  // A connection for every slot of either lane: a capture must never queue behind held dashboard requests.
+  const slotsLimit = o.slots.limit + o.captures.limit;
   await app.register(replyFrom, {
     base: o.webUrl,
     undici: new Pool(o.webUrl, { connections: slotsLimit, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
