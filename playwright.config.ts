@@ -44,7 +44,7 @@ export default defineConfig({
     { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], use: desktop },
     {
       name: "stories",
-      testIgnore: /(foundation|walk-empty|walk)\.spec\.ts/,
+      testIgnore: /(foundation|walk-empty|walk|production)\.spec\.ts/,
       dependencies: ["walk-empty"],
       use: desktop,
     },
@@ -56,5 +56,8 @@ export default defineConfig({
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },
     { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["stories"], use: desktop },
+    // Test-send in a production-like start, on a stack (and database) of its own: it needs no other
+    // project and none needs it, so the chain above is unchanged.
+    { name: "production", testMatch: /production\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },
   ],
 });

@@ -64,10 +64,19 @@ const RESPONSE_NOT_PASSED = new Set([
 /** True for the login endpoints, whose password hashing is the web app's most expensive work. */
 const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|\?|$)/.test(path);
 
+/**
+ * True for the built-in capture receiver (/c/<id>). The app's own deliveries post there while the
+ * dashboard request that set them off ("Send test") still holds its web slot, from the same
+ * loopback address: sharing the slots, the capture would wait for the request that waits for it.
+ */
+const isCapture = (path: string) => path.startsWith("/c/");
+
 export type WebProxyOptions = {
   webUrl: string;
   slots: FairGate;
   logins: FairGate;
+  /** The capture receiver's own slots: it answers without calling out, so it never waits on another slot. */
+  captures: FairGate;
   trustedProxies: number;
   /** False when the last connections are kept for /v1: the web request is refused. */
   webHasRoom: () => boolean;
@@ -82,7 +91,8 @@ export type WebProxyOptions = {
  * none while it uploads or downloads.
  */
 export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions): Promise<void> {
-  const slotsLimit = o.slots.limit;
+  // A connection for every slot of either lane: a capture must never queue behind held dashboard requests.
+  const slotsLimit = o.slots.limit + o.captures.limit;
   await app.register(replyFrom, {
     base: o.webUrl,
     undici: new Pool(o.webUrl, { connections: slotsLimit, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
@@ -120,7 +130,7 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
     reply.raw.once("close", over);
     try {
       if (isLogin(request.method, request.url)) releases.push(await o.logins.take(address, gone.signal));
-      releases.push(await o.slots.take(address, gone.signal));
+      releases.push(await (isCapture(request.url) ? o.captures : o.slots).take(address, gone.signal));
     } catch (why) {
       releaseAll();
       if ((why as Refusal) === "gone") return reply;

@@ -134,6 +134,15 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
             maxWaiting: 256,
             maxWaitingPerAddress: 32,
           }),
+          // The capture receiver's lane: test-sends to the app's own capture URLs are answered while
+          // the dashboard request that sent them holds its slot (docs/edge.md#web-slots).
+          captures: new FairGate({
+            limit: concurrency,
+            perAddress: Math.max(1, concurrency - 1),
+            waitMs: limits.webWaitMs,
+            maxWaiting: 256,
+            maxWaitingPerAddress: 32,
+          }),
           // One login hashes at a time; a flood waits briefly in its own lane and is then shed.
           logins: new FairGate({
             limit: 1,

@@ -142,6 +142,27 @@ describe("web slots", () => {
     }
   });
 
+  it("a capture request goes through while its own address and everyone else hold every dashboard slot", async () => {
+    // "Send test" to the app's own capture URL: the dashboard request holds its slot until the
+    // capture, posted back through the edge from the same address, is answered.
+    const { web, releaseAll } = await webHolding(/^\/api\/slow/);
+    const { port } = await startEdge({ webUrl: web.url, webConcurrency: 2, trustedProxies: 1, limits: { webWaitMs: 300 } });
+    const held = [get(port, "/api/slow", "10.0.0.1"), get(port, "/api/slow", "10.0.0.2")];
+    try {
+      await expect.poll(() => web.seen.length).toBe(2);
+      const captured = await fetch(`http://127.0.0.1:${port}/c/abcdefghijklmnopqrstuvwx`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "10.0.0.1" },
+        body: '{"type":"track"}',
+      });
+      expect(captured.status).toBe(200);
+      expect(web.seen.map((s) => s.url)).toContain("/c/abcdefghijklmnopqrstuvwx");
+    } finally {
+      releaseAll();
+      await Promise.all(held);
+    }
+  });
+
   it("a login flood waits in its own lane, one login at a time, and is shed; the dashboard keeps answering", async () => {
     const { web, releaseAll } = await webHolding(/^\/api\/auth\/login/);
     const { port } = await startEdge({ webUrl: web.url, webConcurrency: 2, trustedProxies: 1, limits: { webWaitMs: 1_000 } });
