@@ -10,7 +10,7 @@ import { expect, test } from "./fixtures";
 
 /**
  * A website on another origin sends through Eventrail with Segment's own browser library, as a
- * customer would set it up (docs/tracking-api.md#browser): Segment's standard snippet with only its
+ * customer would set it up (docs/tracking-api.md#segment-clients): Segment's standard snippet with only its
  * host changed, and the npm package's AnalyticsBrowser.load({ writeKey, cdnURL }). Each call must be
  * stored and delivered to a webhook receiver in the seed's shapes, signed.
  */

@@ -77,7 +77,7 @@ describe("body mappings copied from Segment", () => {
   });
 
   it("the Mapping Kit README's examples give the README's outputs exactly", async () => {
-    // segmentio/action-destinations packages/core/src/mapping-kit/README.md, its first example.
+    // The first example of the Mapping Kit's README in Segment's action-destinations repository (its core package).
     await ctx.destination({
       urls: [`${rx.url}/rogers`],
       mapping: {
