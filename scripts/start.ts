@@ -27,6 +27,9 @@ const warn = (msg: string) => console.error(`[eventrail] ${msg}`);
 // (next build and next start inherit this).
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 
+/** Next's `- Local: http://127.0.0.1:<port>` and `- Network: …` lines (colours or not). */
+const NEXT_URL_LINES = /-\s+(Local|Network):\s+https?:\/\//;
+
 async function waitForHealth(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -126,6 +129,9 @@ async function main() {
       // The dashboard yields the CPU to event intake on a shared machine, and so do its database
       // sessions (docs/architecture.md#processes).
       niceness: WEB_NICENESS,
+      // Next's banner names its loopback port, which only the ingest server uses: the URL to open
+      // is the one `ready:` prints.
+      dropLines: NEXT_URL_LINES,
     },
     { name: "worker", args: [...TS_NODE_ARGS, "worker/index.ts"], env: { ...env, EVENTRAIL_PROCESS: "worker" } },
   ];
