@@ -24,6 +24,14 @@ export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
  */
 export const INGEST_NODE_ARGS = ["--max-semi-space-size=64", ...TS_NODE_ARGS];
 
+/**
+ * How production runs a compiled process (scripts/bundle.ts → dist/<name>.mjs): plain Node with the
+ * `react-server` condition, for the packages the bundle leaves in node_modules and `server-only`.
+ */
+export function bundleNodeArgs(name: "ingest" | "worker" | "prepare", file: string): string[] {
+  return [...(name === "ingest" ? ["--max-semi-space-size=64"] : []), "--conditions=react-server", file];
+}
+
 export function withNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();
   return current.includes("--max-semi-space-size")

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { root } from "./build";
 
 export type ChildSpec = {
   /** how log lines name it: "web app", "worker" */
@@ -44,8 +45,8 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
   return signal ? `killed by ${signal}` : `exit code ${code}`;
 }
 
-/** Stops a child when start.ts is gone (see the file). */
-export const PRELOAD = path.join(import.meta.dirname, "exit-with-supervisor.cjs");
+/** Stops a child when start.ts is gone (see the file); by the checkout's path, since start.ts runs bundled from dist/. */
+export const PRELOAD = path.join(root, "scripts", "lib", "exit-with-supervisor.cjs");
 
 /** Copies a child's stdout to ours line by line, without the lines `drop` matches. */
 function passLines(from: Readable, drop: RegExp): void {
