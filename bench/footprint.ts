@@ -8,7 +8,7 @@
  *
  * Env: FOOTPRINT_EVENTS (100000), FOOTPRINT_RUNS (1; 3 gives the median of 3), FOOTPRINT_IDLE_MS
  * (10000: how long after `ready` the idle reading is taken; the worker's first periodic jobs run in
- * the first minute). Prints each process per run, then `RESULT footprint idle_mb=… after_mb=…` lines.
+ * the first minute), FOOTPRINT_NODE_OPTIONS (unset: NODE_OPTIONS for `npm start`, to try V8 flags). Prints each process per run, then `RESULT footprint idle_mb=… after_mb=…` lines.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -124,7 +124,9 @@ async function run(n: number): Promise<{ idle: Reading; after: Reading }> {
     EVENTRAIL_ALLOW_PRIVATE_NETWORKS: "1",
     LOG_LEVEL: "warn",
   };
-  delete env.NODE_OPTIONS;
+  // What an operator's shell would pass: nothing, unless FOOTPRINT_NODE_OPTIONS tries a flag.
+  if (process.env.FOOTPRINT_NODE_OPTIONS) env.NODE_OPTIONS = process.env.FOOTPRINT_NODE_OPTIONS;
+  else delete env.NODE_OPTIONS;
   if (db) env.DATABASE_URL = db.url;
   else delete env.DATABASE_URL;
   const sink = await startSink();

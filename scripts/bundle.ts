@@ -8,13 +8,29 @@
  * `--conditions=react-server`, so `import "server-only"` resolves to its empty module at run time, as
  * it does here (scripts/lib/runtime.ts).
  */
-import { build } from "esbuild";
+import path from "node:path";
+import { build, type Plugin } from "esbuild";
 import { type BUNDLES, DIST, root } from "./lib/build";
 
 const entries: Record<(typeof BUNDLES)[number], string> = {
   ingest: "ingest/index.ts",
   worker: "worker/index.ts",
   prepare: "scripts/prepare.ts",
+};
+
+/**
+ * Prisma's generated client sets a global when loaded, so esbuild keeps it, and Prisma's runtime
+ * (~8 MB once loaded) with it, in a process that never calls prisma() (the ingest server). Marked
+ * free of side effects, it is left out wherever nothing uses it.
+ */
+const generatedClientIsPure: Plugin = {
+  name: "generated-client-is-pure",
+  setup(b) {
+    b.onResolve({ filter: /generated\/prisma\/client$/ }, (args) => ({
+      path: path.join(args.resolveDir, `${args.path}.ts`),
+      sideEffects: false,
+    }));
+  },
 };
 
 const started = Date.now();
@@ -33,5 +49,6 @@ await build({
   keepNames: true,
   sourcemap: "linked",
   logLevel: "warning",
+  plugins: [generatedClientIsPure],
 });
 console.log(`[bundle] ${Object.keys(entries).join(", ")} → ${DIST} in ${Date.now() - started} ms`);
