@@ -20,7 +20,7 @@ import path from "node:path";
 import { bundlePath, buildIfNeeded, root } from "./lib/build";
 import { watchParent } from "./lib/parent";
 import { stopPostmaster } from "./lib/postmaster";
-import { bundleNodeArgs, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
+import { bundleNodeArgs, WEB_NICENESS, withoutServerCondition } from "./lib/runtime";
 import { type ChildSpec, supervise } from "./lib/supervisor";
 import type { Prepared } from "./prepare";
 
@@ -131,7 +131,7 @@ async function main() {
   }
   if (stopping) return;
 
-  const env = withNodeOptions({ ...process.env, DATABASE_URL: prepared.databaseUrl, NODE_ENV: "production" });
+  const env = withoutServerCondition({ ...process.env, DATABASE_URL: prepared.databaseUrl, NODE_ENV: "production" });
   // The web app listens on loopback only; the ingest server on the public port passes it all but /v1
   // and appends the client's address to X-Forwarded-For: one more trusted proxy for the web app.
   const webPort = await freeLocalPort();
