@@ -14,6 +14,11 @@ const nextConfig: NextConfig = {
     "rate-limiter-flexible",
   ],
   poweredByHeader: false,
+  experimental: {
+    // Pages and routes load on their first request instead of all at start: the web app starts
+    // with less memory, and a dashboard page nobody opens costs none (docs/operations.md#footprint).
+    preloadEntriesOnStart: false,
+  },
   typescript: { ignoreBuildErrors: false },
 };
 

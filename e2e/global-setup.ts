@@ -1,11 +1,16 @@
 import { startApp, startWorker } from "../test/harness/stack";
 import { createTestDatabase } from "../test/harness/pg";
+import { ensureTestPostgres } from "../test/harness/global-setup";
 import { buildIfNeeded } from "../scripts/lib/build";
 
-/** A fresh install: new database, the production app and one worker. */
+/** A fresh install: new database (on an embedded Postgres when none answers), the production app and one worker. */
 export default async function globalSetup() {
   buildIfNeeded((m) => console.log(`[e2e] ${m}`));
-  const db = await createTestDatabase();
+  const stopPostgres = await ensureTestPostgres("e2e");
+  const db = await createTestDatabase().catch(async (err) => {
+    await stopPostgres();
+    throw err;
+  });
   // Short retry steps so the retry story sees several retries and a 1-minute window run out in time.
   const env = { EVENTRAIL_RETRY_BASE_MS: "500", EVENTRAIL_RETRY_MAX_MS: "3000" };
   const app = await startApp(db.url, env);
@@ -16,5 +21,6 @@ export default async function globalSetup() {
     await worker.stop();
     await app.stop();
     await db.drop();
+    await stopPostgres();
   };
 }

@@ -35,6 +35,18 @@ describe("npm run send arguments", () => {
     });
   });
 
+  it("defaults to EVENTRAIL_URL, else localhost on PORT, else localhost:3000; --endpoint wins", () => {
+    const argv = ["track", "--event", "E", "--user", "u", "--write-key", "wk"];
+    expect(parseSendArgs(argv).endpoint).toBe("http://localhost:3000");
+    expect(parseSendArgs(argv, { PORT: "4100" }).endpoint).toBe("http://localhost:4100");
+    expect(parseSendArgs(argv, { PORT: "4100", EVENTRAIL_URL: "https://events.example.com/" }).endpoint).toBe("https://events.example.com");
+    expect(parseSendArgs([...argv, "--endpoint", "http://h:1"], { PORT: "4100" }).endpoint).toBe("http://h:1");
+  });
+
+  it.each([[["--help"]], [["-h"]], [["track", "--help"]], [["track", "--user", "u", "-h"]]])("%j asks for the usage", (argv) => {
+    expect(() => parseSendArgs(argv)).toThrow(/^help$/);
+  });
+
   it.each([
     [[], "a message type is required"],
     [["trak"], 'unknown message type "trak"'],

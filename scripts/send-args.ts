@@ -17,9 +17,13 @@ export const USAGE = `usage: npm run send -- <identify|track|page|screen|group|a
   --context '{...}'    context (JSON object)
   --integrations '{...}'  e.g. '{"All":false,"Webhooks":true}'
   --timestamp ISO      historical timestamp (ISO 8601)
-  --endpoint URL       Tracking API base URL (default http://localhost:3000)
+  --endpoint URL       Tracking API base URL (default $EVENTRAIL_URL, else
+                       http://localhost:$PORT, else http://localhost:3000)
   --write-key KEY      the source's write key (required)
   -n N                 send the call N times (default 1)
+  -h, --help           this text
+
+The write key is on the source's page in the dashboard (Sources → the source → Write key).
 
 DEBUG=analytics logs what the client does to stderr.`;
 
@@ -42,6 +46,12 @@ export class UsageError extends Error {}
 
 export type SendArgs = { type: MessageType; params: JsonObject; endpoint: string; writeKey: string; count: number };
 
+/** Where `npm start` listens unless told otherwise: EVENTRAIL_URL, else PORT on localhost (README#configuration). */
+export function defaultEndpoint(env: { EVENTRAIL_URL?: string; PORT?: string }): string {
+  if (env.EVENTRAIL_URL) return env.EVENTRAIL_URL.replace(/\/+$/, "");
+  return `http://localhost:${env.PORT || 3000}`;
+}
+
 function parseJsonObject(flag: string, value: string): JsonObject {
   let parsed: unknown;
   try {
@@ -54,18 +64,19 @@ function parseJsonObject(flag: string, value: string): JsonObject {
   return parsed as JsonObject;
 }
 
-export function parseSendArgs(argv: string[]): SendArgs {
+/** Throws UsageError("help") when -h/--help is anywhere, before any other check. */
+export function parseSendArgs(argv: string[], env: { EVENTRAIL_URL?: string; PORT?: string } = {}): SendArgs {
+  if (argv.includes("-h") || argv.includes("--help")) throw new UsageError("help");
   const [type, ...rest] = argv;
-  if (!type || type === "-h" || type === "--help") throw new UsageError("a message type is required");
+  if (!type) throw new UsageError("a message type is required");
   if (!TYPES.includes(type as MessageType)) throw new UsageError(`unknown message type "${type}" (expected one of ${TYPES.join(", ")})`);
   const params: JsonObject = {};
-  let endpoint = "http://localhost:3000";
+  let endpoint = defaultEndpoint(env);
   let writeKey: string | undefined;
   let count = 1;
   for (let i = 0; i < rest.length; i += 2) {
     const flag = rest[i];
     const value = rest[i + 1];
-    if (flag === "-h" || flag === "--help") throw new UsageError("help");
     if (value === undefined || value.startsWith("--")) throw new UsageError(`${flag} needs a value`);
     if (flag in STRING_FLAGS) params[STRING_FLAGS[flag as keyof typeof STRING_FLAGS]] = value;
     else if (flag in JSON_FLAGS) params[JSON_FLAGS[flag as keyof typeof JSON_FLAGS]] = parseJsonObject(flag, value);

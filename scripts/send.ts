@@ -12,12 +12,16 @@ const MAX_PENDING = 5_000;
 async function main(): Promise<number> {
   let args: ReturnType<typeof parseSendArgs>;
   try {
-    args = parseSendArgs(process.argv.slice(2));
+    args = parseSendArgs(process.argv.slice(2), { EVENTRAIL_URL: process.env.EVENTRAIL_URL, PORT: process.env.PORT });
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    if (err.message !== "help") console.error(`error: ${err.message}\n`);
-    console.error(USAGE);
-    return err.message === "help" ? 0 : 2;
+    // Asked for: the usage on stdout and success; a mistake: the error and the usage on stderr.
+    if (err.message === "help") {
+      console.log(USAGE);
+      return 0;
+    }
+    console.error(`error: ${err.message}\n\n${USAGE}`);
+    return 2;
   }
   const analytics = new Analytics(args.writeKey, { endpoint: args.endpoint, flushAt: Math.min(args.count, 100) });
   let sent = 0;

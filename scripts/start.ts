@@ -1,19 +1,28 @@
 /**
- * `npm start`: embedded Postgres when DATABASE_URL is unset, build if needed, migrate, then the
- * supervised children — the ingest server on the public port, the web app behind it on an internal
- * port, and one worker (docs/architecture.md#processes) — each restarted with backoff when it dies.
- * Ctrl-C / SIGTERM, or the exit of whatever started us, stops everything cleanly
+ * `npm start` (docs/operations.md#starting): the supervisor. Builds if needed, runs the start-up step
+ * (embedded Postgres when DATABASE_URL is unset, migrations, the setup link: scripts/prepare.ts),
+ * then the supervised children — the ingest server on the public port, the web app behind it on an
+ * internal port, and one worker (docs/architecture.md#processes) — each restarted with backoff when
+ * it dies. Ctrl-C / SIGTERM, or the exit of whatever started us, stops everything cleanly
  * (docs/operations.md#supervision).
+ *
+ * It imports none of the product, only Node and scripts/lib, and runs bundled (dist/start.mjs,
+ * scripts/run): it is the one process that lives as long as the others, so it stays small
+ * (docs/operations.md#footprint).
+ *
+ * `node dist/start.mjs --args <ingest|worker>` builds if needed and prints the Node arguments that
+ * run that process alone (`npm run ingest`, `npm run worker`).
  */
+import { spawn } from "node:child_process";
+import http from "node:http";
 import net from "node:net";
 import path from "node:path";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/platform/embedded-postgres";
-import { migrate } from "../lib/platform/migrate";
-import { setupLinkIfPending } from "../lib/auth/setup-link";
-import { buildIfNeeded, root } from "./lib/build";
+import { bundlePath, buildIfNeeded, root } from "./lib/build";
 import { watchParent } from "./lib/parent";
-import { INGEST_NODE_ARGS, TS_NODE_ARGS, WEB_NICENESS, withNodeOptions } from "./lib/runtime";
+import { stopPostmaster } from "./lib/postmaster";
+import { bundleNodeArgs, WEB_NICENESS, withoutServerCondition } from "./lib/runtime";
 import { type ChildSpec, supervise } from "./lib/supervisor";
+import type { Prepared } from "./prepare";
 
 // Whoever reads our output may be gone (npm killed, its pipe closed): a failed write must not
 // stop start.ts before it has stopped the children and the embedded Postgres.
@@ -27,14 +36,28 @@ const warn = (msg: string) => console.error(`[eventrail] ${msg}`);
 // (next build and next start inherit this).
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 
+/** Next's `- Local: http://127.0.0.1:<port>` and `- Network: …` lines (colours or not). */
+const NEXT_URL_LINES = /-\s+(Local|Network):\s+https?:\/\//;
+
+/** A GET's status, through node:http: `fetch` would load undici, ~10 MB more for the process that lives longest. */
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("timeout", () => req.destroy(new Error("timed out")));
+    req.once("error", reject);
+  });
+}
+
 async function waitForHealth(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
       // 200 only: until the worker has installed the queue schema the app answers 503, and "ready"
       // must mean ready to accept events.
-      const res = await fetch(`${url}/api/health`);
-      if (res.status === 200) return;
+      if ((await statusOf(`${url}/api/health`)) === 200) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -53,47 +76,54 @@ function freeLocalPort(): Promise<number> {
   });
 }
 
+/** Runs scripts/prepare.ts (bundled) and resolves with what it reports; rejects when it exits without. */
+function prepare(publicUrl: string, onChild: (kill: () => void) => void): Promise<Prepared> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, bundleNodeArgs("prepare", bundlePath("prepare")).concat(publicUrl), {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    onChild(() => child.kill("SIGTERM"));
+    let prepared: Prepared | undefined;
+    child.once("message", (m) => (prepared = m as Prepared));
+    child.once("exit", (code, signal) =>
+      prepared ? resolve(prepared) : reject(new Error(`start-up failed (${signal ? `killed by ${signal}` : `exit code ${code}`})`)),
+    );
+  });
+}
+
 async function main() {
   const port = Number(process.env.PORT ?? 3000);
-  let embedded: EmbeddedDb | undefined;
+  // The embedded Postgres' data directory, when DATABASE_URL is unset: prepare starts it there.
+  const dataDir = process.env.DATABASE_URL ? null : path.resolve(root, process.env.EVENTRAIL_DATA_DIR ?? ".data");
   let children: ReturnType<typeof supervise> | undefined;
+  let stopPreparing: (() => void) | undefined;
+  let preparing: Promise<unknown> | undefined;
   let stopping = false;
   const stopAll = async (code: number, why: string) => {
     if (stopping) return;
     stopping = true;
     say(`stopping (${why})…`);
+    stopPreparing?.();
+    await preparing?.catch(() => {});
     await children?.stop();
-    if (embedded) await embedded.stop().catch(() => {});
+    if (dataDir) await stopPostmaster(dataDir).catch((err) => warn((err as Error).message));
     say("stopped");
     process.exit(code);
   };
   // npm (or sh) may exit on SIGTERM without passing it on: its exit is our signal.
   watchParent(() => void stopAll(0, "the process that started npm start exited"));
-
-  if (!process.env.DATABASE_URL) {
-    const dataDir = path.resolve(root, process.env.EVENTRAIL_DATA_DIR ?? ".data");
-    say(`no DATABASE_URL: starting the embedded Postgres (data in ${path.relative(process.cwd(), dataDir) || "."}/pg)`);
-    try {
-      embedded = await startEmbeddedPostgres(dataDir);
-    } catch (err) {
-      warn(`could not start the embedded Postgres: ${(err as Error).message}`);
-      process.exit(1);
-    }
-    process.env.DATABASE_URL = embedded.url;
-  }
-  // After the embedded Postgres: a first run's initdb removes every SIGINT/SIGTERM listener
-  // (lib/platform/embedded-postgres.ts).
   process.on("SIGINT", () => void stopAll(0, "SIGINT"));
   process.on("SIGTERM", () => void stopAll(0, "SIGTERM"));
   process.on("SIGHUP", () => void stopAll(0, "SIGHUP"));
 
   const url = `http://localhost:${port}`;
-  let setupLink: string | null = null;
+  let prepared: Prepared;
   try {
     buildIfNeeded(say);
-    const { applied } = await migrate(process.env.DATABASE_URL!);
-    say(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
-    setupLink = await setupLinkIfPending(url);
+    if (stopping) return;
+    preparing = prepare(url, (kill) => (stopPreparing = kill));
+    prepared = (await preparing) as Prepared;
   } catch (err) {
     warn((err as Error).message);
     await stopAll(1, "start-up failed");
@@ -106,8 +136,9 @@ async function main() {
   const webPort = await freeLocalPort();
   // Every process knows the public port (the app's own capture URLs) and the web app's internal
   // origin (never a webhook target): docs/webhooks.md#outbound-safety.
-  const env = withNodeOptions({
+  const env = withoutServerCondition({
     ...process.env,
+    DATABASE_URL: prepared.databaseUrl,
     NODE_ENV: "production",
     EVENTRAIL_PUBLIC_PORT: String(port),
     EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}`,
@@ -117,7 +148,7 @@ async function main() {
   const specs: ChildSpec[] = [
     {
       name: "ingest server",
-      args: [...INGEST_NODE_ARGS, "ingest/index.ts"],
+      args: bundleNodeArgs("ingest", bundlePath("ingest")),
       env: { ...env, EVENTRAIL_PROCESS: "ingest", PORT: String(port), EVENTRAIL_WEB_URL: `http://127.0.0.1:${webPort}` },
     },
     {
@@ -133,8 +164,11 @@ async function main() {
       // The dashboard yields the CPU to event intake on a shared machine, and so do its database
       // sessions (docs/architecture.md#processes).
       niceness: WEB_NICENESS,
+      // Next's banner names its loopback port, which only the ingest server uses: the URL to open
+      // is the one `ready:` prints.
+      dropLines: NEXT_URL_LINES,
     },
-    { name: "worker", args: [...TS_NODE_ARGS, "worker/index.ts"], env: { ...env, EVENTRAIL_PROCESS: "worker" } },
+    { name: "worker", args: bundleNodeArgs("worker", bundlePath("worker")), env: { ...env, EVENTRAIL_PROCESS: "worker" } },
   ];
   children = supervise(specs, { cwd: root, say, warn, onStartFailure: (reason) => void stopAll(1, reason) });
 
@@ -144,11 +178,22 @@ async function main() {
     children.markStarted();
     say(`ready: ${url}`);
     // A fresh install is claimed with the one-time code in this link (docs/operations.md#first-run).
-    if (setupLink) say(`first run: create the owner account at ${setupLink}`);
+    if (prepared.setupLink) say(`first run: create the owner account at ${prepared.setupLink}`);
   } catch (err) {
     warn((err as Error).message);
     await stopAll(1, "start-up failed");
   }
 }
 
-void main();
+/** `--args <name>`: build if needed, then print the arguments to `node` for that process, one a line. */
+function printArgs(name: string) {
+  if (name !== "ingest" && name !== "worker") {
+    warn(`--args takes ingest or worker, not ${name}`);
+    process.exit(2);
+  }
+  buildIfNeeded(warn, { outputToStderr: true });
+  console.log(bundleNodeArgs(name, bundlePath(name)).join("\n"));
+}
+
+if (process.argv[2] === "--args") printArgs(process.argv[3] ?? "");
+else void main();

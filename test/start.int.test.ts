@@ -119,6 +119,11 @@ describe("npm start on the embedded Postgres", () => {
     expect(again.name).toBe("survivor");
     const tree = descendants(second.child.pid!);
     expect(tree).toEqual(expect.arrayContaining([...second.pidsOf("web app"), ...second.pidsOf("worker")]));
+    // Compiled JavaScript only: no process under npm start compiles TypeScript (docs/operations.md#footprint).
+    const commandLines = tree.map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "));
+    expect(commandLines.filter((c) => /tsx|\.ts\b/.test(c))).toEqual([]);
+    // The one URL printed is ours: Next's banner line with the web app's loopback port is not.
+    expect(second.output()).not.toMatch(/Local:\s+http/);
     second.child.kill("SIGTERM");
     await second.exit;
     await waitFor(async () => tree.every((pid) => !isRunning(pid)), { timeoutMs: 60_000, what: "every process under npm to exit" });

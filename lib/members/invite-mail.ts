@@ -1,5 +1,4 @@
 import "server-only";
-import nodemailer from "nodemailer";
 import { env } from "../platform/env";
 import { logger } from "../platform/logger";
 
@@ -16,7 +15,8 @@ export async function sendInvitationEmail(opts: {
 }): Promise<boolean> {
   const { SMTP_URL, SMTP_FROM } = env();
   if (!SMTP_URL) return false;
-  const transport = nodemailer.createTransport(SMTP_URL);
+  // Loaded when there is mail to send (docs/operations.md#footprint).
+  const transport = (await import("nodemailer")).default.createTransport(SMTP_URL);
   try {
     await transport.sendMail({
       from: SMTP_FROM,

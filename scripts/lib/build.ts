@@ -1,9 +1,27 @@
-import { spawnSync } from "node:child_process";
+/**
+ * The build `npm start`, the tests and the benches share: the web app (`next build`) and one
+ * JavaScript bundle per process of ours (scripts/bundle.ts), so nothing compiles TypeScript at
+ * run time (docs/operations.md#starting). Imports no product code: the supervisor uses it.
+ */
+import { type StdioOptions, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The checkout: the nearest directory above this file with a package.json (from scripts/lib, or from dist/ once bundled). */
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const root = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Where scripts/bundle.ts writes the processes' bundles, and their names (`dist/<name>.mjs`). */
+export const DIST = path.join(root, "dist");
+export const BUNDLES = ["ingest", "worker", "prepare"] as const;
+export const bundlePath = (name: (typeof BUNDLES)[number]) => path.join(DIST, `${name}.mjs`);
 
 function newestMtime(p: string): number {
   const stat = fs.statSync(p);
@@ -16,18 +34,35 @@ function newestMtime(p: string): number {
   return newest;
 }
 
-/** A build is needed when there is none, or when the app's sources changed after it. */
+const changedSince = (built: number, inputs: string[]) =>
+  inputs.map((p) => path.join(root, p)).some((p) => fs.existsSync(p) && newestMtime(p) > built);
+
+/** The web app needs a build when there is none, or when its sources changed after it. */
 export function needsBuild(): boolean {
   const buildId = path.join(root, ".next", "BUILD_ID");
   if (!fs.existsSync(buildId)) return true;
-  const built = fs.statSync(buildId).mtimeMs;
-  const inputs = ["app", "components", "lib", "next.config.ts", "package.json", "proxy.ts"].map((p) => path.join(root, p));
-  return inputs.some((p) => fs.existsSync(p) && newestMtime(p) > built);
+  return changedSince(fs.statSync(buildId).mtimeMs, ["app", "components", "lib", "next.config.ts", "package.json", "proxy.ts", "prisma"]);
 }
 
-export function buildIfNeeded(log: (msg: string) => void = console.log): void {
-  if (!needsBuild()) return;
-  log("building the web app (first run or sources changed)…");
-  const r = spawnSync("npm", ["run", "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
-  if (r.status !== 0) throw new Error("next build failed");
+/** The bundles need a build when one is missing, or when what they are made of changed after the oldest. */
+export function bundlesNeedBuild(): boolean {
+  if (!BUNDLES.every((b) => fs.existsSync(bundlePath(b)))) return true;
+  const built = Math.min(...BUNDLES.map((b) => fs.statSync(bundlePath(b)).mtimeMs));
+  return changedSince(built, ["lib", "ingest", "worker", "scripts", "package.json", "prisma"]);
+}
+
+/** `npm run build` (the app and the bundles) when the app is stale; only the bundles (seconds) when only they are. */
+export function buildIfNeeded(log: (msg: string) => void = console.log, opts: { outputToStderr?: boolean } = {}): void {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
+  // `start.mjs --args` prints its answer on stdout: the build's output must not mix into it.
+  const stdio: StdioOptions = opts.outputToStderr ? ["ignore", 2, 2] : "inherit";
+  if (needsBuild()) {
+    log("building the web app and the processes (first run or sources changed)…");
+    const r = spawnSync("npm", ["run", "build"], { cwd: root, stdio, env });
+    if (r.status !== 0) throw new Error("the build failed");
+  } else if (bundlesNeedBuild()) {
+    log("compiling the ingest server and the worker (sources changed)…");
+    const r = spawnSync("npm", ["run", "-s", "bundle"], { cwd: root, stdio, env });
+    if (r.status !== 0) throw new Error("compiling the processes failed");
+  }
 }

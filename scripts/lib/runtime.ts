@@ -21,6 +21,27 @@ export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
  */
 export const INGEST_NODE_ARGS = ["--max-semi-space-size=64", ...TS_NODE_ARGS];
 
+/**
+ * How production runs a compiled process (scripts/bundle.ts → dist/<name>.mjs): plain Node with the
+ * `react-server` condition, for the packages the bundle leaves in node_modules and `server-only`.
+ */
+export function bundleNodeArgs(name: "ingest" | "worker" | "prepare", file: string): string[] {
+  return [...(name === "ingest" ? ["--max-semi-space-size=64"] : []), "--conditions=react-server", file];
+}
+
+/**
+ * NODE_OPTIONS as `npm start` passes it to its children: the operator's, without the `react-server`
+ * condition (never for `next start`; the bundles carry it on their command line). No young-generation
+ * size: the web app no longer serves /v1 under `npm start`, the worker's CPU does not depend on it
+ * (docs/webhooks.md#delivery-cost), and 32 MB semi-spaces cost each process up to ~32 MB more RSS
+ * under load (docs/operations.md#footprint). The ingest server's 64 MB is on its command line.
+ */
+export function withoutServerCondition(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();
+  return { ...env, NODE_OPTIONS: current };
+}
+
+/** NODE_OPTIONS for the tests' and benches' processes: the operator's, plus PROCESS_NODE_OPTIONS unless a size is set. */
 export function withNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();
   return current.includes("--max-semi-space-size")

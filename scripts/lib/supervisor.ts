@@ -6,6 +6,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
+import type { Readable } from "node:stream";
+import { root } from "./build";
 
 export type ChildSpec = {
   /** how log lines name it: "web app", "worker" */
@@ -15,6 +17,8 @@ export type ChildSpec = {
   env: NodeJS.ProcessEnv;
   /** a CPU niceness to run it at (the web app yields to ingest: docs/architecture.md#processes) */
   niceness?: number;
+  /** lines of the child's stdout not to pass on (Next's banner names its internal port: docs/operations.md#starting) */
+  dropLines?: RegExp;
 };
 
 export type SupervisorOptions = {
@@ -41,8 +45,23 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
   return signal ? `killed by ${signal}` : `exit code ${code}`;
 }
 
-/** Stops a child when start.ts is gone (see the file). */
-export const PRELOAD = path.join(import.meta.dirname, "exit-with-supervisor.cjs");
+/** Stops a child when start.ts is gone (see the file); by the checkout's path, since start.ts runs bundled from dist/. */
+export const PRELOAD = path.join(root, "scripts", "lib", "exit-with-supervisor.cjs");
+
+/** Copies a child's stdout to ours line by line, without the lines `drop` matches. */
+function passLines(from: Readable, drop: RegExp): void {
+  let partial = "";
+  from.setEncoding("utf8");
+  from.on("data", (chunk: string) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() ?? "";
+    const kept = lines.filter((line) => !drop.test(line));
+    if (kept.length) process.stdout.write(`${kept.join("\n")}\n`);
+  });
+  from.on("end", () => {
+    if (partial && !drop.test(partial)) process.stdout.write(partial);
+  });
+}
 
 export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
   const running = new Map<string, ChildProcess>();
@@ -53,8 +72,9 @@ export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
     const child = spawn(process.execPath, ["--require", PRELOAD, ...spec.args], {
       cwd: opts.cwd,
       env: { ...spec.env, EVENTRAIL_SUPERVISOR_PID: String(process.pid) },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["ignore", spec.dropLines ? "pipe" : "inherit", "inherit"],
     });
+    if (spec.dropLines && child.stdout) passLines(child.stdout, spec.dropLines);
     if (spec.niceness !== undefined && child.pid) {
       try {
         os.setPriority(child.pid, spec.niceness);

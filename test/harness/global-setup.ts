@@ -1,29 +1,38 @@
 import pg from "pg";
 import path from "node:path";
 import { buildIfNeeded, root } from "../../scripts/lib/build";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../../lib/platform/embedded-postgres";
+import { startEmbeddedPostgres } from "../../lib/platform/embedded-postgres";
 import { adminUrl } from "./pg";
 
-let embedded: EmbeddedDb | undefined;
+let stopPostgres: (() => Promise<void>) | undefined;
 
 /**
- * Integration tests need a Postgres server and a production build of the app.
- * The server is the local one (TEST_DATABASE_ADMIN_URL, default 127.0.0.1:5432); when none
- * answers, an embedded Postgres is started so `npm test` works on a bare machine.
+ * The Postgres server the tests' throw-away databases live on: the local one
+ * (TEST_DATABASE_ADMIN_URL, default 127.0.0.1:5432), or — when none answers — an embedded one
+ * started here, so `npm test` works on a bare machine. Used by the integration stage (below) and the
+ * end-to-end stage (e2e/global-setup.ts) alike. Returns how to stop what it started.
  */
-export async function setup() {
+export async function ensureTestPostgres(label: string): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
     await client.end();
+    return async () => {};
   } catch {
-    embedded = await startEmbeddedPostgres(path.join(root, ".data", "test"));
-    process.env.TEST_DATABASE_ADMIN_URL = embedded.url.replace(/\/eventrail$/, "/postgres");
-    console.log(`[test] no Postgres on ${adminUrl()}; using an embedded one`);
+    const asked = adminUrl();
+    const db = await startEmbeddedPostgres(path.join(root, ".data", "test"));
+    process.env.TEST_DATABASE_ADMIN_URL = db.url.replace(/\/eventrail$/, "/postgres");
+    console.log(`[${label}] no Postgres on ${asked}; using an embedded one`);
+    return () => db.stop();
   }
+}
+
+/** Integration tests need a Postgres server and a production build of the app. */
+export async function setup() {
+  stopPostgres = await ensureTestPostgres("test");
   buildIfNeeded((m) => console.log(`[test] ${m}`));
 }
 
 export async function teardown() {
-  await embedded?.stop();
+  await stopPostgres?.();
 }
