@@ -18,6 +18,7 @@ import {
 import { mergeHeaders, type StoredHeader } from "./headers";
 import { recordAudit, type Actor } from "../audit/record";
 import { diffFields } from "../audit/diff";
+import { storedFieldLists } from "../routing/field-lists";
 
 /** A destination as the audit log compares it: header values and secrets only ever as "changed". */
 const auditView = (r: Row) => ({
@@ -31,6 +32,7 @@ const auditView = (r: Row) => ({
   enabled: r.enabled,
   mode: r.mode,
   retryWindowMinutes: r.retryWindowMinutes,
+  filter: r.filter,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
@@ -58,6 +60,7 @@ const select = {
   mode: true,
   retryWindowMinutes: true,
   filter: true,
+  pausedAt: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -89,6 +92,7 @@ const toDto = (r: Row): DestinationDto => ({
   mode: r.mode === "every" ? "every" : "any",
   retryWindowMinutes: r.retryWindowMinutes,
   filter: storedFilter(r.filter) ?? RECEIVE_ALL,
+  pausedAt: r.pausedAt?.toISOString() ?? null,
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -175,6 +179,7 @@ export async function loadSigningSettings(opts: {
     sharedSecret: row.sharedSecret,
     standardWebhooks: row.standardWebhooks,
     standardSecret: row.standardSecret,
+    fieldLists: storedFieldLists(row.filter),
   };
 }
 
