@@ -16,6 +16,10 @@ describe("applyFieldLists", () => {
     expect(applyFieldLists(body, null)).toBe(body);
     expect(applyFieldLists(body, { drop: [], allow: [] })).toBe(body);
   });
+  it("sends a deletion notice whole: it names the user to erase", () => {
+    const notice = { type: "delete", userId: "u1", timestamp: "2026-11-28T07:00:00.000Z" };
+    expect(applyFieldLists(notice, { drop: ["userId"], allow: [] })).toBe(notice);
+  });
   it("drops the named fields, nested ones included, and leaves the rest in order", () => {
     const out = applyFieldLists(body, { drop: ["context.ip", "traits.email", "traits.address.street", "nope.x"], allow: [] });
     expect(applyFieldLists(body, { drop: ["traits.address", "traits.address.city"], allow: [] }).traits).toEqual({

@@ -104,11 +104,13 @@ function omit(o: Obj, tree: Tree): Obj {
 
 /**
  * The body a destination is sent: the allow list keeps, inside each of properties, traits and context
- * it names, only the fields it names; then the drop list removes its fields. Pure; with no lists (or
- * none that apply) it returns `body` itself.
+ * it names, only the fields it names; then the drop list removes its fields. Pure; with no lists, or
+ * for a deletion notice, it returns `body` itself.
  */
 export function applyFieldLists(body: Obj, lists: FieldLists | null | undefined): Obj {
   if (!lists || (lists.drop.length === 0 && lists.allow.length === 0)) return body;
+  // A deletion notice names the user to erase and nothing else (docs/deletions.md#notices): sent whole.
+  if (body.type === "delete") return body;
   let out = body;
   if (lists.allow.length > 0) {
     const allow = treeOf(lists.allow);
