@@ -186,7 +186,8 @@ export function compare(x: Json, op: FilterOperator, value: FieldCondition["valu
       // Arrays contain an element; anything else contains a substring, case-insensitively.
       if (Array.isArray(x)) return x.some((e) => jsonEquals(e, value));
       const t = asText(x);
-      return t !== null && t.toLowerCase().includes(String(value).toLowerCase());
+      if (t === null) return false;
+      return t.toLowerCase().includes(String(value).toLowerCase());
     }
     case "starts_with": {
       const t = asText(x);
