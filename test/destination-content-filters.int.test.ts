@@ -185,6 +185,10 @@ describe("pause and resume", () => {
     expect(waiting.rows).toHaveLength(ids.length);
     expect(waiting.rows.every((r) => r.state === "pending" && r.attempt_count === 0)).toBe(true);
     expect((await ctx.api.get(`/api/attempts?destinationId=${paused.id}`)).attempts).toHaveLength(0);
+    // A test-send still goes: a person asked for it, to check the endpoint before resuming.
+    const tested = await ctx.api.post(`/api/destinations/${paused.id}/test`, { type: "track", payload: { messageId: "p-test" } });
+    expect(tested.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(["success"]);
+    expect(idsAt("/paused")).toEqual(["p-test"]);
 
     // Paused for 3 hours, with one delivery first attempted 10 minutes before the pause: resumed, its
     // window has 10 minutes used, not 3 h 10 min.
@@ -197,8 +201,8 @@ describe("pause and resume", () => {
     );
     const r = await ctx.api.post(`/api/destinations/${paused.id}/resume`, {});
     expect(r.pausedAt).toBeNull();
-    await waitFor(async () => receivedAt("/paused").length === ids.length, { what: "the resumed deliveries" });
-    expect(idsAt("/paused").sort()).toEqual([...ids].sort());
+    await waitFor(async () => receivedAt("/paused").length === ids.length + 1, { what: "the resumed deliveries" });
+    expect(idsAt("/paused").sort()).toEqual([...ids, "p-test"].sort());
     const moved = await db.query<{ used_s: number }>(
       "SELECT extract(epoch FROM now() - first_attempt_at)::int AS used_s FROM deliveries WHERE id = $1",
       [early.id],
