@@ -196,7 +196,7 @@ describe("pause and resume", () => {
     const {
       rows: [early],
     } = await db.query<{ id: string }>(
-      "UPDATE deliveries SET first_attempt_at = now() - interval '190 minutes' WHERE id = (SELECT id FROM deliveries WHERE destination_id = $1 LIMIT 1) RETURNING id",
+      "UPDATE deliveries SET first_attempt_at = now() - interval '190 minutes' WHERE id = (SELECT id FROM deliveries WHERE destination_id = $1 AND state = 'pending' LIMIT 1) RETURNING id",
       [paused.id],
     );
     const r = await ctx.api.post(`/api/destinations/${paused.id}/resume`, {});
