@@ -146,6 +146,14 @@ describe("sampling", () => {
     expect(expected.length).toBeLessThan(35);
     await waitFor(async () => receivedAt("/half").length === expected.length, { what: "the sampled deliveries" });
     expect(idsAt("/half").sort()).toEqual(expected);
+    // The preview samples the same way: of the source's track calls so far, those not sampled in are left out by sampling.
+    const preview = await ctx.api.post("/api/destinations/filter-preview", { sourceIds: [ctx.sourceId], filter: sampled.filter });
+    const tracks = [...ids, "c-big", "c-small", "c-viewed"];
+    expect(preview).toMatchObject({
+      considered: tracks.length + 2,
+      passed: tracks.filter((id) => sampledIn(id, 50)).length,
+      excluded: { typeOrEvent: 2, conditions: 0, sampling: tracks.filter((id) => !sampledIn(id, 50)).length },
+    });
 
     // The same calls again, from a second source (messageIds are unique per source): the same ones go.
     const second = await ctx.api.post("/api/sources", { name: "Replayer" });
