@@ -51,7 +51,7 @@ export default defineConfig({
     // The story that exercises forms, rows and navigation, at phone width: the menu, focus on new rows, no overflow.
     {
       name: "phone",
-      testMatch: /destinations\.spec\.ts/,
+      testMatch: /destination(s|-filters)\.spec\.ts/,
       dependencies: ["stories"],
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },

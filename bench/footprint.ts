@@ -20,7 +20,7 @@ import { root } from "../scripts/lib/build";
 import { descendants } from "../test/harness/processes";
 import { adminUrl, createTestDatabase } from "../test/harness/pg";
 import { ADMIN_TOKEN, freePort, waitFor } from "../test/harness/stack";
-import { startSink } from "./sink-process";
+import { startSink } from "./lib/sink-process";
 
 const EVENTS = Number(process.env.FOOTPRINT_EVENTS ?? 100_000);
 const RUNS = Number(process.env.FOOTPRINT_RUNS ?? 1);

@@ -46,6 +46,10 @@ describe("destination filters", () => {
     expect(everything.filter).toEqual({
       types: ["track", "identify", "page", "screen", "group", "alias"],
       events: { mode: "all", names: [] },
+      where: null,
+      samplePercent: 100,
+      drop: [],
+      allow: [],
     });
 
     const res = await postTracking(ctx.stack.app.url, "/v1/batch", { batch: calls }, { writeKey });

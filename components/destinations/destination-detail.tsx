@@ -12,7 +12,13 @@ import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
 import { EndpointHealth } from "./endpoint-health";
 import { describeFilter, describeMinutes } from "./form-state";
-import { revealDestinationValue, useDeleteDestinationMutation, useDestination, useUpdateDestinationMutation } from "./hooks";
+import {
+  revealDestinationValue,
+  useDeleteDestinationMutation,
+  useDestination,
+  usePauseDestinationMutation,
+  useUpdateDestinationMutation,
+} from "./hooks";
 import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
 import { StoredValue } from "./write-only-field";
@@ -33,6 +39,7 @@ export function DestinationDetail({ id }: { id: string }) {
   const stats = usePerDestinationStats24h();
   const toggle = useUpdateDestinationMutation();
   const remove = useDeleteDestinationMutation();
+  const pause = usePauseDestinationMutation();
   // Viewers see the configuration, not its secrets, and no control that changes it (docs/management-api.md#roles).
   const canEdit = useCan("admin");
 
@@ -64,8 +71,18 @@ export function DestinationDetail({ id }: { id: string }) {
         actions={
           <>
             <Badge tone={d.enabled ? "green" : "slate"}>{d.enabled ? "Enabled" : "Disabled"}</Badge>
+            {d.pausedAt ? <Badge tone="amber">Paused</Badge> : null}
             {canEdit ? (
               <>
+                {/* docs/routing.md#pause: deliveries wait while paused, nothing is dropped. */}
+                <Button
+                  variant="secondary"
+                  onClick={() => pause.mutate({ id, pause: !d.pausedAt })}
+                  disabled={pause.isPending}
+                  aria-describedby="dest-pause-hint"
+                >
+                  {d.pausedAt ? "Resume" : "Pause"}
+                </Button>
                 <Button
                   variant="secondary"
                   onClick={() => toggle.mutate({ id, patch: { enabled: !d.enabled } })}
@@ -96,6 +113,12 @@ export function DestinationDetail({ id }: { id: string }) {
         }
       />
       <ErrorNote error={toggle.error} />
+      <ErrorNote error={pause.error} />
+      <p id="dest-pause-hint" className={d.pausedAt ? "mb-4 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900" : "sr-only"}>
+        {d.pausedAt
+          ? `Paused since ${new Date(d.pausedAt).toLocaleString()}: new calls wait here, unsent and not failed, until it is resumed.`
+          : "Pausing holds new deliveries until it is resumed; nothing is dropped."}
+      </p>
 
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-6">

@@ -62,6 +62,7 @@ export function DestinationsList() {
                 </Link>
                 <div className="mt-1 flex gap-1">
                   <Badge tone={d.enabled ? "green" : "slate"}>{d.enabled ? "Enabled" : "Disabled"}</Badge>
+                  {d.pausedAt ? <Badge tone="amber">Paused</Badge> : null}
                   {d.sharedSecret.set || d.standardWebhooks ? <Badge tone="indigo">Signed</Badge> : null}
                 </div>
               </>

@@ -5,6 +5,7 @@ import { Badge, ErrorNote } from "@/components/ui/card";
 import { errorId, FieldError, inputClass } from "@/components/ui/field";
 import { plural } from "@/components/ui/format";
 import { destinationFilterSchema, FILTER_TYPES, MAX_FILTER_EVENTS, RECEIVE_ALL, type DestinationFilter } from "@/lib/destinations/contract";
+import { ContentFilterFields } from "./content-filter-fields";
 import { filterToInput, type FilterState } from "./form-state";
 import { useFilterPreview } from "./hooks";
 
@@ -37,8 +38,8 @@ function validFilter(f: FilterState): DestinationFilter | null {
 
 /**
  * Which calls the destination receives (docs/routing.md#destination-filters): call types, and for
- * track calls all events, only the named ones or all but them; with a preview of how many of its
- * sources' recent calls would pass.
+ * track calls all events, only the named ones or all but them; conditions, sampling and field lists
+ * (content-filter-fields.tsx); with a preview of how many of its sources' recent calls would pass.
  */
 export function FilterFields({
   filter,
@@ -122,6 +123,7 @@ export function FilterFields({
           </div>
         ) : null}
       </fieldset>
+      <ContentFilterFields filter={filter} errors={errors} onChange={onChange} />
       <FilterPreview filter={filter} sourceIds={sourceIds} />
     </>
   );
@@ -150,6 +152,15 @@ function FilterPreview({ filter, sourceIds }: { filter: FilterState; sourceIds: 
             </Badge>
           ))}
         </span>
+        <LeftOut excluded={p.excluded} />
+        {p.example ? (
+          <details className="mt-2">
+            <summary className="cursor-pointer text-xs font-medium text-slate-600">Body as sent, for the newest call that passes</summary>
+            <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-white p-2 font-mono text-xs ring-1 ring-inset ring-slate-200">
+              {JSON.stringify(p.example.sent, null, 2)}
+            </pre>
+          </details>
+        ) : null}
       </>
     );
   }
@@ -162,4 +173,16 @@ function FilterPreview({ filter, sourceIds }: { filter: FilterState; sourceIds: 
       {body}
     </div>
   );
+}
+
+/** "Left out: 3 by conditions, 2 by sampling": each call under the first rule that left it out. */
+function LeftOut({ excluded }: { excluded: { integrations: number; typeOrEvent: number; conditions: number; sampling: number } }) {
+  const parts = [
+    [excluded.typeOrEvent, "by type or event name"],
+    [excluded.conditions, "by conditions"],
+    [excluded.sampling, "by sampling"],
+    [excluded.integrations, "by their integrations"],
+  ].filter(([n]) => (n as number) > 0);
+  if (parts.length === 0) return null;
+  return <span className="mt-2 block text-xs text-slate-600">Left out: {parts.map(([n, why]) => `${n} ${why}`).join(", ")}.</span>;
 }

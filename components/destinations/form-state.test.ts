@@ -31,7 +31,8 @@ const stored: DestinationDto = {
   enabled: true,
   mode: "any",
   retryWindowMinutes: 240,
-  filter: { types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
+  filter: { ...RECEIVE_ALL, types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
+  pausedAt: null,
   method: "POST",
   mapping: null,
   sourceIds: [],
@@ -42,7 +43,7 @@ const stored: DestinationDto = {
 describe("describeFilter", () => {
   it("says what a destination receives as people say it", () => {
     expect(describeFilter(RECEIVE_ALL)).toBe("All calls");
-    expect(describeFilter({ types: ["track"], events: { mode: "include", names: ["Order Completed"] } })).toBe(
+    expect(describeFilter({ ...RECEIVE_ALL, types: ["track"], events: { mode: "include", names: ["Order Completed"] } })).toBe(
       "track calls; track events only Order Completed",
     );
     expect(describeFilter(stored.filter)).toBe("track and identify calls; track events except Heartbeat, Ping");
@@ -54,8 +55,36 @@ describe("describeFilter", () => {
     expect(formToInput(formFromDestination(stored)).filter).toEqual(stored.filter);
     expect(formToInput(emptyForm()).filter).toBeNull();
     const f = emptyForm();
-    f.filter = { types: ["track"], eventMode: "include", eventNames: " Order Completed \n\nSigned Up\n" };
-    expect(formToInput(f).filter).toEqual({ types: ["track"], events: { mode: "include", names: ["Order Completed", "Signed Up"] } });
+    f.filter = { ...f.filter, types: ["track"], eventMode: "include", eventNames: " Order Completed \n\nSigned Up\n" };
+    expect(formToInput(f).filter).toEqual({
+      types: ["track"],
+      events: { mode: "include", names: ["Order Completed", "Signed Up"] },
+      where: null,
+      samplePercent: 100,
+      drop: [],
+      allow: [],
+    });
+  });
+  it("keeps conditions, sampling and field lists through the form, and reports JSON that does not parse", () => {
+    const withAll = {
+      ...stored,
+      filter: {
+        ...RECEIVE_ALL,
+        where: { field: "properties.order.total", op: "gt" as const, value: 100 },
+        samplePercent: 25,
+        drop: ["context.ip", "traits.email"],
+        allow: ["properties.total"],
+      },
+    };
+    expect(formToInput(formFromDestination(withAll)).filter).toEqual(withAll.filter);
+    const f = formFromDestination(withAll);
+    f.filter.where = '{"field": "properties.a", "op":';
+    expect(validateForm(f, { editing: true }).errors["filter.where"]?.[0]).toMatch(/^Not valid JSON/);
+    f.filter.where = '{"field": "body.a", "op": "exists"}';
+    expect(validateForm(f, { editing: true }).errors["filter.where.field"]?.[0]).toContain("A path starts at one of");
+    f.filter.where = "";
+    f.filter.samplePercent = "0";
+    expect(validateForm(f, { editing: true }).errors["filter.samplePercent"]?.[0]).toContain("At least 0.01");
   });
 });
 

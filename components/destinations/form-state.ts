@@ -20,10 +20,39 @@ export type WriteOnlyState = { action: "keep" | "replace" | "remove"; value: str
 
 export type HeaderRow = { name: string } & WriteOnlyState;
 
-/** The filter as the form edits it: event names typed one per line. */
-export type FilterState = { types: string[]; eventMode: DestinationFilter["events"]["mode"]; eventNames: string };
+/**
+ * The filter as the form edits it: event names and drop/allow fields typed one per line, the
+ * conditions as JSON text (docs/routing.md#conditions; blank: none), the sample as a percentage.
+ */
+export type FilterState = {
+  types: string[];
+  eventMode: DestinationFilter["events"]["mode"];
+  eventNames: string;
+  where: string;
+  samplePercent: string;
+  drop: string;
+  allow: string;
+};
 
-const allCalls = (): FilterState => ({ types: [...FILTER_TYPES], eventMode: "all", eventNames: "" });
+const allCalls = (): FilterState => ({
+  types: [...FILTER_TYPES],
+  eventMode: "all",
+  eventNames: "",
+  where: "",
+  samplePercent: "100",
+  drop: "",
+  allow: "",
+});
+
+/** Conditions typed as JSON; text that is not JSON is reported by validateForm, and sent as is (the API refuses it). */
+export function parseWhere(text: string): { value: unknown; error: string | null } {
+  if (text.trim() === "") return { value: null, error: null };
+  try {
+    return { value: JSON.parse(text), error: null };
+  } catch (err) {
+    return { value: text, error: `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
 
 /** Lines typed → names; blank lines are not names. */
 const namesOf = (text: string) =>
@@ -34,8 +63,20 @@ const namesOf = (text: string) =>
 
 /** The API's filter: null when it lets every call through (docs/routing.md#destination-filters). */
 export function filterToInput(f: FilterState): unknown {
-  if (f.types.length === FILTER_TYPES.length && f.eventMode === "all") return null;
-  return { types: f.types, events: { mode: f.eventMode, names: f.eventMode === "all" ? [] : namesOf(f.eventNames) } };
+  const where = parseWhere(f.where).value;
+  const samplePercent = f.samplePercent.trim() === "" ? Number.NaN : Number(f.samplePercent);
+  const drop = namesOf(f.drop);
+  const allow = namesOf(f.allow);
+  const everything = f.types.length === FILTER_TYPES.length && f.eventMode === "all";
+  if (everything && where === null && samplePercent === 100 && drop.length === 0 && allow.length === 0) return null;
+  return {
+    types: f.types,
+    events: { mode: f.eventMode, names: f.eventMode === "all" ? [] : namesOf(f.eventNames) },
+    where,
+    samplePercent,
+    drop,
+    allow,
+  };
 }
 
 /** What the destination form edits: strings where the user types, turned into API input on submit. */
@@ -89,7 +130,15 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   mode: d.mode,
   retryWindowMinutes: String(d.retryWindowMinutes),
   sourceIds: [...d.sourceIds],
-  filter: { types: [...d.filter.types], eventMode: d.filter.events.mode, eventNames: d.filter.events.names.join("\n") },
+  filter: {
+    types: [...d.filter.types],
+    eventMode: d.filter.events.mode,
+    eventNames: d.filter.events.names.join("\n"),
+    where: d.filter.where ? JSON.stringify(d.filter.where, null, 2) : "",
+    samplePercent: String(d.filter.samplePercent),
+    drop: d.filter.drop.join("\n"),
+    allow: d.filter.allow.join("\n"),
+  },
   method: d.method,
   mappingText: d.mapping === null ? "" : JSON.stringify(d.mapping, null, 2),
 });
@@ -151,10 +200,13 @@ export function formToInput(f: FormState) {
 export function validateForm(f: FormState, { editing = false } = {}): { valid: boolean; errors: FieldErrors } {
   const raw = formToInput(f);
   const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
-  if (parsed.success) return { valid: true, errors: {} };
-  const errors = fieldErrorsFromIssues(parsed.error.issues);
+  const whereError = parseWhere(f.filter.where).error;
+  if (parsed.success && !whereError) return { valid: true, errors: {} };
+  const errors = parsed.success ? {} : fieldErrorsFromIssues(parsed.error.issues);
   const jsonError = mappingJsonError(f.mappingText);
   if (jsonError) errors.mapping = [jsonError];
+  // A JSON syntax error says where the text breaks, rather than that the value has the wrong shape.
+  if (whereError) errors["filter.where"] = [whereError];
   const duplicates = destinationDuplicatesSchema.safeParse(raw);
   if (!duplicates.success) {
     for (const [key, messages] of Object.entries(fieldErrorsFromIssues(duplicates.error.issues))) {
@@ -179,12 +231,19 @@ export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.la
 
 /** "All calls", or "track and identify calls; track events except Heartbeat, Ping": a filter as people say it. */
 export function describeFilter(f: DestinationFilter): string {
+  const extras = [
+    f.where ? "with conditions" : "",
+    f.samplePercent < 100 ? `${f.samplePercent} % sampled` : "",
+    f.drop.length ? `dropping ${f.drop.join(", ")}` : "",
+    f.allow.length ? `allowing only ${f.allow.join(", ")}` : "",
+  ].filter(Boolean);
+  const tail = extras.length ? `; ${extras.join("; ")}` : "";
   const all = f.types.length === FILTER_TYPES.length;
-  if (all && f.events.mode === "all") return "All calls";
+  if (all && f.events.mode === "all") return `All calls${tail}`;
   const types = all ? "All call types" : `${f.types.slice(0, -1).join(", ")}${f.types.length > 1 ? " and " : ""}${f.types.at(-1)} calls`;
-  if (f.events.mode === "all") return types;
+  if (f.events.mode === "all") return `${types}${tail}`;
   const names = f.events.names.join(", ");
-  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}`;
+  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}${tail}`;
 }
 
 /** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */

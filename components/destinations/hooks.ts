@@ -91,6 +91,16 @@ export function useUpdateDestinationMutation() {
   });
 }
 
+/** Pause or resume (docs/routing.md#pause): the destination comes back with its `pausedAt`. */
+export function usePauseDestinationMutation() {
+  const saved = useDestinationSaved();
+  return useMutation({
+    mutationFn: ({ id, pause }: { id: string; pause: boolean }) =>
+      call(pause ? destinationEndpoints.pause : destinationEndpoints.resume, { params: { id } }),
+    onSuccess: saved,
+  });
+}
+
 export function useDeleteDestinationMutation() {
   const qc = useQueryClient();
   return useMutation({

@@ -16,6 +16,7 @@ const stored: DestinationDto = {
   filter: RECEIVE_ALL,
   method: "PUT",
   mapping: { email: { "@path": "$.traits.email" } },
+  pausedAt: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

@@ -4,6 +4,7 @@ import { parseExactJson } from "../platform/exact-json";
 import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
+import { storedFieldLists } from "../routing/field-lists";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -82,6 +83,8 @@ type DestinationRow = {
   retry_window_minutes: number;
   method: string;
   mapping: unknown;
+  /** the destination filter column, for its drop and allow lists */
+  filter: unknown;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -115,13 +118,16 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
        ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
-       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes,
+       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
        ${once("t.method")} AS method, ${once("t.mapping")} AS mapping
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
 WHERE d.state = 'pending'
-  AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')`;
+  AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
+  -- A paused destination's deliveries wait, pending, with no attempt; resuming enqueues them again
+  -- (docs/routing.md#pause, lib/destinations/pause.ts). A test-send is asked for by a person and goes.
+  AND (t.paused_at IS NULL OR m.origin = 'test')`;
 
 /**
  * Deliveries of the batch whose destination or message no longer exists. deleteDestination deletes
@@ -172,6 +178,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     enabled: t.enabled,
     mode: t.mode === "every" ? "every" : "any",
     retryWindowMinutes: t.retry_window_minutes,
+    fieldLists: storedFieldLists(t.filter),
   };
   return { ...settings, signing: prepareSigning(settings), shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }) };
 }

@@ -46,7 +46,7 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
     return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
   }
   // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template.
-  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls);
+  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls, d.destination.fieldLists);
   const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId), body });
   const method = d.destination.shape.method;
   const sent =

@@ -6,6 +6,8 @@ import { MESSAGE_TYPES } from "../webhooks/payload";
 import { checkMapping } from "../webhooks/mapping";
 import { METHODS } from "../webhooks/request-shape";
 import { urlTemplateProblem } from "../webhooks/url-template";
+import { filterConditionSchema } from "../routing/event-condition";
+import { allowListSchema, dropListSchema } from "../routing/field-lists";
 
 /** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */
 
@@ -122,7 +124,10 @@ export const MAX_FILTER_EVENTS = 50;
 /**
  * A destination filter (docs/routing.md#destination-filters): the call types the destination
  * receives, and for track calls all events, only the named ones (include) or all but them (exclude).
- * Names match exactly, case included.
+ * Names match exactly, case included. `where` adds conditions on what is inside the call
+ * (docs/routing.md#conditions), `samplePercent` takes that share of the calls that pass
+ * (docs/routing.md#sampling), and `drop` / `allow` shape the body sent (docs/routing.md#field-lists).
+ * Each has a default that changes nothing, so a filter saved before them means what it meant.
  */
 export const destinationFilterSchema = z
   .object({
@@ -137,6 +142,15 @@ export const destinationFilterSchema = z
         .max(MAX_FILTER_EVENTS, `At most ${MAX_FILTER_EVENTS} event names`)
         .default([]),
     }),
+    where: filterConditionSchema.nullable().default(null),
+    samplePercent: z
+      .number("Enter a percentage")
+      .min(0.01, "At least 0.01 %: to send nothing, disable the destination")
+      .max(100, "At most 100 %")
+      .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-9, "In steps of 0.01 %")
+      .default(100),
+    drop: dropListSchema.default([]),
+    allow: allowListSchema.default([]),
   })
   .superRefine((f, ctx) => {
     const { mode, names } = f.events;
@@ -155,7 +169,14 @@ export const destinationFilterSchema = z
 export type DestinationFilter = z.infer<typeof destinationFilterSchema>;
 
 /** What a destination without a filter receives: every call. */
-export const RECEIVE_ALL: DestinationFilter = { types: [...FILTER_TYPES], events: { mode: "all", names: [] } };
+export const RECEIVE_ALL: DestinationFilter = {
+  types: [...FILTER_TYPES],
+  events: { mode: "all", names: [] },
+  where: null,
+  samplePercent: 100,
+  drop: [],
+  allow: [],
+};
 
 const fields = {
   name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
@@ -279,6 +300,8 @@ export const destinationDtoSchema = z.object({
   method: z.enum(METHODS),
   /** null: the seed's body */
   mapping: z.record(z.string(), z.unknown()).nullable(),
+  /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
+  pausedAt: z.string().nullable(),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -398,6 +421,17 @@ export const filterPreviewResultSchema = z.object({
   /** The same split by call type, and for track calls by event name (the 20 most frequent). */
   byType: z.array(z.object({ type: z.string(), considered: z.number().int(), passed: z.number().int() })),
   byEvent: z.array(z.object({ event: z.string(), considered: z.number().int(), passed: z.number().int() })),
+  /** The calls left out, each under the first rule that left it out. */
+  excluded: z.object({
+    integrations: z.number().int(),
+    typeOrEvent: z.number().int(),
+    conditions: z.number().int(),
+    sampling: z.number().int(),
+  }),
+  /** The newest call that passes: its body as built, and as sent after the drop and allow lists; null when none passes. */
+  example: z
+    .object({ messageId: z.string(), built: z.record(z.string(), z.unknown()), sent: z.record(z.string(), z.unknown()) })
+    .nullable(),
 });
 export type FilterPreviewResult = z.infer<typeof filterPreviewResultSchema>;
 
@@ -492,7 +526,8 @@ export const destinationEndpoints = {
     method: "POST",
     path: "/api/destinations/filter-preview",
     access: "viewer",
-    summary: "Preview a filter: how many of the recent calls of the given sources it would pass, by type and event name",
+    summary:
+      "Preview a filter: how many of the recent calls of the given sources it would pass (by type, event name, conditions and sampling), and the newest one's body as sent after the drop and allow lists",
     body: filterPreviewSchema,
     response: filterPreviewResultSchema,
   }),
@@ -504,6 +539,20 @@ export const destinationEndpoints = {
       "Preview a request shape: the method, URL, headers and body each of the sources' recent calls would be sent with (signature headers are added when sent)",
     body: mappingPreviewSchema,
     response: mappingPreviewResultSchema,
+  }),
+  pause: endpoint({
+    method: "POST",
+    path: "/api/destinations/{id}/pause",
+    access: "admin",
+    summary: "Pause a destination: its deliveries wait, not attempted, failed or dropped, until it is resumed (a paused one stays paused)",
+    response: destinationDtoSchema,
+  }),
+  resume: endpoint({
+    method: "POST",
+    path: "/api/destinations/{id}/resume",
+    access: "admin",
+    summary: "Resume a paused destination: its waiting deliveries go at once, their retry windows moved on by the pause",
+    response: destinationDtoSchema,
   }),
   health: endpoint({
     method: "GET",

@@ -21,6 +21,7 @@ import {
 import { mergeHeaders, type StoredHeader } from "./headers";
 import { recordAudit, type Actor } from "../audit/record";
 import { diffFields } from "../audit/diff";
+import { storedFieldLists } from "../routing/field-lists";
 
 /** A destination as the audit log compares it: header values and secrets only ever as "changed". */
 const auditView = (r: Row) => ({
@@ -36,6 +37,7 @@ const auditView = (r: Row) => ({
   retryWindowMinutes: r.retryWindowMinutes,
   method: r.method,
   mapping: r.mapping,
+  filter: r.filter,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
@@ -65,6 +67,7 @@ const select = {
   filter: true,
   method: true,
   mapping: true,
+  pausedAt: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -103,6 +106,7 @@ const toDto = (r: Row): DestinationDto => ({
   filter: storedFilter(r.filter) ?? RECEIVE_ALL,
   method: storedMethod(r.method),
   mapping: storedMapping(r.mapping),
+  pausedAt: r.pausedAt?.toISOString() ?? null,
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -206,6 +210,7 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
     sharedSecret: row.sharedSecret,
     standardWebhooks: row.standardWebhooks,
     standardSecret: row.standardSecret,
+    fieldLists: storedFieldLists(row.filter),
   };
 }
 

@@ -56,7 +56,7 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
   const verdict =
     type === "delete"
       ? ({ passes: true } as const)
-      : filterVerdict(dest.filter, { type, event: typeof payload.event === "string" ? payload.event : null });
+      : filterVerdict(dest.filter, { type, event: typeof payload.event === "string" ? payload.event : null, payload });
   return {
     attempts: await listMessageAttempts({ workspaceId: opts.workspaceId, messageRowId, deliveryId }),
     filter: { passes: verdict.passes, reason: verdict.passes ? null : verdict.reason },

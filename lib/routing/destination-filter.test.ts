@@ -91,3 +91,36 @@ describe("destinationFilterSchema", () => {
     });
   });
 });
+
+describe("filterVerdict on what is inside a call", () => {
+  const withWhere = destinationFilterSchema.parse({
+    types: ["track"],
+    events: { mode: "all" },
+    where: { field: "properties.order.total", op: "gt", value: 100 },
+  });
+  it("passes a call that meets the conditions and says why one does not", () => {
+    expect(filterAllows(withWhere, { type: "track", event: "A", payload: { properties: { order: { total: 101 } } } })).toBe(true);
+    expect(filterVerdict(withWhere, { type: "track", event: "A", payload: { properties: { order: { total: 99 } } } })).toEqual({
+      passes: false,
+      reason: "The call does not meet the filter's conditions",
+    });
+    // Type first: an identify is left out by type, before conditions.
+    expect(filterVerdict(withWhere, { type: "identify", payload: {} })).toEqual({
+      passes: false,
+      reason: "The filter does not include identify calls",
+    });
+  });
+  it("samples by messageId, the same call the same way each time", () => {
+    const sampled = destinationFilterSchema.parse({ types: ["track"], events: { mode: "all" }, samplePercent: 50 });
+    const answers = Array.from({ length: 100 }, (_, i) => filterAllows(sampled, { type: "track", messageId: `m${i}` }));
+    expect(answers.some(Boolean)).toBe(true);
+    expect(answers.some((a) => !a)).toBe(true);
+    answers.forEach((a, i) => {
+      expect(filterAllows(sampled, { type: "track", messageId: `m${i}` })).toBe(a);
+    });
+  });
+  it("filters nothing on a stored condition the contract did not write", () => {
+    const odd = { ...RECEIVE_ALL, where: { field: "properties.a", op: "like", value: 1 } } as unknown as DestinationFilter;
+    expect(filterAllows(odd, { type: "track", payload: { properties: { a: 1 } } })).toBe(true);
+  });
+});

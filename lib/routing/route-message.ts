@@ -1,6 +1,6 @@
 import "server-only";
 import type { DestinationFilter } from "../destinations/contract";
-import { filterAllows } from "./destination-filter";
+import { filterAllows, type FilteredCall } from "./destination-filter";
 /**
  * Routing (docs/routing.md): which Webhooks destinations receive a message. Pure: the caller
  * loads the source's connected destinations once per request.
@@ -25,7 +25,7 @@ export function integrationsAllow(integrations: Record<string, unknown> | null |
 }
 
 /** What routing reads of a message. */
-export type RoutedMessage = { type: string; event?: string | null; integrations?: Record<string, unknown> | null };
+export type RoutedMessage = FilteredCall & { integrations?: Record<string, unknown> | null };
 
 /** The ids of the destinations that get the message: enabled, connected, allowed by its integrations and by their filter. */
 export function routeMessage(message: RoutedMessage, destinations: ConnectedDestination[]): string[] {

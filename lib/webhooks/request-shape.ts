@@ -4,6 +4,8 @@
  * for byte; delete notices always keep theirs, so a receiver recognises them whatever the mapping.
  * Pure.
  */
+import { stringifyExact } from "../platform/exact-json";
+import { applyFieldLists, type FieldLists } from "../routing/field-lists";
 import { compileMapping, MappingError } from "./mapping";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import { hasTemplate, renderUrl } from "./url-template";
@@ -50,21 +52,26 @@ export type Target = { sendTo: string } | { error: string };
 /** The body and each URL's target for one message, or the reason none can be sent. */
 export type Shaped = { body: string; targets: Target[] };
 
-export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: string[]): Shaped {
-  if (shape === DEFAULT_SHAPE) return { body: serializePayload(buildPayload(message)), targets: urls.map((u) => ({ sendTo: u })) };
-  const event = shape.mapping || shape.templated ? segmentEvent(message) : null;
+/**
+ * `fieldLists`: the destination's drop and allow lists, applied to what the mapping reads and to the
+ * seed's body alike, before anything is signed (filter → drop → mapping → sign: docs/routing.md#order).
+ */
+export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: string[], fieldLists?: FieldLists | null): Shaped {
+  const seedBody = () => serializePayload(applyFieldLists(buildPayload(message), fieldLists));
+  if (shape === DEFAULT_SHAPE) return { body: seedBody(), targets: urls.map((u) => ({ sendTo: u })) };
+  const event = shape.mapping || shape.templated ? applyFieldLists(segmentEvent(message), fieldLists) : null;
   let body: string;
   if (shape.mapping && message.type !== "delete") {
     try {
       const mapped = shape.mapping(event!);
       if (mapped === undefined) throw new MappingError("it gave no body (its top-level directive found nothing)");
-      body = JSON.stringify(mapped);
+      body = stringifyExact(mapped);
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
       const error = `mapping could not be applied to this event: ${err.message}; not sent`;
       return { body: "", targets: urls.map(() => ({ error })) };
     }
-  } else body = serializePayload(buildPayload(message));
+  } else body = seedBody();
   const targets = urls.map((u): Target => {
     if (!shape.templated || !hasTemplate(u)) return { sendTo: u };
     const r = renderUrl(u, event);

@@ -3,6 +3,7 @@ import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import type { KeyObject } from "node:crypto";
 import { standardKey, standardSignature, xSignature, xSignatureKey } from "./signing";
 import { isReservedHeader, isSendableHeader } from "./rules";
+import { applyFieldLists, type FieldLists } from "../routing/field-lists";
 
 export const USER_AGENT = "Eventrail.io/1.0";
 
@@ -12,6 +13,8 @@ export type SigningSettings = {
   sharedSecret: string | null;
   standardWebhooks: boolean;
   standardSecret: string | null;
+  /** the destination's drop and allow lists (docs/routing.md#field-lists); none leaves the body as built */
+  fieldLists?: FieldLists | null;
 };
 
 /** The request as sent, and its headers as the attempt log shows them (maskHeaders). */
@@ -39,6 +42,7 @@ export type PreparedSigning = {
   entries: [string, string, string][];
   sharedKey: KeyObject | null;
   standardKey: KeyObject | null;
+  fieldLists: FieldLists | null;
 };
 
 export function prepareSigning(dest: SigningSettings): PreparedSigning {
@@ -60,6 +64,7 @@ export function prepareSigning(dest: SigningSettings): PreparedSigning {
     entries: Object.keys(headers).map((name) => [name, headers[name], loggedHeaders[name]]),
     sharedKey: sharedSecret ? xSignatureKey(sharedSecret) : null,
     standardKey: standardSecret ? standardKey(standardSecret) : null,
+    fieldLists: dest.fieldLists ?? null,
   };
 }
 
@@ -75,7 +80,8 @@ export function buildRequest(
   },
 ): OutgoingRequest {
   const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest);
-  const body = opts.body ?? serializePayload(buildPayload(message));
+  // Filter → drop → mapping → sign (docs/routing.md#order): the lists shape the body before it is signed.
+  const body = opts.body ?? serializePayload(applyFieldLists(buildPayload(message), prepared.fieldLists));
   // Both objects are built up from empty, property by property: a spread copy of the prepared ones
   // with ours added costs several times as much per request (docs/decisions/0012-per-destination-preparation.md).
   const headers: Record<string, string> = {};
