@@ -10,7 +10,7 @@ export type Mode = "any" | "every";
 
 /**
  * One URL of a round: attempted (with its classification and status) or deferred (no slot; not an
- * attempt), with the turn its origin gave it (origins.ts deferTurnMs) when it has one.
+ * attempt), with the turn its origin gave it (policy.ts deferTurnMs) when it has one.
  */
 export type UrlResult =
   | {
@@ -18,7 +18,7 @@ export type UrlResult =
       attempted: true;
       classification: Classification;
       status: number | null;
-      /** a retry's turn behind the requests its origin deferred (origins.ts retryTurnMs), when it has some waiting */
+      /** a retry's turn behind the requests its origin deferred (policy.ts retryTurnMs), when it has some waiting */
       turnInMs?: number;
     }
   | { url: string; attempted: false; turnInMs?: number };

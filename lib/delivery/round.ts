@@ -5,7 +5,7 @@ import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
 import { toAttemptRow } from "./attempt-row";
 import type { LoadedDelivery } from "./load";
-import { acquireSlot, deferTurnMs, retryTurnMs } from "./origins";
+import { acquireSlot, deferTurnMs, retryTurnMs } from "./policy";
 import { decideRound, type UrlResult } from "./plan";
 import type { AttemptRow, DeliveryUpdate } from "./record";
 
@@ -74,7 +74,7 @@ export function settleRound(r: SentRound): Round {
   const results: UrlResult[] = sent.map((s) => {
     if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
     const classification = classifyAttempt(s.attempt.result);
-    // A retry queues behind the requests its origin deferred, if any (origins.ts retryTurnMs).
+    // A retry queues behind the requests its origin deferred, if any (policy.ts retryTurnMs).
     const turnInMs = classification.outcome === "retry" ? retryTurnMs(s.url) : 0;
     return {
       url: s.url,
