@@ -88,7 +88,7 @@ export function settleRound(r: SentRound): Round {
     mode: d.destination.mode,
     results,
     someUrlFailedBefore: d.someUrlFailed,
-    attemptCount: d.attemptCount,
+    rounds: d.rounds,
     firstAttemptAt,
     now: ended,
     windowMinutes: d.destination.retryWindowMinutes,
@@ -98,7 +98,8 @@ export function settleRound(r: SentRound): Round {
     retries: !d.test,
   });
   const nextAt = decision.nextAttemptAt;
-  const attemptNumber = d.attemptCount + 1;
+  // Every request of a round shares its number in the attempt log (attempt_number).
+  const roundNumber = d.rounds + 1;
   const attempts: AttemptRow[] = [];
   for (let i = 0; i < sent.length; i++) {
     const s = sent[i];
@@ -112,7 +113,7 @@ export function settleRound(r: SentRound): Round {
         messageRowId: d.messageRowId,
         message: d.message,
         url: s.url,
-        attemptNumber,
+        attemptNumber: roundNumber,
         request,
         attempt: s.attempt,
         classification: r.classification,
@@ -130,7 +131,7 @@ export function settleRound(r: SentRound): Round {
       id: d.id,
       state: decision.state,
       pending_urls: decision.pendingUrls,
-      attempt_count: decision.attempted ? attemptNumber : d.attemptCount,
+      attempt_count: decision.attempted ? roundNumber : d.rounds,
       first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
       last_attempt_at: lastAttemptAt,
       next_attempt_at: nextAt?.toISOString() ?? null,
@@ -146,7 +147,7 @@ function failedUpdate(d: LoadedDelivery, lastError: string): DeliveryUpdate {
     id: d.id,
     state: "failed",
     pending_urls: [],
-    attempt_count: d.attemptCount,
+    attempt_count: d.rounds,
     first_attempt_at: d.firstAttemptAt?.toISOString() ?? null,
     last_attempt_at: null,
     next_attempt_at: null,
