@@ -23,8 +23,10 @@ export const MAX_DEFER_MS = 30_000;
  */
 export const BATCH_PATIENCE_MS = 500;
 
-// Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
-/** A late round's safety job comes back this long after its batch (detach.ts). */
+/**
+ * A late round's safety job comes back this long after its batch (detach.ts): late rounds end
+ * within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record; 30 s is twice that.
+ */
 export const SAFETY_DELAY_S = 30;
 /** Late rounds that have ended are recorded in groups, one at most this often (detach.ts recordAsTheyEnd). */
 export const LATE_RECORD_GAP_MS = 250;
