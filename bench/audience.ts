@@ -37,7 +37,7 @@ async function main() {
   const { createAudience } = await import("../lib/audiences/audiences");
   const { runAudienceSync } = await import("../lib/audiences/sync");
   const { createAudienceSchema } = await import("../lib/audiences/contract");
-  const { uuidv7 } = await import("../lib/audiences/sync-lane");
+  const { rowIdSql: uuidv7 } = await import("../lib/tracking/row-ids");
   try {
     const p = pool();
     const { rows: ws } = await p.query<{ id: string }>(

@@ -85,7 +85,7 @@ describe("delivery lanes", () => {
       intervalMs: 250,
       what: "the dead endpoint's retries to fall due",
     });
-    // More than the retry lane takes in its first fetches (2 batches of 5 jobs, worker/handlers/deliver.ts).
+    // More than the retry lane takes in its first fetches (2 batches of 5 jobs, lib/delivery/policy.ts LANES).
     expect(await waitingJobs(deadIds, false)).toBeGreaterThan(10);
     const fresh = await seedMessages(db.url, { workspaceId, destinationIds: [healthyId], messages: manyTracks(1, "healthy") });
 

@@ -1,7 +1,7 @@
 import type { Handler } from "./handler";
 import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deletionHandler } from "./handlers/deletion";
-import { deliverHandler } from "./handlers/deliver";
+import { deliverHandler, deliverRetryHandler } from "./handlers/deliver";
 import { endpointAlertsHandler } from "./handlers/endpoint-alerts";
 import { maintenanceHandler } from "./handlers/maintenance";
 
@@ -10,6 +10,8 @@ import { maintenanceHandler } from "./handlers/maintenance";
  * Add a handler here when you add a queue to lib/platform/queue.ts.
  */
 export const handlers: Handler[] = [
+  // The retry lane first: the fresh lane's batches wake it (lib/delivery/lanes.ts).
+  deliverRetryHandler,
   deliverHandler,
   audienceSyncHandler,
   audienceScheduleHandler,

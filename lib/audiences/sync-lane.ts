@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { createDeliveries } from "../delivery/enqueue";
+import { rowIdSql } from "../tracking/row-ids";
 import type { CompiledQuery } from "./compile";
 import { chunkRanges, destinationsFor, type MemberChange, type SyncPlan } from "./plan";
 
@@ -16,16 +17,6 @@ import { chunkRanges, destinationsFor, type MemberChange, type SyncPlan } from "
  *      progress: counts and done_through[lane], the last user id the chunk covered.
  * Users after `after` only: a resumed sync skips what the lane already committed.
  */
-
-/**
- * A UUIDv7 (RFC 9562) made of 16 random bytes (`random`, a bytea) whose first 48 bits become the
- * Unix time in ms. A sync writes 100 000s of messages at once; ids that ascend with time land on
- * the right edge of messages' B-trees (the primary key, (source_id, message_id)) instead of on a
- * random page each, which outgrew shared_buffers at 1 M profiles and cost a full-page WAL image per
- * row (docs/audiences.md#cost). Postgres 18's uuidv7() makes the same.
- */
-export const uuidv7 = (random: string) =>
-  `encode(set_byte(overlay(${random} PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 6, (get_byte(${random}, 6) & 15) | 112), 'hex')::uuid`;
 
 /**
  * Session settings of the compute step: the membership query and the diff hash and sort a few
@@ -123,7 +114,7 @@ export async function sendLane(
       // order, which is also the order jsonb keeps them in (docs/webhooks.md#payloads).
       const { rows } = await client.query<{ id: string; change: MemberChange }>(
         `WITH c AS MATERIALIZED (
-           SELECT ${uuidv7("r.a")} AS id, ${uuidv7("r.b")}::text AS mid, r.user_id, r.change
+           SELECT ${rowIdSql("r.a")} AS id, ${rowIdSql("r.b")}::text AS mid, r.user_id, r.change
            FROM (SELECT uuid_send(gen_random_uuid()) AS a, uuid_send(gen_random_uuid()) AS b, t.user_id, t.change
                  FROM audience_changes t WHERE t.seq > $6 AND t.seq <= $7 AND t.change = ANY($8::text[]) ORDER BY t.seq) r
          ), inserted AS (

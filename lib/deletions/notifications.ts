@@ -2,6 +2,7 @@ import "server-only";
 import crypto from "node:crypto";
 import type pg from "pg";
 import { createDeliveries } from "../delivery/enqueue";
+import { insertMessage } from "../tracking/produce";
 
 /**
  * The messageId of the delete notice for one (request, source, user): deterministic, so a job that
@@ -52,28 +53,19 @@ export async function createDeleteNotifications(
   for (const [sourceId, destinationIds] of destinationsBySource(connections)) {
     const messageId = deleteNotificationMessageId({ requestId: opts.requestId, sourceId, userId: opts.userId });
     const payload = deleteNotificationPayload({ userId: opts.userId, timestamp: opts.timestamp, messageId });
-    const messageRowId = await insertNotice(client, { ...opts, sourceId, messageId, payload });
+    const messageRowId = await insertMessage(client, {
+      workspaceId: opts.workspaceId,
+      sourceId,
+      origin: "deletion",
+      originRef: opts.requestId,
+      messageId,
+      type: "delete",
+      userId: opts.userId,
+      timestamp: opts.timestamp,
+      payload,
+    });
     for (const destinationId of destinationIds) deliveries.push({ workspaceId: opts.workspaceId, messageRowId, destinationId });
   }
   await createDeliveries(client, deliveries);
   return deliveries.length;
-}
-
-async function insertNotice(
-  client: pg.PoolClient,
-  o: { workspaceId: string; requestId: string; userId: string; sourceId: string; messageId: string; timestamp: string; payload: object },
-): Promise<string> {
-  const inserted = await client.query<{ id: string }>(
-    `INSERT INTO messages (id, workspace_id, source_id, origin, origin_ref, message_id, type, user_id, timestamp, payload)
-     VALUES (gen_random_uuid(), $1, $2, 'deletion', $3, $4, 'delete', $5, $6, $7)
-     ON CONFLICT (source_id, message_id) DO NOTHING
-     RETURNING id`,
-    [o.workspaceId, o.sourceId, o.requestId, o.messageId, o.userId, o.timestamp, JSON.stringify(o.payload)],
-  );
-  if (inserted.rows[0]) return inserted.rows[0].id;
-  const existing = await client.query<{ id: string }>("SELECT id FROM messages WHERE source_id = $1 AND message_id = $2", [
-    o.sourceId,
-    o.messageId,
-  ]);
-  return existing.rows[0].id;
 }

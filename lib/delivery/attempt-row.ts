@@ -25,6 +25,7 @@ export function toAttemptRow(opts: {
   messageRowId: string;
   message: Pick<StoredMessage, "messageId" | "type" | "userId">;
   url: string;
+  /** the round's number (column attempt_number): every request of one round shares it */
   attemptNumber: number;
   request: OutgoingRequest;
   attempt: TimedAttempt;

@@ -1,20 +1,16 @@
 import "server-only";
 /**
  * Late rounds (docs/webhooks.md#endpoint-isolation, docs/decisions/0014-batch-patience.md): a batch
- * waits at most its patience (origins.ts BATCH_PATIENCE_MS) for its rounds, so that a hanging URL's
+ * waits at most its patience (policy.ts BATCH_PATIENCE_MS) for its rounds, so that a hanging URL's
  * 5 s timeout does not hold its worker slot while deliveries to healthy URLs queue behind it. The
  * rounds still in flight then are "late": the batch records the others and completes, and in the
- * same transaction gives the late deliveries a safety job (SAFETY_DELAY_S later) and pushes their
+ * same transaction gives the late deliveries a safety job (policy.ts SAFETY_DELAY_S later) and pushes their
  * next_attempt_at to it. As the late rounds end (within the attempt timeout plus the limiter's
  * longest wait), they are recorded on their own, in groups, with their retry jobs, and the safety
  * job is deleted with the last group: one live job per delivery. A worker that dies meanwhile
  * leaves the safety job, which attempts again the late deliveries not yet recorded (at-least-once).
- * Which rounds are let go, and when, is origins.ts batchWaitPolicy's call.
+ * Which rounds are let go, and when, is policy.ts batchWaitPolicy's call.
  */
-// Late rounds end within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record: 30 s is twice that.
-export const SAFETY_DELAY_S = 30;
-/** Late rounds that have ended are recorded in groups, one at most this often (recordAsTheyEnd). */
-export const LATE_RECORD_GAP_MS = 250;
 
 /**
  * The values of the promises settled within `ms`, and the indexes of those still pending then.

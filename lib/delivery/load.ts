@@ -32,7 +32,8 @@ export type LoadedDelivery = {
   targetUrls: string[] | null;
   /** a test-send's message (or its replay's): never retried */
   test: boolean;
-  attemptCount: number;
+  /** rounds that made at least one HTTP request so far (column attempt_count, which counts rounds, not requests) */
+  rounds: number;
   firstAttemptAt: Date | null;
   lastError: string | null;
   lastStatus: number | null;
@@ -192,7 +193,7 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     pendingUrls: r.pending_urls,
     targetUrls: r.target_urls,
     test: r.test,
-    attemptCount: r.attempt_count,
+    rounds: r.attempt_count,
     firstAttemptAt: r.first_attempt_at,
     lastError: r.last_error,
     lastStatus: r.last_status,

@@ -1,25 +1,10 @@
 import "server-only";
-import { env } from "../platform/env";
-import { processWide } from "../platform/runtime";
-import { originOf } from "../webhooks/post";
 
 /**
- * Per-origin flow, in one place (docs/webhooks.md#endpoint-isolation): the limiter that caps each
- * origin's concurrent requests, and the slow-endpoint policy built on it — which requests are
- * deferred, when a deferred or retried round comes back, and which rounds a batch stops waiting
- * for. One slow or dead endpoint must not slow the others (docs/decisions/0010-endpoint-isolation.md).
+ * The per-origin limiter (docs/webhooks.md#endpoint-isolation): the mechanism that caps each
+ * origin's concurrent requests and judges its pace. The slow-endpoint policy built on it (the
+ * limits, deferral, which rounds a batch stops waiting for, the lanes) is policy.ts.
  */
-
-/** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
-export const MAX_SLOT_WAIT_MS = 3_000;
-/** A deferred round comes back at its origin's pace (deferTurnMs), but never later than this. */
-export const MAX_DEFER_MS = 30_000;
-/**
- * How long a batch waits for its rounds before it records the others and lets the rest end on
- * their own (detach.ts): a batch must not hold its worker slot for its slowest endpoint
- * (docs/decisions/0014-batch-patience.md).
- */
-export const BATCH_PATIENCE_MS = 500;
 
 /**
  * Caps concurrent requests per origin so that a slow or dead endpoint holds at most `max` of our
@@ -187,59 +172,4 @@ function deferOverdue(s: OriginState): void {
   const now = performance.now();
   while (s.waiting.length > 0 && s.waiting[0].deferAt <= now) s.waiting.shift()!.resolve(null);
   armWaitTimer(s);
-}
-
-/** One per process (runtime.ts), shared by every batch: the cap is per origin, not per batch. Memory only. */
-const limiter = () => processWide("origin limiter", () => new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
-
-/** A connection slot for a request to `url`: its releaser (call it with the request's duration), or null: deferred. */
-export const acquireSlot = (url: string): Promise<((durationMs?: number) => void) | null> => limiter().acquire(originOf(url));
-
-/** When a request to `url` that its origin deferred comes back, in ms (OriginLimiter.deferTurnMs). */
-export const deferTurnMs = (url: string): number => limiter().deferTurnMs(originOf(url), MAX_DEFER_MS);
-
-/** The earliest a request to `url` that is to be retried may come back, in ms (OriginLimiter.retryTurnMs). */
-export const retryTurnMs = (url: string): number => limiter().retryTurnMs(originOf(url), MAX_DEFER_MS);
-
-/** A judgement of URLs by their origin, each origin judged once: one look at a batch's rounds. */
-function byOrigin(judge: (origin: string) => boolean): (url: string) => boolean {
-  const judged = new Map<string, boolean>();
-  return (url) => {
-    const origin = originOf(url);
-    let verdict = judged.get(origin);
-    if (verdict === undefined) {
-      verdict = judge(origin);
-      judged.set(origin, verdict);
-    }
-    return verdict;
-  };
-}
-
-const slowNow = () => byOrigin((origin) => limiter().isSlow(origin, BATCH_PATIENCE_MS));
-
-/**
- * Which of a batch's rounds (their URLs, by index) it stops waiting for (detach.ts settleWithin):
- * `unwaited`, those to an origin already slow when the batch starts; `look`, at each look, those
- * to an origin found slow since (by this batch or another) and, once the patience is over, those
- * queued deeper than the limiter itself would wait for a slot, so that a busy, slower origin does not
- * hold every batch slot while other destinations' jobs wait. `letGoForQueue` tells the latter apart.
- */
-export function batchWaitPolicy(urls: readonly string[][]) {
-  const slowAtStart = slowNow();
-  const forQueue = new Set<number>();
-  return {
-    unwaited: urls.map((us) => us.some(slowAtStart)),
-    look(patienceOver: boolean): (i: number) => boolean {
-      const slow = slowNow();
-      const deep = byOrigin((origin) => limiter().backlogMs(origin) > MAX_SLOT_WAIT_MS);
-      return (i) => {
-        forQueue.delete(i);
-        if (urls[i].some(slow)) return true;
-        if (!patienceOver || !urls[i].some(deep)) return false;
-        forQueue.add(i);
-        return true;
-      };
-    },
-    letGoForQueue: (i: number) => forQueue.has(i),
-  };
 }

@@ -15,7 +15,7 @@ const r = (url: string, classification: Classification, status: number | null = 
 const now = new Date("2026-01-01T00:00:10Z");
 const common = {
   someUrlFailedBefore: false,
-  attemptCount: 0,
+  rounds: 0,
   firstAttemptAt: new Date("2026-01-01T00:00:00Z"),
   now,
   windowMinutes: 240,
@@ -108,7 +108,7 @@ describe("decideRound, mode every", () => {
   });
 
   it("is delivered when the last pending URL succeeds, with that URL's status", () => {
-    expect(decideRound({ ...common, mode: "every", attemptCount: 2, lastStatusBefore: 503, results: [r("b", ok, 201)] })).toMatchObject({
+    expect(decideRound({ ...common, mode: "every", rounds: 2, lastStatusBefore: 503, results: [r("b", ok, 201)] })).toMatchObject({
       state: "delivered",
       lastStatus: 201,
     });
@@ -120,7 +120,7 @@ describe("decideRound, mode every", () => {
     const second = decideRound({
       ...common,
       mode: "every",
-      attemptCount: 1,
+      rounds: 1,
       someUrlFailedBefore: true,
       lastErrorBefore: first.lastError,
       results: [r("c", ok)],

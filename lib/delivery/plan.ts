@@ -10,7 +10,7 @@ export type Mode = "any" | "every";
 
 /**
  * One URL of a round: attempted (with its classification and status) or deferred (no slot; not an
- * attempt), with the turn its origin gave it (origins.ts deferTurnMs) when it has one.
+ * attempt), with the turn its origin gave it (policy.ts deferTurnMs) when it has one.
  */
 export type UrlResult =
   | {
@@ -18,7 +18,7 @@ export type UrlResult =
       attempted: true;
       classification: Classification;
       status: number | null;
-      /** a retry's turn behind the requests its origin deferred (origins.ts retryTurnMs), when it has some waiting */
+      /** a retry's turn behind the requests its origin deferred (policy.ts retryTurnMs), when it has some waiting */
       turnInMs?: number;
     }
   | { url: string; attempted: false; turnInMs?: number };
@@ -31,7 +31,7 @@ export type RoundDecision = {
   lastStatus: number | null;
   /** per attempted URL: the outcome to log (a retryable error that will not be retried is logged `failed`) */
   loggedOutcome: Map<string, "success" | "retry" | "failed">;
-  /** true when the round made at least one HTTP attempt (attempt_count advances) */
+  /** true when the round made at least one HTTP attempt (the delivery's round count, column attempt_count, advances) */
   attempted: boolean;
 };
 
@@ -49,8 +49,8 @@ export function decideRound(opts: {
   results: UrlResult[];
   /** `every`: a URL already failed for good earlier in this chain */
   someUrlFailedBefore: boolean;
-  /** rounds made before this one */
-  attemptCount: number;
+  /** rounds made before this one (that made at least one HTTP request) */
+  rounds: number;
   firstAttemptAt: Date;
   now: Date;
   windowMinutes: number;
@@ -114,7 +114,7 @@ export function decideRound(opts: {
     r.attempted && r.classification.retryAfterMs !== undefined ? [r.classification.retryAfterMs] : [],
   );
   const next = nextAttemptAt({
-    attempt: opts.attemptCount + 1,
+    attempt: opts.rounds + 1,
     now,
     firstAttemptAt: opts.firstAttemptAt,
     windowMinutes: opts.windowMinutes,

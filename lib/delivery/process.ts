@@ -3,10 +3,10 @@ import { pool } from "../platform/db";
 import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
-import { LATE_RECORD_GAP_MS, SAFETY_DELAY_S, recordAsTheyEnd, settleWithin, trackLate } from "./detach";
+import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
-import { BATCH_PATIENCE_MS, batchWaitPolicy } from "./origins";
+import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, batchWaitPolicy } from "./policy";
 import { roundUrls } from "./plan";
 import { recordRound, type DeliveryUpdate } from "./record";
 import { type Round, type SentRound, sendRound, settleRound } from "./round";
@@ -22,7 +22,7 @@ export type BatchSummary = {
   attempts: number;
   /** rounds still in flight after BATCH_PATIENCE_MS, recorded when they end (detach.ts) */
   late: number;
-  /** of the late rounds, those let go because their origin's queue was too deep, none of its origins slow (origins.ts) */
+  /** of the late rounds, those let go because their origin's queue was too deep, none of its origins slow (policy.ts) */
   lateQueued: number;
   /** when the retry jobs this batch enqueued become due */
   dueTimes: Date[];
@@ -134,7 +134,7 @@ function recordLate(
 
 /**
  * Records rounds in ONE statement, in one transaction with their retry jobs when there are any (on the
- * retry lane, queue.ts deliverRetry: never ahead of fresh deliveries), and
+ * retry lane, policy.ts RETRY_LANE: never ahead of fresh deliveries), and
  * with the late deliveries' safety job (lateIds) or the deletion of the safety job they no longer
  * need (cancelJobId). Throws when the database fails, so pg-boss retries the jobs (at-least-once).
  */
@@ -155,16 +155,16 @@ async function commitRounds(
   try {
     await client.query("BEGIN");
     await recordRound(client, attempts, updates);
-    if (retries.length > 0) await insertJobs("deliverRetry", retryJobs(retries), { client });
+    if (retries.length > 0) await insertJobs(RETRY_LANE, retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {
       await client.query(
         `UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
         [lateIds, SAFETY_DELAY_S],
       );
-      safetyJobId = await sendJob("deliverRetry", { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
+      safetyJobId = await sendJob(RETRY_LANE, { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
     }
-    if (opts.cancelJobId) await deleteJob("deliverRetry", opts.cancelJobId, { client });
+    if (opts.cancelJobId) await deleteJob(RETRY_LANE, opts.cancelJobId, { client });
     await client.query("COMMIT");
     return { safetyJobId, dueTimes };
   } catch (err) {

@@ -32,7 +32,7 @@ export type DeliveryUpdate = {
   id: string;
   state: "pending" | "delivered" | "failed";
   pending_urls: string[];
-  /** rounds made so far (unchanged when the round was deferred) */
+  /** rounds made so far (unchanged when the round was deferred): the column is named attempt_count, it counts rounds */
   attempt_count: number;
   first_attempt_at: string | null;
   last_attempt_at: string | null;

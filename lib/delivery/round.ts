@@ -6,7 +6,7 @@ import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/req
 import { shapeRequest, type Method, type Target } from "../webhooks/request-shape";
 import { toAttemptRow } from "./attempt-row";
 import type { LoadedDelivery } from "./load";
-import { acquireSlot, deferTurnMs, retryTurnMs } from "./origins";
+import { acquireSlot, deferTurnMs, retryTurnMs } from "./policy";
 import { decideRound, type UrlResult } from "./plan";
 import type { AttemptRow, DeliveryUpdate } from "./record";
 
@@ -92,7 +92,7 @@ export function settleRound(r: SentRound): Round {
   const results: UrlResult[] = sent.map((s) => {
     if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
     const classification = classifyAttempt(s.attempt.result);
-    // A retry queues behind the requests its origin deferred, if any (origins.ts retryTurnMs).
+    // A retry queues behind the requests its origin deferred, if any (policy.ts retryTurnMs).
     const turnInMs = classification.outcome === "retry" ? retryTurnMs(s.url) : 0;
     return {
       url: s.url,
@@ -106,7 +106,7 @@ export function settleRound(r: SentRound): Round {
     mode: d.destination.mode,
     results,
     someUrlFailedBefore: d.someUrlFailed,
-    attemptCount: d.attemptCount,
+    rounds: d.rounds,
     firstAttemptAt,
     now: ended,
     windowMinutes: d.destination.retryWindowMinutes,
@@ -116,7 +116,8 @@ export function settleRound(r: SentRound): Round {
     retries: !d.test,
   });
   const nextAt = decision.nextAttemptAt;
-  const attemptNumber = d.attemptCount + 1;
+  // Every request of a round shares its number in the attempt log (attempt_number).
+  const roundNumber = d.rounds + 1;
   const attempts: AttemptRow[] = [];
   for (let i = 0; i < sent.length; i++) {
     const s = sent[i];
@@ -130,7 +131,7 @@ export function settleRound(r: SentRound): Round {
         messageRowId: d.messageRowId,
         message: d.message,
         url: s.url,
-        attemptNumber,
+        attemptNumber: roundNumber,
         request,
         attempt: s.attempt,
         classification: r.classification,
@@ -148,7 +149,7 @@ export function settleRound(r: SentRound): Round {
       id: d.id,
       state: decision.state,
       pending_urls: decision.pendingUrls,
-      attempt_count: decision.attempted ? attemptNumber : d.attemptCount,
+      attempt_count: decision.attempted ? roundNumber : d.rounds,
       first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
       last_attempt_at: lastAttemptAt,
       next_attempt_at: nextAt?.toISOString() ?? null,
@@ -164,7 +165,7 @@ function failedUpdate(d: LoadedDelivery, lastError: string): DeliveryUpdate {
     id: d.id,
     state: "failed",
     pending_urls: [],
-    attempt_count: d.attemptCount,
+    attempt_count: d.rounds,
     first_attempt_at: d.firstAttemptAt?.toISOString() ?? null,
     last_attempt_at: null,
     next_attempt_at: null,

@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import { withTransaction } from "../platform/db";
 import { processDeliveryBatch } from "../delivery/process";
 import { listMessageAttempts } from "../request-log/attempts";
+import { insertMessage } from "../tracking/produce";
 import { newRowId } from "../tracking/row-ids";
 import { filterVerdict } from "../routing/destination-filter";
 import { samplePayload } from "./samples";
@@ -26,23 +27,21 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
   const urls = opts.input.url ? [opts.input.url] : dest.urls;
 
   const { messageRowId, deliveryId } = await withTransaction(async (client) => {
-    const messageRowId = newRowId();
+    const messageRowId = await insertMessage(client, {
+      workspaceId: opts.workspaceId,
+      sourceId: null,
+      origin: "test",
+      messageId,
+      type,
+      userId: typeof payload.userId === "string" ? payload.userId : null,
+      anonymousId: typeof payload.anonymousId === "string" ? payload.anonymousId : null,
+      event: typeof payload.event === "string" ? payload.event : null,
+      timestamp: now,
+      sentAt: now,
+      receivedAt: now,
+      payload: { ...payload, messageId },
+    });
     const deliveryId = newRowId();
-    await client.query(
-      `INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event, timestamp, sent_at, received_at, payload)
-       VALUES ($1, $2, NULL, 'test', $3, $4, $5, $6, $7, $8, $8, $8, $9)`,
-      [
-        messageRowId,
-        opts.workspaceId,
-        messageId,
-        type,
-        typeof payload.userId === "string" ? payload.userId : null,
-        typeof payload.anonymousId === "string" ? payload.anonymousId : null,
-        typeof payload.event === "string" ? payload.event : null,
-        now,
-        { ...payload, messageId },
-      ],
-    );
     await client.query(
       `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, target_urls) VALUES ($1, $2, $3, $4, $5)`,
       [deliveryId, opts.workspaceId, messageRowId, dest.id, urls],

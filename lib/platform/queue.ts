@@ -28,7 +28,7 @@ export const QUEUES = {
    * late rounds' safety jobs. A queue (and table) of its own with its own worker slots, so a dead
    * endpoint's retries never take a slot or a place in the fetch order that a fresh delivery needs
    * (docs/webhooks.md#endpoint-isolation). Its jobs are due later, not now: no NOTIFY on insert; the
-   * worker that schedules them wakes itself when they fall due (worker/handlers/deliver.ts).
+   * worker that schedules them wakes itself when they fall due (lib/delivery/lanes.ts).
    */
   deliverRetry: { name: "deliver-retry", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: false } },
   /** Compute an audience's membership and send the changes. */

@@ -2,8 +2,10 @@ import "server-only";
 import crypto from "node:crypto";
 
 /**
- * Time-ordered row ids (UUIDv7, RFC 9562) for the rows ingest writes: messages and deliveries
- * (docs/architecture.md#row-ids). A random UUID lands on a random leaf page of the primary key and
+ * The one row-id scheme for messages and deliveries, whoever writes them (ingest, test-sends,
+ * deletion notices, audience syncs): time-ordered ids (UUIDv7, RFC 9562;
+ * docs/architecture.md#row-ids). newRowId makes them in Node; rowIdSql, in a statement that
+ * makes its rows in SQL. A random UUID lands on a random leaf page of the primary key and
  * of every foreign key that points at it, so once the indexes outgrow memory each insert reads and
  * dirties a page of its own; a time-ordered one always lands on the rightmost leaf, so the cost of
  * an insert stays flat however many rows are stored (bench:growth).
@@ -67,3 +69,12 @@ export function newRowId(now: number = Date.now()): string {
     HEX[random[r + 7]]
   );
 }
+
+/**
+ * The same scheme in SQL, for a statement that makes its rows itself (an audience sync writes
+ * 100 000s of messages at once, docs/audiences.md#cost): a UUIDv7 made of 16 random bytes (`random`, a bytea expression)
+ * whose first 48 bits become the Unix time in ms. Ids made in the same millisecond are ordered by
+ * their random bits, not in the order they were made (RFC 9562 §6.2 leaves that optional). Postgres 18's uuidv7() makes the same.
+ */
+export const rowIdSql = (random: string): string =>
+  `encode(set_byte(overlay(${random} PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 6, (get_byte(${random}, 6) & 15) | 112), 'hex')::uuid`;

@@ -53,6 +53,6 @@ describe("one sender for webhooks", () => {
   it("a round is sent by processDeliveryBatch only, which the worker and the test-send call", () => {
     expect(serverCode.filter((f) => f !== "lib/delivery/round.ts" && /\bsendRound\(/.test(read(f)))).toEqual(["lib/delivery/process.ts"]);
     const batchCallers = serverCode.filter((f) => f !== "lib/delivery/process.ts" && /\bprocessDeliveryBatch\(/.test(read(f)));
-    expect(batchCallers.sort()).toEqual(["lib/destinations/test-send.ts", "worker/handlers/deliver.ts"]);
+    expect(batchCallers.sort()).toEqual(["lib/delivery/lanes.ts", "lib/destinations/test-send.ts"]);
   });
 });

@@ -1,0 +1,106 @@
+import "server-only";
+import { env } from "../platform/env";
+import { processWide } from "../platform/runtime";
+import { originOf } from "../webhooks/post";
+import { OriginLimiter } from "./origins";
+
+/**
+ * The slow-endpoint policy, in one place (docs/webhooks.md#endpoint-isolation): its limits, which
+ * requests are deferred and when a deferred or retried round comes back, which rounds a batch stops
+ * waiting for, and the two lanes deliveries are taken on. One slow or dead endpoint must not slow
+ * the others (docs/decisions/0010-endpoint-isolation.md). The mechanisms it drives are the limiter
+ * (origins.ts), late rounds (detach.ts) and the lanes' workers (lanes.ts).
+ */
+
+/** A request that cannot get a connection slot to its origin within this long is deferred, not queued. */
+export const MAX_SLOT_WAIT_MS = 3_000;
+/** A deferred round comes back at its origin's pace (deferTurnMs), but never later than this. */
+export const MAX_DEFER_MS = 30_000;
+/**
+ * How long a batch waits for its rounds before it records the others and lets the rest end on
+ * their own (detach.ts): a batch must not hold its worker slot for its slowest endpoint
+ * (docs/decisions/0014-batch-patience.md).
+ */
+export const BATCH_PATIENCE_MS = 500;
+
+/**
+ * A late round's safety job comes back this long after its batch (detach.ts): late rounds end
+ * within the 5 s attempt timeout plus the limiter's longest wait (9 s), then record; 30 s is twice that.
+ */
+export const SAFETY_DELAY_S = 30;
+/** Late rounds that have ended are recorded in groups, one at most this often (detach.ts recordAsTheyEnd). */
+export const LATE_RECORD_GAP_MS = 250;
+
+/**
+ * The two lanes, each a queue with worker slots of its own (lib/platform/queue.ts): fresh
+ * deliveries (`deliver`: ingest, replays, audiences, deletions; LISTEN/NOTIFY wakes the worker when
+ * they are inserted) and deliveries due again (`deliverRetry`: retries, deferrals, safety jobs), so
+ * that a dead endpoint's deliveries, back every few seconds for hours, never hold the batch slots a
+ * healthy destination's new deliveries wait for. A batch takes `jobsPerFetch` jobs (each up to 100
+ * deliveries); `parallelBatches` run at once. The retry lane has fewer slots: retries must not take
+ * the CPU that fresh deliveries need. Its jobs' NOTIFY would fire at insert, not when they fall
+ * due, so the worker wakes it when the retries it scheduled fall due (lanes.ts) and it also polls,
+ * as a backstop for another worker's retries.
+ */
+export const LANES = {
+  deliver: { jobsPerFetch: 5, parallelBatches: 4, polling: { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 10 } },
+  deliverRetry: { jobsPerFetch: 5, parallelBatches: 2, polling: { pollingIntervalSeconds: 2 } },
+} as const;
+export type Lane = keyof typeof LANES;
+/** The lane a delivery attempted (or deferred, or let go late) before is taken up on again. */
+export const RETRY_LANE = "deliverRetry" satisfies Lane;
+
+/** One per process (runtime.ts), shared by every batch: the cap is per origin, not per batch. Memory only. */
+const limiter = () => processWide("origin limiter", () => new OriginLimiter(env().WORKER_CONCURRENCY, MAX_SLOT_WAIT_MS));
+
+/** A connection slot for a request to `url`: its releaser (call it with the request's duration), or null: deferred. */
+export const acquireSlot = (url: string): Promise<((durationMs?: number) => void) | null> => limiter().acquire(originOf(url));
+
+/** When a request to `url` that its origin deferred comes back, in ms (OriginLimiter.deferTurnMs). */
+export const deferTurnMs = (url: string): number => limiter().deferTurnMs(originOf(url), MAX_DEFER_MS);
+
+/** The earliest a request to `url` that is to be retried may come back, in ms (OriginLimiter.retryTurnMs). */
+export const retryTurnMs = (url: string): number => limiter().retryTurnMs(originOf(url), MAX_DEFER_MS);
+
+/** A judgement of URLs by their origin, each origin judged once: one look at a batch's rounds. */
+function byOrigin(judge: (origin: string) => boolean): (url: string) => boolean {
+  const judged = new Map<string, boolean>();
+  return (url) => {
+    const origin = originOf(url);
+    let verdict = judged.get(origin);
+    if (verdict === undefined) {
+      verdict = judge(origin);
+      judged.set(origin, verdict);
+    }
+    return verdict;
+  };
+}
+
+const slowNow = () => byOrigin((origin) => limiter().isSlow(origin, BATCH_PATIENCE_MS));
+
+/**
+ * Which of a batch's rounds (their URLs, by index) it stops waiting for (detach.ts settleWithin):
+ * `unwaited`, those to an origin already slow when the batch starts; `look`, at each look, those
+ * to an origin found slow since (by this batch or another) and, once the patience is over, those
+ * queued deeper than the limiter itself would wait for a slot, so that a busy, slower origin does not
+ * hold every batch slot while other destinations' jobs wait. `letGoForQueue` tells the latter apart.
+ */
+export function batchWaitPolicy(urls: readonly string[][]) {
+  const slowAtStart = slowNow();
+  const forQueue = new Set<number>();
+  return {
+    unwaited: urls.map((us) => us.some(slowAtStart)),
+    look(patienceOver: boolean): (i: number) => boolean {
+      const slow = slowNow();
+      const deep = byOrigin((origin) => limiter().backlogMs(origin) > MAX_SLOT_WAIT_MS);
+      return (i) => {
+        forQueue.delete(i);
+        if (urls[i].some(slow)) return true;
+        if (!patienceOver || !urls[i].some(deep)) return false;
+        forQueue.add(i);
+        return true;
+      };
+    },
+    letGoForQueue: (i: number) => forQueue.has(i),
+  };
+}
