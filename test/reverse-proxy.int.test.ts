@@ -192,6 +192,19 @@ describe("behind nginx (docs/operations.md#behind-nginx)", () => {
     });
     expect(tracked).toEqual({ status: 200, body: { success: true } });
 
+    // What Segment's browser and mobile libraries load first, through the same proxy: the settings
+    // document points them back at the public URL, and the snippet's bundle is served.
+    const settings = await request("GET", `/v1/projects/${source.body.writeKey}/settings`, { headers: spoof });
+    expect(settings.status).toBe(200);
+    expect(settings.body.integrations["Segment.io"]).toMatchObject({
+      apiKey: source.body.writeKey,
+      apiHost: "events.example.com/v1",
+      protocol: "https",
+    });
+    const bundle = await request("GET", `/analytics.js/v1/${source.body.writeKey}/analytics.min.js`, { headers: spoof });
+    expect(bundle.status).toBe(200);
+    expect(typeof bundle.body === "string" && bundle.body.length > 10_000).toBe(true);
+
     // A failed login: the per-address throttle counts the client nginx saw.
     const login = await request("POST", "/api/auth/login", {
       headers: spoof,
@@ -212,6 +225,13 @@ describe("behind nginx (docs/operations.md#behind-nginx)", () => {
         ])
       ).rows.map((r) => r.address);
       expect(audited).toEqual([CLIENT]);
+      // The event's context.ip is the address nginx saw, not the one the client wrote.
+      const ips = (
+        await client.query<{ ip: string | null }>("SELECT payload->'context'->>'ip' AS ip FROM messages WHERE source_id = $1", [
+          source.body.id,
+        ])
+      ).rows.map((r) => r.ip);
+      expect(ips).toEqual([CLIENT]);
     } finally {
       await client.end();
     }
