@@ -71,6 +71,8 @@ const SPECS: Record<string, Spec> = {
   "GET /api/destinations/[id]/health": { kind: "item", id: "destination" },
   "POST /api/destinations/[id]/reveal": { kind: "item", id: "destination", body: { secret: "sharedSecret" } },
   "POST /api/destinations/[id]/enable-url": { kind: "item", id: "destination", body: { url: "http://127.0.0.1:9/x" } },
+  "POST /api/destinations/[id]/pause": { kind: "item", id: "destination" },
+  "POST /api/destinations/[id]/resume": { kind: "item", id: "destination" },
   "GET /api/messages/[id]": { kind: "item", id: "message" },
   "GET /api/attempts/[id]": { kind: "item", id: "attempt" },
   "DELETE /api/tokens/[id]": { kind: "item", id: "token" },
