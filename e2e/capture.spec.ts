@@ -63,7 +63,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     expect(body.type).toBe(type);
     if (type === "track") expect(body).toMatchObject({ version: 1, event: "Order Completed", userId: "user_1042" });
     if (type === "alias") expect(Object.keys(body)).toEqual(expect.arrayContaining(["Previous ID", "User ID"]));
-    if (type === "delete") expect(Object.keys(body).sort()).toEqual(["timestamp", "type", "userId"]);
+    if (type === "delete") expect(Object.keys(body).sort()).toEqual(["messageId", "timestamp", "type", "userId"]);
     await expect(details.getByLabel("X-Signature verified")).toBeVisible();
     await expect(details.getByLabel("Standard Webhooks verified")).toBeVisible();
     await expect(details.getByRole("table", { name: "Request headers" }).getByText("growth")).toBeVisible();

@@ -78,8 +78,8 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   await page.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
   const details = page.getByRole("region", { name: "Request details" });
   const body = JSON.parse((await details.getByLabel("Request body").textContent())!);
-  expect(Object.keys(body).sort()).toEqual(["timestamp", "type", "userId"]);
-  expect(body).toMatchObject({ type: "delete", userId });
+  expect(Object.keys(body).sort()).toEqual(["messageId", "timestamp", "type", "userId"]);
+  expect(body).toMatchObject({ type: "delete", userId, messageId: expect.stringMatching(/^delete-[0-9a-f]{32}$/) });
   expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   await expect(details.getByLabel("X-Signature verified")).toBeVisible();
   await shot(page, "deletion-capture");

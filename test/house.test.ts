@@ -16,7 +16,8 @@ function walk(dir: string, keep: (f: string) => boolean): string[] {
   for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name === "node_modules" || e.name === "generated" || e.name.startsWith(".")) continue;
+      // Installed packages and build output (.gitignore) are not the house.
+      if (["node_modules", "generated", "dist"].includes(e.name) || e.name.startsWith(".")) continue;
       out.push(...walk(p, keep));
     } else if (keep(p)) out.push(p);
   }
@@ -105,7 +106,7 @@ describe("the house", () => {
     const table = readme.slice(start);
     const tops = fs
       .readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !["node_modules", "test-results", "playwright-report"].includes(e.name))
+      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !["node_modules", "test-results", "playwright-report", "dist"].includes(e.name))
       .map((e) => `${e.name}/`);
     const libs = fs
       .readdirSync(path.join(root, "lib"), { withFileTypes: true })
