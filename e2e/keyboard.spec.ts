@@ -167,10 +167,12 @@ test("walk the main story with the keyboard alone, focus following each step", a
   await tabTo(page, dialog.getByRole("button", { name: "Replay message" }));
   await page.keyboard.press("Enter");
   await expect(dialog).toBeHidden();
-  // Closed, the dialog gives focus back to the button that opened it.
-  await expect(replayButton).toBeFocused();
+  // Closed, focus is on the replay's answer (the button that opened it is disabled while the replay is delivered).
+  await expect(chain.getByRole("status")).toBeFocused();
+  await expect(chain.getByRole("status")).toContainText(/replay/i);
   await expect(chain.getByRole("button", { name: /^#\d+/ })).toHaveCount(2, { timeout: 30_000 });
   await expect(chain.getByText(/^Replay 1 · /)).toBeVisible();
+  await expect(chain.getByRole("status")).toHaveText("Replayed: 1 destination delivered.");
   const attempts = (await api(page, "GET", `/api/attempts?destinationId=${destinationId}`)).attempts as { url: string }[];
   expect(attempts.map((a) => a.url)).toEqual([binUrl, binUrl]);
 
