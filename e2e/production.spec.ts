@@ -130,4 +130,16 @@ test("production-like: a test to a built-in capture URL is captured with a valid
   await captured.first().click();
   await expect(details.getByLabel("X-Signature verified")).toBeVisible();
   await shot(page, "capture-production");
+
+  // Private networks are refused here: saving a loopback URL is allowed, and the form says in place,
+  // under that URL, which setting allows it (docs/dashboard.md#destinations).
+  await page.goto(`/destinations/${dest.id}/edit`);
+  await page.getByLabel("URL 1", { exact: true }).fill("http://127.0.0.1:9/hook");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByRole("dialog", { name: "Save without a source?" }).getByRole("button", { name: "Save anyway" }).click();
+  const warning = /^Saved, but: 127\.0\.0\.1 is on a private or loopback network: .*EVENTRAIL_ALLOW_PRIVATE_NETWORKS=1/;
+  await expect(page.getByText(warning)).toBeVisible();
+  await expect(page.getByLabel("URL 1", { exact: true })).toBeFocused();
+  await expect(page.getByLabel("URL 1", { exact: true })).toHaveAccessibleDescription(warning);
+  expect((await api(page, "GET", `/api/destinations/${dest.id}`)).urls).toEqual(["http://127.0.0.1:9/hook"]);
 });

@@ -3,7 +3,13 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type ReactNode } from "react";
-import { DESTINATION_LIMITS, destinationInputSchema, destinationPatchSchema, type DestinationDto } from "@/lib/destinations/contract";
+import {
+  DESTINATION_LIMITS,
+  destinationInputSchema,
+  destinationPatchSchema,
+  type DestinationDto,
+  type SavedDestinationDto,
+} from "@/lib/destinations/contract";
 import { ApiError } from "@/components/data/api-client";
 import { useFocusFirstInvalid } from "@/components/ui/use-focus-first-invalid";
 import { Button } from "@/components/ui/button";
@@ -22,6 +28,7 @@ import {
   generateSharedSecret,
   generateStandardSecret,
   validateForm,
+  warningsByField,
   type FormState,
 } from "./form-state";
 import { revealDestinationValue, useCreateDestinationMutation, useUpdateDestinationMutation } from "./hooks";
@@ -52,6 +59,8 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
   const [confirmNoSource, setConfirmNoSource] = useState(false);
 
   const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
+  // After a save with warnings, focus lands on the first URL warned about, which names its warning.
+  const [warnedRef, focusWarned] = useFocusFirstInvalid<HTMLDivElement>('[data-warned="true"]');
   const reveal = destination
     ? (which: Parameters<typeof revealDestinationValue>[1]) => revealDestinationValue(destination.id, which)
     : undefined;
@@ -70,11 +79,20 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
 
   const create = useCreateDestinationMutation();
   const patch = useUpdateDestinationMutation();
-  const save = destination ? patch : create;
+  // A save the API warned about keeps the form open, its warnings under the URLs they name; the
+  // destination exists from then on, so saving again changes it instead of creating another.
+  const [saved, setSaved] = useState<SavedDestinationDto | null>(null);
+  const target = destination ?? saved;
+  const save = target ? patch : create;
+  const warnings = saved ? warningsByField(saved.warnings) : {};
   const submit = (input: ReturnType<typeof formToInput>) => {
     // Validated by validateForm just before; the create schema's output is what the API takes.
     const callbacks = {
-      onSuccess: (d: DestinationDto) => router.push(`/destinations/${d.id}`),
+      onSuccess: (d: SavedDestinationDto) => {
+        if (d.warnings.length === 0) return router.push(`/destinations/${d.id}`);
+        setSaved(d);
+        focusWarned();
+      },
       onError: (e: Error) => {
         if (e instanceof ApiError && e.fields) {
           setErrors(e.fields);
@@ -82,7 +100,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         }
       },
     };
-    if (destination) patch.mutate({ id: destination.id, patch: destinationPatchSchema.parse(input) }, callbacks);
+    if (target) patch.mutate({ id: target.id, patch: destinationPatchSchema.parse(input) }, callbacks);
     else create.mutate(destinationInputSchema.parse(input), callbacks);
   };
 
@@ -139,7 +157,9 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         title="Endpoints"
         description="Each event is POSTed as JSON to these URLs. With several URLs, choose whether one success is enough or every URL must succeed."
       >
-        <UrlRows urls={form.urls} errors={errors} onChange={(urls) => update({ urls })} />
+        <div ref={warnedRef}>
+          <UrlRows urls={form.urls} errors={errors} warnings={warnings} onChange={(urls) => update({ urls })} />
+        </div>
         <fieldset>
           <legend className="text-sm font-medium text-slate-700">Delivery mode</legend>
           <div className="mt-2 grid gap-2 sm:grid-cols-2">
@@ -304,15 +324,24 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </ConfirmDialog>
 
       {save.error && !(save.error instanceof ApiError && save.error.fields) ? <ErrorNote error={save.error} /> : null}
+      {saved ? (
+        <p role="status" className="rounded-md bg-amber-50 px-4 py-3 text-sm text-amber-800 ring-1 ring-amber-200">
+          Saved, with {saved.warnings.length === 1 ? "a warning" : `${saved.warnings.length} warnings`} under the URLs above.{" "}
+          <Link href={`/destinations/${saved.id}`} className="font-medium underline">
+            Open the destination
+          </Link>{" "}
+          or change the URLs and save again.
+        </p>
+      ) : null}
       <div className="sticky bottom-0 -mx-2 flex items-center justify-end gap-2 border-t border-slate-200 bg-slate-50/95 px-2 py-3 backdrop-blur">
         <Link
-          href={destination ? `/destinations/${destination.id}` : "/destinations"}
+          href={target ? `/destinations/${target.id}` : "/destinations"}
           className="rounded-md px-3 py-1.5 text-sm text-slate-600 hover:bg-slate-100"
         >
           Cancel
         </Link>
         <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : destination ? "Save changes" : "Create destination"}
+          {save.isPending ? "Saving…" : target ? "Save changes" : "Create destination"}
         </Button>
       </div>
     </form>

@@ -23,14 +23,29 @@ function useFocusAfterRender() {
   return setTarget;
 }
 
-/** Up to 5 endpoint URLs; each row is labelled "URL n" and shows its own error (`urls.n`). */
-export function UrlRows({ urls, errors, onChange }: { urls: string[]; errors: Errors; onChange: (urls: string[]) => void }) {
+/**
+ * Up to 5 endpoint URLs; each row is labelled "URL n" and shows its own error (`urls.n`) and what
+ * the last save warned about it (a private or loopback target, docs/webhooks.md#outbound-safety).
+ */
+export function UrlRows({
+  urls,
+  errors,
+  warnings = {},
+  onChange,
+}: {
+  urls: string[];
+  errors: Errors;
+  warnings?: Errors;
+  onChange: (urls: string[]) => void;
+}) {
   const focus = useFocusAfterRender();
   return (
     <fieldset className="min-w-0 space-y-2">
       <legend className="text-sm font-medium text-slate-700">Endpoint URLs</legend>
       {urls.map((u, i) => {
         const err = errors[`urls.${i}`]?.[0];
+        const warning = warnings[`urls.${i}`]?.[0];
+        const describedBy = [err ? `url-${i}-error` : null, warning ? `url-${i}-warning` : null].filter(Boolean).join(" ");
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: a URL's position is its identity here (its label and field errors are "URL n", urls.n)
           <div key={i}>
@@ -44,7 +59,8 @@ export function UrlRows({ urls, errors, onChange }: { urls: string[]; errors: Er
                 placeholder="https://api.example.com/webhooks/eventrail"
                 value={u}
                 aria-invalid={!!err}
-                aria-describedby={err ? `url-${i}-error` : undefined}
+                aria-describedby={describedBy || undefined}
+                data-warned={warning ? "true" : undefined}
                 onChange={(e) => onChange(urls.map((x, j) => (j === i ? e.target.value : x)))}
                 className="font-mono"
               />
@@ -61,6 +77,11 @@ export function UrlRows({ urls, errors, onChange }: { urls: string[]; errors: Er
               </Button>
             </div>
             <FieldError id={`url-${i}-error`} message={err} className="mt-1 pl-14" />
+            {warning ? (
+              <p id={`url-${i}-warning`} className="mt-1 pl-14 text-xs text-amber-800">
+                Saved, but: {warning}
+              </p>
+            ) : null}
           </div>
         );
       })}

@@ -256,3 +256,10 @@ export function describeMinutes(raw: string): string | null {
   const part = (n: number, unit: string) => (n ? plural(n, unit) : "");
   return [part(d, "day"), part(h, "hour"), part(min, "minute")].filter(Boolean).join(" ");
 }
+
+/** A save's warnings (`urls.1` → messages), shaped like field errors so each shows under its field. */
+export function warningsByField(warnings: { field: string; message: string }[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const w of warnings) out[w.field] = [...(out[w.field] ?? []), w.message];
+  return out;
+}

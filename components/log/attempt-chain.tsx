@@ -1,7 +1,7 @@
 "use client";
 
 import { ShortValue } from "@/components/ui/short-url";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { AttemptDetailDto } from "@/lib/request-log/contract";
 import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote } from "@/components/ui/card";
@@ -32,6 +32,14 @@ export function AttemptChain({
   const [confirming, setConfirming] = useState(false);
   const [everywhere, setEverywhere] = useState(false);
   const [replayed, setReplayed] = useState<number | null>(null);
+  // Each replay's answer takes focus (its status line): the button that opened the confirmation may be
+  // disabled by then, while the replay is still being delivered. This effect runs after the
+  // dialog's own (a child's effects run first), which would give focus back to that button.
+  const [answers, setAnswers] = useState(0);
+  const status = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (answers > 0) status.current?.focus();
+  }, [answers]);
   const message = useMessage(messageRowId);
   const replay = useReplayMessageMutation();
   const canReplay = useCan("admin");
@@ -66,7 +74,7 @@ export function AttemptChain({
         ) : null}
       </div>
       {replayed !== null ? (
-        <p role="status" className="text-xs text-emerald-700">
+        <p ref={status} tabIndex={-1} role="status" className="text-xs text-emerald-700 focus:outline-none">
           {replayOutcome(latest, replayed)}
         </p>
       ) : null}
@@ -100,6 +108,7 @@ export function AttemptChain({
                 setConfirming(false);
                 setEverywhere(false);
                 setReplayed(r.replayed);
+                setAnswers((n) => n + 1);
               },
             },
           )

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
+import { PAYLOAD_SEARCH_MAX_DAYS } from "@/lib/request-log/contract";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
@@ -102,6 +103,19 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
         aria-label="Filter attempts"
       >
         <p className="sr-only">Filters apply as you change them.</p>
+        <div>
+          <TextFilter
+            label="Search payloads"
+            placeholder="Search inside payloads, e.g. an order id or an email"
+            value={filter.q}
+            // A search reads one window of messages: the last 24 hours unless a window is chosen.
+            onApply={(q) => onChange(q && !filter.from ? { q, from: new Date(Date.now() - 86_400_000).toISOString() } : { q })}
+          />
+          <p className="mt-1 text-xs text-slate-500">
+            Searches the payloads of messages received in the time window below (at most {PAYLOAD_SEARCH_MAX_DAYS} days; the last 24 hours
+            unless you choose one).
+          </p>
+        </div>
         <div className="grid grid-cols-2 gap-2 sm:gap-3 lg:grid-cols-4">
           <select aria-label="Destination" className={selectFull} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
             <option value="">All destinations</option>

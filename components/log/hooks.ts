@@ -17,6 +17,7 @@ export const FILTER_KEYS = [
   "url",
   "status",
   "errorKind",
+  "q",
   "from",
   "to",
 ] as const;
@@ -46,7 +47,12 @@ export const logKeys = {
  * The filter as the API takes it. The URL's values are passed on unchecked (a hand-edited URL may hold
  * anything): the API validates them and answers a bad one with a field error, as it always has.
  */
-const apiFilter = (filter: LogFilter) => normaliseFilter(filter) as z.input<typeof attemptFilterSchema>;
+const apiFilter = (filter: LogFilter) => {
+  const f = normaliseFilter(filter);
+  // A payload search needs an end to its window (docs/dashboard.md#search-inside-payloads): "until now" when none is chosen.
+  if (f.q && !f.to) f.to = new Date().toISOString();
+  return f as z.input<typeof attemptFilterSchema>;
+};
 
 // POST /api/messages/replay answers `{ count }` to a dry run and `{ replayed }` otherwise (replayResultSchema).
 function dryRunCount(r: ReplayResult) {

@@ -31,11 +31,24 @@ export function ConfirmDialog({
   const ref = useRef<HTMLDialogElement>(null);
   // Several dialogs can sit closed on one page (one per confirm button): each names itself.
   const titleId = useId();
+  // What had focus when it opened: it gets focus back when the dialog closes, unless it is gone or
+  // something else took focus meanwhile (a page that moved on focuses its own heading).
+  const opener = useRef<HTMLElement | null>(null);
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
+    if (open && !d.open) {
+      opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      d.showModal();
+      // React's autoFocus ran while the dialog was still closed; Cancel, the safe choice, takes focus now.
+      d.querySelector<HTMLElement>("[data-initial-focus]")?.focus();
+    }
+    if (!open && d.open) {
+      const hadFocus = d.contains(document.activeElement) || document.activeElement === document.body;
+      d.close();
+      if (hadFocus && opener.current?.isConnected) opener.current.focus();
+      opener.current = null;
+    }
   }, [open]);
   return (
     <dialog
@@ -54,7 +67,7 @@ export function ConfirmDialog({
           </h2>
           {children ? <div className="mt-2 text-sm text-slate-600">{children}</div> : null}
           <div className="mt-5 flex flex-wrap justify-end gap-2">
-            <Button variant="secondary" onClick={onCancel} autoFocus>
+            <Button variant="secondary" onClick={onCancel} data-initial-focus>
               Cancel
             </Button>
             <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>

@@ -1,7 +1,14 @@
 import "server-only";
-import { pool } from "../platform/db";
-import { notFound } from "../platform/errors";
-import type { AttemptDetailDto, AttemptDto, AttemptFilter, AttemptListQuery, AttemptPageDto } from "./contract";
+import { pool, withTransaction } from "../platform/db";
+import { AppError, notFound } from "../platform/errors";
+import {
+  PAYLOAD_SEARCH_MAX_MESSAGES,
+  type AttemptDetailDto,
+  type AttemptDto,
+  type AttemptFilter,
+  type AttemptListQuery,
+  type AttemptPageDto,
+} from "./contract";
 import { inLogDays } from "./attempt-days";
 
 /** The WHERE clause for a workspace's attempts under a filter ($1 is the workspace). */
@@ -24,6 +31,17 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
   if (f.errorKind) add((p) => `${alias}.error_kind = ${p}`, f.errorKind);
   // The event name lives on the message: messages(workspace_id, event, timestamp) finds them, attempts(message_row_id) their attempts.
   if (f.event) add((p) => `${alias}.message_row_id IN (SELECT id FROM messages WHERE workspace_id = $1 AND event = ${p})`, f.event);
+  // A payload search reads the messages received in its window (BRIN messages(received_at)), at
+  // most the newest PAYLOAD_SEARCH_MAX_MESSAGES that match, then their attempts by attempts(message_row_id):
+  // bounded by the window, whatever the log's size (docs/decisions/0080-payload-search.md).
+  if (f.q && f.from && f.to) {
+    values.push(`%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, f.from, f.to);
+    const [q, from, to] = [values.length - 2, values.length - 1, values.length].map((n) => `$${n}`);
+    conds.push(
+      `${alias}.message_row_id IN (SELECT id FROM messages WHERE workspace_id = $1 AND received_at >= ${from} AND received_at < ${to}` +
+        ` AND payload::text ILIKE ${q} ORDER BY received_at DESC LIMIT ${PAYLOAD_SEARCH_MAX_MESSAGES})`,
+    );
+  }
   if (f.from) add((p) => `${alias}.started_at >= ${p}`, f.from);
   if (f.to) add((p) => `${alias}.started_at < ${p}`, f.to);
   if (f.statusClass === "none") conds.push(`${alias}.response_status IS NULL`);
@@ -115,11 +133,31 @@ export function attemptPageQuery(workspaceId: string, query: AttemptListQuery): 
   return { text: `SELECT ${COLUMNS} FROM ${FROM} WHERE ${sql} ORDER BY a.id DESC LIMIT $${values.length}`, values };
 }
 
+/**
+ * A payload search reads every message received in its window (docs/decisions/0080-payload-search.md:
+ * ~5 µs a message measured), so it gets a time limit: a window too busy to read in time is refused
+ * with advice instead of holding a connection.
+ */
+const SEARCH_TIMEOUT_MS = 10_000;
+
+async function searchRows(page: { text: string; values: unknown[] }): Promise<Row[]> {
+  try {
+    return await withTransaction(async (client) => {
+      await client.query(`SET LOCAL statement_timeout = ${SEARCH_TIMEOUT_MS}`);
+      return (await client.query<Row>(page.text, page.values)).rows;
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === "57014")
+      throw new AppError("unavailable", `Searching took longer than ${SEARCH_TIMEOUT_MS / 1000} s; choose a shorter time window`);
+    throw err;
+  }
+}
+
 /** Newest first, keyset-paged on id (indexes attempts(workspace_id[, destination_id|outcome], id DESC, …): prisma/schema.prisma). */
 export async function listAttempts(opts: { workspaceId: string; query: AttemptListQuery }): Promise<AttemptPageDto> {
   const { query } = opts;
   const page = attemptPageQuery(opts.workspaceId, query);
-  const { rows } = await pool().query<Row>(page.text, page.values);
+  const rows = query.q ? await searchRows(page) : (await pool().query<Row>(page.text, page.values)).rows;
   const shown = rows.slice(0, query.limit);
   return { attempts: shown.map(toDto), nextCursor: rows.length > query.limit ? String(shown[shown.length - 1].id) : null };
 }

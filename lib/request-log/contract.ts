@@ -42,8 +42,25 @@ const isoDate = z
 /** How an attempt ended (docs/webhooks.md#outcomes). */
 export const attemptOutcomeSchema = z.enum(["success", "retry", "failed"]);
 
+/** The widest window a payload search (`q`) may cover: what it reads grows with the window (docs/decisions/0080-payload-search.md). */
+export const PAYLOAD_SEARCH_MAX_DAYS = 7;
+/** At most this many matching messages (the newest in the window) have their attempts listed. */
+export const PAYLOAD_SEARCH_MAX_MESSAGES = 1000;
+
+/** A payload search names its window: `from` and `to`, at most PAYLOAD_SEARCH_MAX_DAYS apart. */
+function checkSearchWindow(f: { q?: string; from?: Date; to?: Date }, ctx: z.RefinementCtx) {
+  if (f.q === undefined) return;
+  const need = `A payload search needs a time window: from and to, at most ${PAYLOAD_SEARCH_MAX_DAYS} days apart`;
+  if (!f.from) ctx.addIssue({ code: "custom", path: ["from"], message: need });
+  if (!f.to) ctx.addIssue({ code: "custom", path: ["to"], message: need });
+  if (!f.from || !f.to) return;
+  if (f.to <= f.from) ctx.addIssue({ code: "custom", path: ["to"], message: "Must be after from" });
+  else if (f.to.getTime() - f.from.getTime() > PAYLOAD_SEARCH_MAX_DAYS * 86_400_000)
+    ctx.addIssue({ code: "custom", path: ["to"], message: `A payload search covers at most ${PAYLOAD_SEARCH_MAX_DAYS} days` });
+}
+
 /** Filters of GET /api/attempts, also the `filter` of POST /api/messages/replay. */
-export const attemptFilterSchema = z.object({
+const attemptFilterFields = z.object({
   destinationId: z.string().uuid("Not a destination id").optional(),
   outcome: attemptOutcomeSchema.optional(),
   statusClass: z.enum(["2xx", "3xx", "4xx", "5xx", "none"]).optional(),
@@ -57,18 +74,26 @@ export const attemptFilterSchema = z.object({
   errorKind: z.string().min(1).max(40).optional(),
   /** The event name of track calls ("Order Completed"), exactly. */
   event: z.string().min(1).max(200).optional(),
+  /**
+   * Text inside the message's payload (any property, at any depth; letter case ignored), among the
+   * messages received within from–to, which it requires (docs/dashboard.md#search-inside-payloads).
+   */
+  q: z.string().trim().min(2, "Search for at least 2 characters").max(200, "Search for at most 200 characters").optional(),
   from: isoDate.optional(),
   to: isoDate.optional(),
 });
+export const attemptFilterSchema = attemptFilterFields.superRefine(checkSearchWindow);
 
-export const attemptListQuerySchema = attemptFilterSchema.extend({
-  // An attempt id: a bigint, so at most 18 digits are sure to fit (more would make Postgres fail).
-  cursor: z
-    .string()
-    .regex(/^\d{1,18}$/, "Not a cursor")
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
+export const attemptListQuerySchema = attemptFilterFields
+  .extend({
+    // An attempt id: a bigint, so at most 18 digits are sure to fit (more would make Postgres fail).
+    cursor: z
+      .string()
+      .regex(/^\d{1,18}$/, "Not a cursor")
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .superRefine(checkSearchWindow);
 
 export type AttemptFilter = z.infer<typeof attemptFilterSchema>;
 export type AttemptListQuery = z.infer<typeof attemptListQuerySchema>;
