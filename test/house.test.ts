@@ -106,7 +106,10 @@ describe("the house", () => {
     const table = readme.slice(start);
     const tops = fs
       .readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !["node_modules", "test-results", "playwright-report", "dist"].includes(e.name))
+      .filter(
+        (e) =>
+          e.isDirectory() && !e.name.startsWith(".") && !["node_modules", "test-results", "playwright-report", "dist"].includes(e.name),
+      )
       .map((e) => `${e.name}/`);
     const libs = fs
       .readdirSync(path.join(root, "lib"), { withFileTypes: true })
