@@ -1,4 +1,4 @@
-import { createEdge } from "../lib/ingest/server";
+import { createEdge, LISTEN_BACKLOG } from "../lib/ingest/server";
 import { startMetricsPush } from "../lib/metrics/push";
 import { env } from "../lib/platform/env";
 import { logger } from "../lib/platform/logger";
@@ -21,10 +21,10 @@ async function main() {
     webConcurrency: e.EVENTRAIL_WEB_CONCURRENCY,
     trustedProxies: e.EVENTRAIL_TRUSTED_PROXIES,
     publicUrl: e.EVENTRAIL_PUBLIC_URL ?? null,
-    // The last tenth of the connections is kept for /v1.
+    // The last tenth of the connections is kept for /v1: the web app gets no more than 90 % busy.
     limits: { perAddress: e.EVENTRAIL_MAX_CONNECTIONS_PER_ADDRESS, total, webRoom: Math.floor(total * 0.9) },
   });
-  await app.listen({ port: e.PORT, host: e.HOST });
+  await app.listen({ port: e.PORT, host: e.HOST, backlog: LISTEN_BACKLOG });
   startMetricsPush("ingest");
   log.info({ port: e.PORT, host: e.HOST, web: e.EVENTRAIL_WEB_URL ?? null }, "ingest started");
   process.send?.({ type: "ready" });

@@ -5,7 +5,8 @@
 // duplicates. Exits 1 when any drill loses an event.
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
-// DRILL_ABUSE_ONLY=login,capture,oversized to run some attacks only). `npm run drill -- isolation` runs the
+// DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only,
+// DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`). `npm run drill -- isolation` runs the
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 import fs from "node:fs";
@@ -20,7 +21,8 @@ import { formatResult, runScenario, type DrillResult, type Stack } from "./drill
 import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
 import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
-import { ABUSE_APP_ENV, ATTACKS, formatAbuse, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
+import { WEB_NICENESS } from "./lib/runtime";
+import { ABUSE_APP_ENV, ATTACKS, formatAbuse, reniceTree, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
 const ONLY = process.env.DRILL_ONLY?.split(",").map((s) => s.trim());
@@ -67,7 +69,14 @@ async function main() {
     db.on("error", () => {});
     // The abuse drill attacks through the edge, as `npm start` serves the public port: the edge
     // trusts the drill's one proxy hop, the web app one more (docs/edge.md#client-addresses).
-    app = await startApp(url, ABUSE ? { ...APP_ENV, ...ABUSE_APP_ENV, EVENTRAIL_TRUSTED_PROXIES: "2" } : APP_ENV);
+    // …and, as under `npm start`, the web process and its database sessions run at WEB_NICENESS.
+    app = await startApp(
+      url,
+      ABUSE
+        ? { ...APP_ENV, ...ABUSE_APP_ENV, EVENTRAIL_TRUSTED_PROXIES: "2", EVENTRAIL_DB_SESSION_NICENESS: String(WEB_NICENESS) }
+        : APP_ENV,
+    );
+    if (ABUSE && process.env.DRILL_ABUSE_NICE !== "0") reniceTree(app.child.pid!, WEB_NICENESS);
     if (ABUSE) edge = await startIngest(url, { webUrl: app.url, env: { ...APP_ENV, ...ABUSE_APP_ENV } });
     workers.push(await startWorker(url, ENV));
     console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);

@@ -2,12 +2,13 @@
  * The edge in front of the real web app (issue 34, docs/edge.md): the ingest process and `next
  * start` as `npm start` runs them, Postgres. Every short path stores its call; CORS rides on
  * lib/tracking's own answers; a smuggled request never reaches Next and no client gets another's
- * answer; two slow uploads leave the dashboard answering.
+ * answer; two slow uploads, or 20,000 idle sockets from one address, leave the dashboard and /v1 answering.
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
-import { createSource, postTracking, type TestSource } from "./harness/tracking";
+import { Agent, fetch as ufetch } from "undici";
+import { basic, createSource, postTracking, type TestSource } from "./harness/tracking";
 
 let s: IngestStack;
 let src: TestSource;
@@ -136,6 +137,81 @@ describe("slow clients, against Next", () => {
     } finally {
       for (const t of trickles) clearInterval(t);
       for (const u of uploads) u.destroy();
+    }
+  });
+
+  it("20,000 idle sockets from one address are cut to its cap; /v1 and /api/health from other addresses are answered meanwhile", async () => {
+    const port = Number(new URL(s.ingest.url).port);
+    const target = 20_000;
+    let opened = 0;
+    let closedByEdge = 0;
+    let settled = 0;
+    const held = new Set<net.Socket>();
+    // At most 500 connecting at once; the edge closes what passes its per-address cap (256), so
+    // this process never holds more than a few hundred file descriptors.
+    const flood = new Promise<void>((done) => {
+      let started = 0;
+      const next = () => {
+        while (started < target && started - settled < 500) {
+          started++;
+          const sock = net.connect({ host: "127.0.0.1", port, localAddress: "127.0.0.3" });
+          held.add(sock);
+          let connected = false;
+          sock.on("error", () => {});
+          // A socket is settled once connected (the edge may keep it) or, failing that, closed.
+          sock.once("connect", () => {
+            connected = true;
+            opened++;
+            settled++;
+            next();
+          });
+          sock.once("close", () => {
+            held.delete(sock);
+            if (connected) closedByEdge++;
+            else {
+              settled++;
+              next();
+            }
+          });
+        }
+        if (settled >= target) done();
+      };
+      next();
+    });
+    const answered: number[] = [];
+    const probe = async () => {
+      const [v1, health] = await Promise.all([
+        ufetch(`${s.ingest.url}/v1/track`, {
+          method: "POST",
+          headers: { authorization: basic(src.writeKey), "content-type": "application/json" },
+          body: JSON.stringify({ type: "track", event: "During flood", userId: "u", messageId: `flood-${answered.length}` }),
+          dispatcher: fromV1,
+        }),
+        ufetch(`${s.ingest.url}/api/health`, { dispatcher: fromHealth }),
+      ]);
+      await Promise.all([v1.arrayBuffer(), health.arrayBuffer()]);
+      answered.push(v1.status, health.status);
+    };
+    const fromV1 = new Agent({ connect: { localAddress: "127.0.0.1" } });
+    const fromHealth = new Agent({ connect: { localAddress: "127.0.0.2" } });
+    try {
+      let flooding = true;
+      const probes = (async () => {
+        while (flooding) await probe();
+      })();
+      await flood;
+      flooding = false;
+      await probes;
+      await probe();
+      expect(opened).toBeGreaterThan(target / 2);
+      // Every socket past the cap was closed by the edge; the rest stay open.
+      await expect.poll(() => held.size).toBeLessThanOrEqual(256);
+      expect(closedByEdge).toBeGreaterThanOrEqual(opened - 256);
+      expect(answered.length).toBeGreaterThanOrEqual(4);
+      expect(new Set(answered)).toEqual(new Set([200]));
+    } finally {
+      for (const sock of held) sock.destroy();
+      await Promise.all([fromV1.close(), fromHealth.close()]);
     }
   });
 });

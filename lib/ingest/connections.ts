@@ -8,7 +8,10 @@ export type ConnectionLimits = {
   perAddress: number;
   /** Open connections in all. */
   total: number;
-  /** Past this many open connections, requests for the web app are refused; /v1 keeps the rest. */
+  /**
+   * Past this many connections with a request in flight, requests for the web app are refused;
+   * /v1 keeps the rest. Idle connections do not count: a new connection takes an idle one's place.
+   */
   webRoom: number;
   /** Slowest body upload accepted, in bytes per second, averaged from the request's start… */
   minBodyBytesPerSecond: number;
@@ -16,23 +19,34 @@ export type ConnectionLimits = {
   bodyRateGraceMs: number;
 };
 
-type Conn = { address: string; inFlight: number };
+type Conn = { address: string; inFlight: number; tracked: boolean };
 
 /**
  * Caps on connections and a minimum body rate (docs/edge.md#slow-and-greedy-clients). A new
  * connection over a cap takes the place of the oldest idle connection (no request in flight) of
  * the same address — or, over the total cap, of anyone — and is closed itself when there is none:
  * idle sockets cannot crowd out a client's next request, and one address cannot hold more than its
- * share of the port. Node's own deadlines (headersTimeout, requestTimeout) bound each request; this
+ * share of the port. A refused connection is reset (RST): no FIN handshake, no TIME_WAIT, its file
+ * descriptor freed at once, so 20,000 sockets from one address cost the edge an accept and a close
+ * each (docs/decisions/0051-edge-under-abuse.md). Node's own deadlines (headersTimeout, requestTimeout) bound each request; this
  * adds the rate, so a body that trickles is cut off after seconds, not at the request deadline.
  */
 export function guardConnections(server: http.Server, limits: ConnectionLimits) {
   const conns = new Map<net.Socket, Conn>();
   const byAddress = new Map<string, Set<net.Socket>>();
+  /** Tracked connections with a request in flight. */
+  let busy = 0;
+  const addInFlight = (c: Conn, delta: number) => {
+    const was = c.inFlight > 0;
+    c.inFlight += delta;
+    if (c.tracked && was !== c.inFlight > 0) busy += was ? -1 : 1;
+  };
 
   const forget = (socket: net.Socket) => {
     const c = conns.get(socket);
     if (!c) return;
+    if (c.inFlight > 0) busy--;
+    c.tracked = false;
     conns.delete(socket);
     const set = byAddress.get(c.address);
     set?.delete(socket);
@@ -52,9 +66,9 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
   server.on("connection", (socket: net.Socket) => {
     const address = (socket.remoteAddress ?? "unknown").replace(/^::ffff:/i, "");
     const mine = byAddress.get(address);
-    if (mine && mine.size >= limits.perAddress && !evictIdle(mine)) return void socket.destroy();
-    if (conns.size >= limits.total && !evictIdle(conns.keys())) return void socket.destroy();
-    conns.set(socket, { address, inFlight: 0 });
+    if (mine && mine.size >= limits.perAddress && !evictIdle(mine)) return void socket.resetAndDestroy();
+    if (conns.size >= limits.total && !evictIdle(conns.keys())) return void socket.resetAndDestroy();
+    conns.set(socket, { address, inFlight: 0, tracked: true });
     const set = byAddress.get(address) ?? new Set<net.Socket>();
     set.add(socket);
     byAddress.set(address, set);
@@ -65,9 +79,9 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
   const uploading = new Map<http.IncomingMessage, { started: number; bytesAtStart: number }>();
   server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     const c = conns.get(req.socket);
-    if (c) c.inFlight++;
+    if (c) addInFlight(c, 1);
     res.once("close", () => {
-      if (c) c.inFlight--;
+      if (c) addInFlight(c, -1);
       uploading.delete(req);
     });
     if (bodyPending(req)) {
@@ -95,7 +109,9 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
 
   return {
     open: () => conns.size,
+    /** Connections with a request in flight. */
+    busy: () => busy,
     /** True when the web app may take one more request: the last connections are kept for /v1. */
-    webHasRoom: () => conns.size <= limits.webRoom,
+    webHasRoom: () => busy <= limits.webRoom,
   };
 }

@@ -23,6 +23,14 @@ import { FairGate } from "./web-gate";
  */
 export const defaultWebConcurrency = () => Math.max(2, os.availableParallelism() - 1);
 
+/**
+ * The listen backlog: connections the kernel completes before the edge accepts them. Node's 511
+ * fills when one client opens hundreds of connections at once, and a full queue drops every
+ * client's SYN — a retransmit 1 s later (docs/decisions/0051-edge-under-abuse.md). Linux caps it
+ * at net.core.somaxconn (4096 by default since 5.4).
+ */
+export const LISTEN_BACKLOG = 4096;
+
 export type EdgeLimits = ConnectionLimits & {
   /** Time to receive a request's headers. */
   headersTimeoutMs: number;

@@ -96,15 +96,25 @@ describe("connection caps", () => {
     expect(await count()).toBeLessThanOrEqual(20);
   });
 
-  it("past the web's share of connections, web requests are refused and /v1 keeps the rest", async () => {
+  it("past the web's share of busy connections, web requests are refused and /v1 keeps the rest; idle ones do not count", async () => {
     const web = await recordingWebApp();
     const { port } = await startEdge({ webUrl: web.url, limits: { perAddress: 100, total: 100, webRoom: 10 } });
     for (let i = 0; i < 12; i++) await openSocket(port);
+    expect((await get(port, "/api/health")).status).toBe(200);
+    // Requests whose bodies are still arriving hold their connections busy.
+    const uploading = [];
+    for (let i = 0; i < 12; i++) {
+      const s = await openSocket(port);
+      s.write("POST /api/sources HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+      uploading.push(s);
+    }
+    await expect.poll(async () => (await get(port, "/api/health")).status).toBe(503);
     const dashboard = await get(port, "/api/health");
     expect(dashboard).toMatchObject({ status: 503, retryAfter: "2" });
     const tracking = await fetch(`http://127.0.0.1:${port}/v1/m`, { method: "POST", body: "{}" });
     expect(tracking.status).toBe(200);
-    expect(web.seen).toHaveLength(0);
+    expect(web.seen.map((s) => s.url)).not.toContain("/api/sources");
+    for (const s of uploading) s.destroy();
   });
 });
 

@@ -16,6 +16,8 @@ export function streamHugeBody(opts: {
   /** The body starts with this (a JSON prefix) and is padded with "a" characters. */
   prefix?: string;
   chunkBytes?: number;
+  /** The local address to connect from (the abuse drill gives each attacker its own). */
+  localAddress?: string;
 }): Promise<StreamedAnswer> {
   const started = performance.now();
   const chunk = Buffer.alloc(opts.chunkBytes ?? 64 * 1024, "a");
@@ -25,6 +27,7 @@ export function streamHugeBody(opts: {
     let answered = false;
     const req = http.request(opts.url, {
       method: "POST",
+      localAddress: opts.localAddress,
       headers: {
         "content-type": "application/json",
         ...(opts.declareLength ? { "content-length": String(opts.totalBytes) } : { "transfer-encoding": "chunked" }),

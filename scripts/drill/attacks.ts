@@ -1,0 +1,210 @@
+/**
+ * The abuse drill's attackers (scripts/drill/abuse.ts), each from a loopback address of its own
+ * (Linux routes all of 127/8 to lo), so that the edge's per-address caps and fairness see them as
+ * the distinct clients they stand for — and the drill's /v1 load (127.0.0.1) and /api/health
+ * probes (127.0.0.2) as other clients. Attackers that are answered 503/429 wait the Retry-After
+ * they are given, as real clients do; without it they wait briefly, never spin.
+ * Traffic only to the drill's own edge on 127.0.0.1.
+ */
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { fileURLToPath } from "node:url";
+import { Agent, fetch as ufetch } from "undici";
+import { streamHugeBody } from "../../test/harness/streaming";
+
+export type Attack = "slow" | "idle" | "login" | "capture" | "oversized";
+export const ATTACKS: Attack[] = ["slow", "idle", "login", "capture", "oversized"];
+export type Tally = Record<string, number>;
+
+/** The loopback address each client of the drill connects from. */
+export const ADDRESS = {
+  v1: "127.0.0.1",
+  health: "127.0.0.2",
+  slow: "127.0.0.3",
+  idle: "127.0.0.4",
+  login: "127.0.0.5",
+  capture: "127.0.0.6",
+  oversized: "127.0.0.7",
+} as const;
+
+export type AttackTarget = {
+  base: string;
+  binId: string;
+  apiToken: string;
+  trackAuth: string;
+  owner: { email: string; password: string };
+};
+
+const MB = 1024 * 1024;
+export const IDLE_SOCKETS = 20_000;
+export const LOGIN_CLIENTS = 128;
+export const SLOW_UPLOADS = 2;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const count = (t: Tally, key: string | number) => {
+  t[key] = (t[key] ?? 0) + 1;
+};
+
+/** An undici agent whose connections leave from `localAddress`. */
+export const agentFrom = (localAddress: string) => new Agent({ connect: { localAddress } });
+
+/** Waits what the answer's Retry-After asks (at most 10 s), or 100 ms after a network error. */
+async function backOff(status: number | null, retryAfter: string | null, running: () => boolean) {
+  const s = Number(retryAfter);
+  const ms = status === null ? 100 : (status === 503 || status === 429) && s > 0 ? Math.min(10, s) * 1000 : 0;
+  for (const until = Date.now() + ms; running() && Date.now() < until; ) await sleep(Math.min(250, until - Date.now()));
+}
+
+/** Starts one attack; the returned function stops it and resolves when its clients are done. */
+export function startAttack(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<void> {
+  let running = true;
+  const isRunning = () => running;
+  let done: Promise<unknown>;
+  switch (attack) {
+    case "login": {
+      // 128 clients, each attempt from a fresh forwarded address and email (a botnet the
+      // per-address throttle cannot stop), plus one on the owner's account (the per-account throttle).
+      const agent = agentFrom(ADDRESS.login);
+      const login = async (email: string, password: string, address: string) => {
+        const r = await ufetch(`${t.base}/api/auth/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": address },
+          body: JSON.stringify({ email, password }),
+          dispatcher: agent,
+        }).catch(() => null);
+        await r?.arrayBuffer().catch(() => {});
+        count(tally, r?.status ?? "network error");
+        await backOff(r?.status ?? null, r?.headers.get("retry-after") ?? null, isRunning);
+      };
+      done = Promise.all([
+        ...Array.from({ length: LOGIN_CLIENTS }, async (_, i) => {
+          for (let k = 0; running && k < 100_000; k++) await login(`victim${i}-${k}@example.com`, `guess ${k}`, `198.18.${i}.${k % 250}`);
+        }),
+        (async () => {
+          for (let k = 0; running && k < 100_000; k++) await login(t.owner.email, `guess ${k}`, `198.19.0.${k % 250}`);
+        })(),
+      ]).finally(() => agent.close());
+      break;
+    }
+    case "capture": {
+      const agent = agentFrom(ADDRESS.capture);
+      const body64k = "x".repeat(64 * 1024);
+      done = Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let k = 0; running && k < 100_000; k++) {
+            const r = await ufetch(`${t.base}/c/${t.binId}`, { method: "POST", body: body64k, dispatcher: agent }).catch(() => null);
+            await r?.arrayBuffer().catch(() => {});
+            count(tally, r?.status ?? "network error");
+            await backOff(r?.status ?? null, r?.headers.get("retry-after") ?? null, isRunning);
+          }
+        }),
+      ).finally(() => agent.close());
+      break;
+    }
+    case "oversized": {
+      const kinds: { name: string; url: string; totalBytes: number; prefix: string; headers: Record<string, string> }[] = [
+        {
+          name: "login 200 MB",
+          url: `${t.base}/api/auth/login`,
+          totalBytes: 200 * MB,
+          prefix: '{"email":"a@b.co","password":"',
+          headers: {},
+        },
+        {
+          name: "api 50 MB",
+          url: `${t.base}/api/sources`,
+          totalBytes: 50 * MB,
+          prefix: '{"name":"',
+          headers: { authorization: `Bearer ${t.apiToken}` },
+        },
+        {
+          name: "v1 5 MB",
+          url: `${t.base}/v1/batch`,
+          totalBytes: 5 * MB,
+          prefix: '{"batch":[{"type":"track","event":"',
+          headers: { authorization: t.trackAuth },
+        },
+      ];
+      done = (async () => {
+        for (let k = 0; running && k < 10_000; k++) {
+          const kind = kinds[k % kinds.length];
+          for (const declareLength of [true, false]) {
+            const res = await streamHugeBody({ ...kind, declareLength, localAddress: ADDRESS.oversized }).catch(() => null);
+            count(tally, `${kind.name} → ${res?.status ?? "network error"}`);
+          }
+        }
+      })();
+      break;
+    }
+    case "slow":
+      // Two uploads of a 1,000,000-byte body (under the 1 MB limit): one just above the minimum
+      // body rate (10 KB/s, so it runs into the request deadline), one below it (2 KB/s).
+      done = Promise.all(
+        [10, 2].slice(0, SLOW_UPLOADS).map(async (kbPerSecond) => {
+          while (running) count(tally, `${kbPerSecond} KB/s → ${await slowUpload(t, kbPerSecond * 1024, isRunning)}`);
+        }),
+      );
+      break;
+    case "idle": {
+      const child = spawn(
+        process.execPath,
+        [fileURLToPath(new URL("./idle-sockets.mjs", import.meta.url)), t.base, String(IDLE_SOCKETS), ADDRESS.idle],
+        {
+          stdio: ["pipe", "pipe", "inherit"],
+        },
+      );
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      done = new Promise<void>((resolve) => {
+        child.once("exit", () => {
+          const last = out.trim().split("\n").pop();
+          if (last) for (const [k, v] of Object.entries(JSON.parse(last) as Tally)) tally[k] = v;
+          resolve();
+        });
+      });
+      // Closing its stdin tells the child to report and exit.
+      return async () => {
+        child.stdin.end();
+        await done;
+      };
+    }
+  }
+  return async () => {
+    running = false;
+    await done;
+  };
+}
+
+/** One slow upload to the Management API; resolves with its answer's status or how it ended. */
+function slowUpload(t: AttackTarget, bytesPerSecond: number, running: () => boolean): Promise<string> {
+  const total = 1_000_000;
+  return new Promise((resolve) => {
+    const req = http.request(`${t.base}/api/sources`, {
+      method: "POST",
+      localAddress: ADDRESS.slow,
+      headers: { "content-type": "application/json", "content-length": String(total), authorization: `Bearer ${t.apiToken}` },
+    });
+    let sent = 0;
+    const piece = Buffer.alloc(Math.max(1, Math.round(bytesPerSecond / 10)), "a");
+    const timer = setInterval(() => {
+      if (!running()) {
+        clearInterval(timer);
+        req.destroy();
+        return resolve("stopped");
+      }
+      const n = Math.min(piece.length, total - sent);
+      sent += n;
+      req.write(piece.subarray(0, n));
+      if (sent >= total) clearInterval(timer);
+    }, 100);
+    req.on("response", (res) => {
+      clearInterval(timer);
+      res.resume();
+      res.on("end", () => resolve(String(res.statusCode)));
+      req.destroy();
+    });
+    req.on("error", () => {
+      clearInterval(timer);
+      resolve("closed by the edge");
+    });
+  });
+}
