@@ -3,7 +3,7 @@ import { expect, type Page } from "@playwright/test";
 
 /** The phone viewport of the proof: 390×844 (an iPhone 12–15 in CSS pixels). */
 export const PHONE = { width: 390, height: 844 } as const;
-export const DESKTOP = { width: 1280, height: 800 } as const;
+export const DESKTOP = { width: 1440, height: 900 } as const;
 
 export const isPhone = (page: Page) => (page.viewportSize()?.width ?? 1280) < 768;
 

@@ -67,17 +67,6 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
   await walkPage(page, `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", { dark: true, nav: false });
 
-  // The first screen at a wide desktop (1440 × 900) as well: the overview, the log and its drawer.
-  await page.setViewportSize({ width: 1440, height: 900 });
-  for (const [name, url] of [
-    ["overview-1440", "/overview"],
-    ["log-1440", `/log?destinationId=${destination.id}`],
-    ["log-attempt-1440", `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`],
-  ]) {
-    await page.goto(url);
-    await settle(page);
-    await page.screenshot({ path: `e2e/artifacts/${name}.png` });
-  }
   await page.setViewportSize(DESKTOP);
 
   // User text is isolated: the override in the event name cannot reverse the page's own text after it.
