@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
-import { DESKTOP, PHONE, expectAccessible, settle } from "./checks";
+import { DESKTOP, PHONE, expectAccessible } from "./checks";
 import { shot } from "./shot";
 import { discoverRoutes, fillRoute, routeName, walkPage } from "./walk";
 
