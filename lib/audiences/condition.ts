@@ -67,35 +67,43 @@ const groupSchema = (k: "all" | "any") =>
   z.object({ [k]: z.array(conditionSchema).min(1, "A group needs at least one condition") }).strict();
 
 /**
- * The node's keys pick its kind (all / any / event / trait), so a mistake is reported at the field
- * that is wrong rather than as "matches none of four shapes".
+ * A condition-tree node whose keys pick its kind (`pick` returns the schema for the object, or
+ * null), so a mistake is reported at the field that is wrong rather than as "matches none of the
+ * shapes"; `message` says what a node may be. Audiences and destination filters share it.
  */
-export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
-  z.unknown().transform((v, ctx) => {
-    const o = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    const schema = !o
-      ? null
-      : "all" in o
-        ? groupSchema("all")
-        : "any" in o
-          ? groupSchema("any")
-          : "event" in o
-            ? eventConditionSchema
-            : "trait" in o
-              ? traitConditionSchema
-              : null;
-    if (!schema) {
-      ctx.addIssue({ code: "custom", message: 'A condition is {"all": […]}, {"any": […]}, an event condition or a trait comparison' });
-      return z.NEVER;
-    }
-    const r = schema.safeParse(v);
-    if (!r.success) {
-      for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
-      return z.NEVER;
-    }
-    return r.data as Condition;
-  }),
-) as unknown as z.ZodType<Condition>;
+export function nodeByKeys<T>(pick: (o: Record<string, unknown>) => z.ZodType | null, message: string): z.ZodType<T> {
+  return z.lazy(() =>
+    z.unknown().transform((v, ctx) => {
+      const o = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+      const schema = o ? pick(o) : null;
+      if (!schema) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      const r = schema.safeParse(v);
+      if (!r.success) {
+        for (const issue of r.error.issues)
+          ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
+        return z.NEVER;
+      }
+      return r.data as T;
+    }),
+  ) as unknown as z.ZodType<T>;
+}
+
+export const conditionSchema: z.ZodType<Condition> = nodeByKeys<Condition>(
+  (o) =>
+    "all" in o
+      ? groupSchema("all")
+      : "any" in o
+        ? groupSchema("any")
+        : "event" in o
+          ? eventConditionSchema
+          : "trait" in o
+            ? traitConditionSchema
+            : null,
+  'A condition is {"all": […]}, {"any": […]}, an event condition or a trait comparison',
+);
 
 export const isGroup = (c: Condition): c is Group => "all" in c || "any" in c;
 export const isEvent = (c: Condition): c is EventCondition => "event" in c;

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { MAX_CONDITIONS, MAX_DEPTH, NUMERIC_TEXT, OPERATORS, ORDER_OPERATORS, UNARY_OPERATORS, numericValue } from "../audiences/condition";
+import {
+  MAX_CONDITIONS,
+  MAX_DEPTH,
+  NUMERIC_TEXT,
+  OPERATORS,
+  ORDER_OPERATORS,
+  UNARY_OPERATORS,
+  nodeByKeys,
+  numericValue,
+} from "../audiences/condition";
 
 /**
  * Conditions on what is inside a call (docs/routing.md#conditions): the audience condition language
@@ -82,31 +91,11 @@ export type FilterCondition = FieldCondition | { all: FilterCondition[] } | { an
 const groupSchema = (k: "all" | "any") =>
   z.object({ [k]: z.array(filterConditionNode).min(1, "A group needs at least one condition") }).strict();
 
-/** The node's keys pick its kind, so an error points at the field that is wrong (as condition.ts does). */
-const filterConditionNode: z.ZodType<FilterCondition> = z.lazy(() =>
-  z.unknown().transform((v, ctx) => {
-    const o = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    const schema = !o
-      ? null
-      : "all" in o
-        ? groupSchema("all")
-        : "any" in o
-          ? groupSchema("any")
-          : "field" in o
-            ? fieldConditionSchema
-            : null;
-    if (!schema) {
-      ctx.addIssue({ code: "custom", message: 'A condition is {"all": […]}, {"any": […]} or {"field": …, "op": …, "value": …}' });
-      return z.NEVER;
-    }
-    const r = schema.safeParse(v);
-    if (!r.success) {
-      for (const issue of r.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as (string | number)[] });
-      return z.NEVER;
-    }
-    return r.data as FilterCondition;
-  }),
-) as unknown as z.ZodType<FilterCondition>;
+/** The node's keys pick its kind, so an error points at the field that is wrong (condition.ts nodeByKeys). */
+const filterConditionNode: z.ZodType<FilterCondition> = nodeByKeys<FilterCondition>(
+  (o) => ("all" in o ? groupSchema("all") : "any" in o ? groupSchema("any") : "field" in o ? fieldConditionSchema : null),
+  'A condition is {"all": […]}, {"any": […]} or {"field": …, "op": …, "value": …}',
+);
 
 const children = (c: FilterCondition): FilterCondition[] | null => ("all" in c ? c.all : "any" in c ? c.any : null);
 
