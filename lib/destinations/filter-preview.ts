@@ -1,23 +1,10 @@
 import "server-only";
-import { pool } from "../platform/db";
-import { AppError } from "../platform/errors";
 import { filterVerdict } from "../routing/destination-filter";
 import { applyFieldLists } from "../routing/field-lists";
 import { integrationsAllow } from "../routing/route-message";
 import { buildPayload } from "../webhooks/payload";
 import type { FilterPreviewInput, FilterPreviewResult } from "./contract";
-
-type Row = {
-  type: string;
-  event: string | null;
-  message_id: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  timestamp: Date;
-  received_at: Date;
-  sent_at: Date | null;
-  payload: Record<string, unknown>;
-};
+import { recentCalls, type RecentCall } from "./recent-calls";
 
 /** The preview lists the track events it saw, most frequent first, up to this many. */
 const TOP_EVENTS = 20;
@@ -31,37 +18,7 @@ const TOP_EVENTS = 20;
  */
 export async function previewFilter(opts: { workspaceId: string; input: FilterPreviewInput }): Promise<FilterPreviewResult> {
   const { sourceIds, filter, limit } = opts.input;
-  const empty: FilterPreviewResult = {
-    considered: 0,
-    passed: 0,
-    byType: [],
-    byEvent: [],
-    excluded: { integrations: 0, typeOrEvent: 0, conditions: 0, sampling: 0 },
-    example: null,
-  };
-  if (sourceIds.length === 0) return empty;
-  const { rows: owned } = await pool().query<{ id: string }>("SELECT id FROM sources WHERE workspace_id = $1 AND id = ANY($2::uuid[])", [
-    opts.workspaceId,
-    sourceIds,
-  ]);
-  const ours = new Set(owned.map((r) => r.id));
-  const fields: Record<string, string[]> = {};
-  sourceIds.forEach((id, i) => {
-    if (!ours.has(id)) fields[`sourceIds.${i}`] = ["No such source in this workspace"];
-  });
-  if (Object.keys(fields).length) throw new AppError("validation_failed", "Some fields are invalid", fields);
-
-  // Per source, its newest calls through messages(source_id, received_at); then the newest of those.
-  const { rows } = await pool().query<Row>(
-    `SELECT m.type, m.event, m.message_id, m.user_id, m.anonymous_id, m.timestamp, m.received_at, m.sent_at, m.payload
-       FROM unnest($1::uuid[]) AS s(id)
-       CROSS JOIN LATERAL (
-         SELECT type, event, message_id, user_id, anonymous_id, timestamp, received_at, sent_at, payload FROM messages
-          WHERE source_id = s.id AND origin = 'api' AND payload IS NOT NULL
-          ORDER BY received_at DESC LIMIT $2) m
-      ORDER BY m.received_at DESC LIMIT $2`,
-    [[...ours], limit],
-  );
+  const rows = await recentCalls({ workspaceId: opts.workspaceId, sourceIds, limit });
 
   const byType = new Map<string, { considered: number; passed: number }>();
   const byEvent = new Map<string, { considered: number; passed: number }>();
@@ -78,17 +35,8 @@ export async function previewFilter(opts: { workspaceId: string; input: FilterPr
     const ok = previewOne(r, filter, excluded);
     if (ok) passed += 1;
     if (ok && example === null) {
-      const built = buildPayload({
-        type: r.type,
-        messageId: r.message_id,
-        userId: r.user_id,
-        anonymousId: r.anonymous_id,
-        timestamp: r.timestamp.toISOString(),
-        receivedAt: r.received_at.toISOString(),
-        sentAt: r.sent_at?.toISOString() ?? null,
-        payload: r.payload,
-      });
-      example = { messageId: r.message_id, built, sent: applyFieldLists(built, filter) };
+      const built = buildPayload(r);
+      example = { messageId: r.messageId, built, sent: applyFieldLists(built, filter) };
     }
     count(byType, r.type, ok);
     if (r.type === "track" && r.event !== null) count(byEvent, r.event, ok);
@@ -108,13 +56,13 @@ export async function previewFilter(opts: { workspaceId: string; input: FilterPr
 }
 
 /** One call routed as at ingest; a call left out is counted under the first rule that left it out. */
-function previewOne(r: Row, filter: FilterPreviewInput["filter"], excluded: FilterPreviewResult["excluded"]): boolean {
+function previewOne(r: RecentCall, filter: FilterPreviewInput["filter"], excluded: FilterPreviewResult["excluded"]): boolean {
   const integrations = r.payload.integrations as Record<string, unknown> | null | undefined;
   if (!integrationsAllow(integrations)) {
     excluded.integrations += 1;
     return false;
   }
-  const call = { type: r.type, event: r.event, messageId: r.message_id, payload: r.payload };
+  const call = { type: r.type, event: r.event, messageId: r.messageId, payload: r.payload };
   if (filterVerdict({ ...filter, where: null, samplePercent: 100 }, call).passes === false) excluded.typeOrEvent += 1;
   else if (filterVerdict({ ...filter, samplePercent: 100 }, call).passes === false) excluded.conditions += 1;
   else if (filterVerdict(filter, call).passes === false) excluded.sampling += 1;
