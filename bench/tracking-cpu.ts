@@ -9,7 +9,7 @@
 import crypto from "node:crypto";
 import { parseCallBody } from "../lib/tracking/body";
 import { normaliseMessage, type NormalisedMessage } from "../lib/tracking/normalise";
-import { messageColumns } from "../lib/tracking/persist";
+import { messageColumns } from "../lib/tracking/produce";
 import { newRowId } from "../lib/tracking/row-ids";
 import { toIso } from "../lib/tracking/timestamps";
 import { benchTrackCall } from "./lib/track-call";

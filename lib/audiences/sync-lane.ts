@@ -1,9 +1,9 @@
 import "server-only";
 import type pg from "pg";
 import { createDeliveries } from "../delivery/enqueue";
-import { rowIdSql } from "../tracking/row-ids";
+import { type AudienceIdentifies, insertAudienceIdentifies } from "../tracking/produce";
 import type { CompiledQuery } from "./compile";
-import { chunkRanges, destinationsFor, type MemberChange, type SyncPlan } from "./plan";
+import { chunkRanges, destinationsFor, type SyncPlan } from "./plan";
 
 /**
  * One lane of a sync (docs/audiences.md#how-a-sync-runs): the users whose id hashes to `lane` of
@@ -12,7 +12,7 @@ import { chunkRanges, destinationsFor, type MemberChange, type SyncPlan } from "
  *   2. diffs it against audience_members in one hash full join, numbered in user id (byte) order:
  *      entered, exited, and — when a destination gets the full membership — stayed;
  *   3. walks the diff in chunks, each one transaction: identify messages (origin 'audience',
- *      origin_ref = sync id) made with INSERT … SELECT, their deliveries and `deliver` jobs through
+ *      origin_ref = sync id) made by the producer (produce.ts insertAudienceIdentifies), their deliveries and `deliver` jobs through
  *      createDeliveries — the normal delivery path —, the membership change, and the lane's
  *      progress: counts and done_through[lane], the last user id the chunk covered.
  * Users after `after` only: a resumed sync skips what the lane already committed.
@@ -84,15 +84,8 @@ export async function computeLane(
   });
 }
 
-export type SendContext = {
+export type SendContext = AudienceIdentifies & {
   audienceId: string;
-  workspaceId: string;
-  syncId: string;
-  propertyName: string;
-  /** context.audience of every identify, as JSON text */
-  context: string;
-  /** the identifies' timestamp and receivedAt */
-  now: string;
   plan: Pick<SyncPlan, "full" | "changes">;
   chunkSize: number;
 };
@@ -109,24 +102,9 @@ export async function sendLane(
   const out = { sent: 0, added: 0, removed: 0 };
   for (const [from, to] of chunkRanges(lane.rows, ctx.chunkSize)) {
     await inTransaction(client, async () => {
-      // The message rows and their ids in one statement; the ids come back with each user's change
-      // so the deliveries go to the destinations that change is for. Payload keys in alphabetical
-      // order, which is also the order jsonb keeps them in (docs/webhooks.md#payloads).
-      const { rows } = await client.query<{ id: string; change: MemberChange }>(
-        `WITH c AS MATERIALIZED (
-           SELECT ${rowIdSql("r.a")} AS id, ${rowIdSql("r.b")}::text AS mid, r.user_id, r.change
-           FROM (SELECT uuid_send(gen_random_uuid()) AS a, uuid_send(gen_random_uuid()) AS b, t.user_id, t.change
-                 FROM audience_changes t WHERE t.seq > $6 AND t.seq <= $7 AND t.change = ANY($8::text[]) ORDER BY t.seq) r
-         ), inserted AS (
-           INSERT INTO messages (id, workspace_id, origin, origin_ref, message_id, type, user_id, timestamp, received_at, payload)
-           SELECT c.id, $1::uuid, 'audience', $2::text, c.mid, 'identify', c.user_id, $3::timestamptz, $3::timestamptz,
-                  jsonb_build_object('type', 'identify', 'userId', c.user_id, 'traits', jsonb_build_object($4::text, c.change <> 'exited'),
-                                     'messageId', c.mid, 'timestamp', $5::text, 'receivedAt', $5::text, 'context', $9::jsonb)
-           FROM c
-         )
-         SELECT c.id, c.change FROM c`,
-        [ctx.workspaceId, ctx.syncId, ctx.now, ctx.propertyName, ctx.now, from, to, changesToSend, ctx.context],
-      );
+      // The identifies and their ids; each comes back with its user's change, so its deliveries go to
+      // the destinations that change is for.
+      const rows = await insertAudienceIdentifies(client, ctx, { from, to, changes: changesToSend });
       const deliveries = rows.flatMap((r) =>
         destinationsFor(plan, r.change).map((d) => ({ workspaceId: ctx.workspaceId, messageRowId: r.id, destinationId: d })),
       );

@@ -1,6 +1,6 @@
-// House rule (lib/tracking/produce.ts): messages are written by one producer, insertMessage, and by
-// the two statements that write them in bulk (ingest and an audience sync), all with the one
-// row-id scheme (lib/tracking/row-ids.ts). A new writer of messages goes through insertMessage.
+// House rule (lib/tracking/produce.ts): messages are written by one producer module, whose three
+// writers (one message, an ingest request's, an audience sync's) all take their ids from the one
+// row-id scheme (lib/tracking/row-ids.ts). A new writer of messages goes through it.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -23,13 +23,12 @@ const serverCode = ["lib", "worker", "ingest", "app"].flatMap(sources);
 const read = (f: string) => fs.readFileSync(path.join(root, f), "utf8");
 
 describe("one message producer", () => {
-  it("only the producer and the two bulk writers insert messages", () => {
+  it("only the producer inserts messages", () => {
     const writers = serverCode.filter((f) => /INSERT\s+INTO\s+"?messages"?\s*\(|\bmessage\.(create|createMany|upsert)\(/i.test(read(f)));
-    expect(writers.sort()).toEqual(["lib/audiences/sync-lane.ts", "lib/tracking/persist.ts", "lib/tracking/produce.ts"]);
+    expect(writers).toEqual(["lib/tracking/produce.ts"]);
   });
 
-  it("no writer of messages makes its ids outside the row-id scheme", () => {
-    for (const f of ["lib/audiences/sync-lane.ts", "lib/tracking/persist.ts", "lib/tracking/produce.ts"])
-      expect(read(f), f).toMatch(/from "\.{1,2}\/(tracking\/)?row-ids"/);
+  it("the producer makes its ids with the row-id scheme", () => {
+    expect(read("lib/tracking/produce.ts")).toMatch(/from "\.\/row-ids"/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normaliseMessage, type NormalisedMessage } from "./normalise";
 import { JSON_SEPARATOR as PAYLOAD_SEPARATOR, textArray } from "../platform/pg-arrays";
-import { messageColumns } from "./persist";
+import { messageColumns } from "./produce";
 
 const now = Date.parse("2026-11-21T15:00:00Z");
 function normalised(raw: object): NormalisedMessage {

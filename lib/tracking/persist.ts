@@ -8,7 +8,8 @@ import { routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
 import { newRowId } from "./row-ids";
-import { bareArray, column } from "../platform/pg-arrays";
+import { ingestMessagesCte, messageColumns } from "./produce";
+import { bareArray } from "../platform/pg-arrays";
 import type { TrackingSource } from "./write-key";
 
 type Queryable = Pick<pg.PoolClient, "query">;
@@ -28,10 +29,8 @@ export class StaleSourceError extends Error {
 
 /**
  * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
- * a single round trip, atomic without BEGIN/COMMIT. The messages come as one array parameter per
- * column (unnest) rather than 13 params × N rows, and their payloads as one text that Postgres
- * splits (messageColumns); the column is json: Postgres keeps each payload's text as written, so
- * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Exact dedupe: rows whose (source, messageId) exists are skipped
+ * a single round trip, atomic without BEGIN/COMMIT. The messages are inserted by the producer's
+ * CTE (produce.ts ingestMessagesCte). Exact dedupe: rows whose (source, messageId) exists are skipped
  * and not returned, so they are neither routed nor delivered again — routing is decided in Node
  * for every message beforehand, and only the pairs of inserted messages become deliveries.
  * Returns the counts, and the inserted ids only when some message was a duplicate.
@@ -53,16 +52,7 @@ async function storeStatement(): Promise<string> {
                     WHERE s.id = $2 AND s.enabled AND s.routing_version = $9
                       AND (s.write_key = $10 OR (s.previous_write_key = $10 AND s.previous_write_key_expires_at > now()))) AS ok
   ),
-  new_messages AS (
-    INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
-                          "timestamp", original_timestamp, sent_at, received_at, payload)
-    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p::json
-      FROM unnest($19::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-                  $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], string_to_array($4, E'\\x1e')) AS r(i, m, t, u, a, e, ts, ot, sa, p)
-     WHERE (SELECT ok FROM current)
-    ON CONFLICT (source_id, message_id) DO NOTHING
-    RETURNING id
-  ),
+  ${ingestMessagesCte("(SELECT ok FROM current)")},
   ${deliveries}
   SELECT (SELECT ok FROM current) AS current, n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
          CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
@@ -79,28 +69,6 @@ function storeSql(): Promise<string> {
     });
   }
   return statement;
-}
-
-/**
- * The messages' columns as parallel arrays for the statement's unnest, and their payloads as one
- * text: Postgres parses each payload once, as json input, where a JSON recordset had its whole
- * text parsed once by json_to_recordset and each payload a second time as its json column
- * (docs/architecture.md#ingest-statement).
- */
-export function messageColumns(rows: { rowId: string; message: NormalisedMessage }[]) {
-  const m = rows.map((r) => r.message);
-  return {
-    rowIds: column(rows, (r) => r.rowId, "bare"),
-    messageIds: column(m, (x) => x.messageId, "text"),
-    types: column(m, (x) => x.type, "text"),
-    userIds: column(m, (x) => x.userId, "text"),
-    anonymousIds: column(m, (x) => x.anonymousId, "text"),
-    events: column(m, (x) => x.event, "text"),
-    timestamps: column(m, (x) => x.timestamp, "bare"),
-    originalTimestamps: column(m, (x) => x.originalTimestamp, "bare"),
-    sentAts: column(m, (x) => x.sentAt, "bare"),
-    payloads: column(m, (x) => x.payloadJson, "json"),
-  };
 }
 
 const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
