@@ -88,7 +88,7 @@ describe("the body is a JSON array of the events' bodies, signed whole", () => {
   it("a batch of 100: one request carrying the 100 seed bodies in order, X-Signature over all of it (Node and Python)", async () => {
     const rx = await receiver();
     const dest = await batched(`${rx.url}/hundred`, { size: 100, maxWaitMs: 30_000 });
-    await ctx.send(dest.id, tracks(100, "h"));
+    const rowIds = await ctx.send(dest.id, tracks(100, "h"));
     await allDelivered(dest.id, 100);
     expect(rx.requests).toHaveLength(1);
     const body = JSON.parse(rx.requests[0].body) as { messageId: string; version: number; event: string }[];
@@ -97,13 +97,20 @@ describe("the body is a JSON array of the events' bodies, signed whole", () => {
     expectSignedWhole(rx.requests);
 
     // The attempt log: one attempt for the batch, on its lead; every event's delivery names the batch.
-    const { rows: attempts } = await db.query("SELECT batch_id, request_body, user_id FROM attempts WHERE destination_id = $1", [dest.id]);
+    const { rows: attempts } = await db.query("SELECT id::text, batch_id, request_body, user_id FROM attempts WHERE destination_id = $1", [dest.id]);
     expect(attempts).toHaveLength(1);
     expect(attempts[0].request_body).toBe(rx.requests[0].body);
     expect(attempts[0].user_id).toBeNull();
     expect(rx.requests[0].headers["webhook-id"]).toBe(`batch_${attempts[0].batch_id}`);
     const { rows: batchIds } = await db.query("SELECT DISTINCT batch_id FROM deliveries WHERE destination_id = $1", [dest.id]);
     expect(batchIds).toEqual([{ batch_id: attempts[0].batch_id }]);
+    // The API: the attempt shows its batch and events; an event that did not lead it shows its batch and that attempt.
+    const attempt = await ctx.api.get(`/api/attempts/${attempts[0].id}`);
+    expect(attempt.batch).toEqual({ id: attempts[0].batch_id, events: 100 });
+    expect(attempt.batchEvents.map((e: { messageId: string }) => e.messageId)).toEqual(tracks(100, "h").map((t) => t.messageId));
+    const detail = await ctx.api.get(`/api/messages/${rowIds[57]}`);
+    expect(detail.deliveries[0]).toMatchObject({ state: "delivered", batchId: attempts[0].batch_id });
+    expect(detail.attempts.map((x: { id: string }) => x.id)).toEqual([attempts[0].id]);
   });
 
   it("a batch of 1: each event alone, still an array, signed whole", async () => {

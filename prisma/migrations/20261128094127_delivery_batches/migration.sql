@@ -33,3 +33,7 @@ CREATE INDEX "delivery_batches_destination_id_state_idx" ON "delivery_batches"("
 -- Partial: only batching destinations' deliveries have a batch_id; a full index would add an entry to
 -- every delivery ingest inserts (schema.prisma shows it without its WHERE; test/migrations.int.test.ts).
 CREATE INDEX "deliveries_batch_id_idx" ON "deliveries"("batch_id") WHERE batch_id IS NOT NULL;
+
+-- CreateIndex
+-- Partial, as deliveries_batch_id_idx: only a batch's attempts have a batch_id.
+CREATE INDEX "attempts_batch_id_idx" ON "attempts"("batch_id") WHERE batch_id IS NOT NULL;
