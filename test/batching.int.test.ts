@@ -39,7 +39,13 @@ const batched = (url: string, batch: { size: number; maxWaitMs: number }, extra:
   ctx.destination({ urls: [url], sharedSecret: SECRET, standardSecret: STANDARD, batch, ...extra });
 
 const tracks = (n: number, prefix: string, extra: (i: number) => Record<string, unknown> = () => ({})) =>
-  Array.from({ length: n }, (_, i) => ({ type: "track", messageId: `${prefix}-${i}`, userId: `u${i}`, event: "Order Completed", ...extra(i) }));
+  Array.from({ length: n }, (_, i) => ({
+    type: "track",
+    messageId: `${prefix}-${i}`,
+    userId: `u${i}`,
+    event: "Order Completed",
+    ...extra(i),
+  }));
 
 /** X-Signature as a receiver computes it in Node: HMAC-SHA1 over the body's bytes exactly as received. */
 const nodeSignature = (body: string) => crypto.createHmac("sha1", SECRET).update(Buffer.from(body, "utf8")).digest("hex");
@@ -56,7 +62,10 @@ for line in sys.stdin:
 `;
   const input = requests.map((r) => JSON.stringify({ body: r.body, signature: r.headers["x-signature"] })).join("\n");
   const out = execFileSync("python3", ["-c", script, SECRET], { input, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  return out.trim().split("\n").map((l) => l === "ok");
+  return out
+    .trim()
+    .split("\n")
+    .map((l) => l === "ok");
 }
 
 /** Every request's X-Signature checked over its whole body, in Node and in Python, and its Standard Webhooks signature. */
@@ -79,10 +88,13 @@ const states = async (destinationId: string) =>
   ).rows;
 
 const allDelivered = (destinationId: string, n: number) =>
-  waitFor(async () => {
-    const s = await states(destinationId);
-    return s.length === 1 && s[0].state === "delivered" && s[0].n === n;
-  }, { what: `${n} deliveries delivered` });
+  waitFor(
+    async () => {
+      const s = await states(destinationId);
+      return s.length === 1 && s[0].state === "delivered" && s[0].n === n;
+    },
+    { what: `${n} deliveries delivered` },
+  );
 
 describe("the body is a JSON array of the events' bodies, signed whole", () => {
   it("a batch of 100: one request carrying the 100 seed bodies in order, X-Signature over all of it (Node and Python)", async () => {
@@ -97,7 +109,9 @@ describe("the body is a JSON array of the events' bodies, signed whole", () => {
     expectSignedWhole(rx.requests);
 
     // The attempt log: one attempt for the batch, on its lead; every event's delivery names the batch.
-    const { rows: attempts } = await db.query("SELECT id::text, batch_id, request_body, user_id FROM attempts WHERE destination_id = $1", [dest.id]);
+    const { rows: attempts } = await db.query("SELECT id::text, batch_id, request_body, user_id FROM attempts WHERE destination_id = $1", [
+      dest.id,
+    ]);
     expect(attempts).toHaveLength(1);
     expect(attempts[0].request_body).toBe(rx.requests[0].body);
     expect(attempts[0].user_id).toBeNull();
@@ -159,10 +173,9 @@ describe("a batch's bytes are fixed when built", () => {
     expect(new Set(rx.requests.map((r) => r.headers["x-signature"])).size).toBe(1);
     expect(new Set(rx.requests.map((r) => r.headers["webhook-id"])).size).toBe(1);
     expectSignedWhole(rx.requests);
-    const { rows } = await db.query<{ attempt_count: number }>(
-      "SELECT DISTINCT attempt_count FROM deliveries WHERE destination_id = $1",
-      [dest.id],
-    );
+    const { rows } = await db.query<{ attempt_count: number }>("SELECT DISTINCT attempt_count FROM deliveries WHERE destination_id = $1", [
+      dest.id,
+    ]);
     expect(rows).toEqual([{ attempt_count: 3 }]);
     const { rows: attempts } = await db.query("SELECT outcome FROM attempts WHERE destination_id = $1 ORDER BY id", [dest.id]);
     expect(attempts.map((r) => r.outcome)).toEqual(["retry", "retry", "success"]);
@@ -209,10 +222,9 @@ describe("deletion requests and batches", () => {
     expect(JSON.parse(last.body).map((e: { messageId: string }) => e.messageId)).toEqual(["er-0", "er-2"]);
     expect(last.body).not.toContain("gone");
     expectSignedWhole([last]);
-    const { rows: bodies } = await db.query<{ body: string | null }>(
-      "SELECT body FROM delivery_batches WHERE destination_id = $1",
-      [dest.id],
-    );
+    const { rows: bodies } = await db.query<{ body: string | null }>("SELECT body FROM delivery_batches WHERE destination_id = $1", [
+      dest.id,
+    ]);
     for (const b of bodies) expect(b.body ?? "").not.toContain("gone");
     const { rows: logged } = await db.query<{ request_body: string | null }>(
       "SELECT request_body FROM attempts WHERE destination_id = $1",
@@ -229,8 +241,7 @@ describe("deletion requests and batches", () => {
       { type: "track", messageId: "eo-1", userId: "stays", event: "B" },
     ]);
     await waitFor(
-      async () =>
-        (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 2,
+      async () => (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 2,
       { what: "both to join the open batch" },
     );
     const deletion = await ctx.api.post("/api/deletions", { userIds: ["gone2"] });

@@ -137,7 +137,15 @@ export const attemptDetailDtoSchema = attemptDtoSchema.extend({
   responseBody: z.string().nullable(),
   /** A batch's attempt: the events it carried, in the body's order (GET /api/attempts/{id} only; else null). */
   batchEvents: z
-    .array(z.object({ deliveryId: z.string(), messageRowId: z.string(), messageId: z.string(), type: z.string(), userId: z.string().nullable() }))
+    .array(
+      z.object({
+        deliveryId: z.string(),
+        messageRowId: z.string(),
+        messageId: z.string(),
+        type: z.string(),
+        userId: z.string().nullable(),
+      }),
+    )
     .nullable(),
 });
 
