@@ -60,20 +60,20 @@ const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
 /** BENCH_BATCH=<n>: events per request (docs/request-shape.md#batching); 0: one event per request. */
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
 /** BENCH_MAPPING=10: a realistic mapping of ten fields, as a CRM or warehouse endpoint would take them. */
-const MAPPING =
+const MAPPING: unknown =
   process.env.BENCH_MAPPING === "10"
-    ? {
-        event_name: { "@path": "$.event" },
-        user_id: { "@path": "$.userId" },
-        anonymous_id: { "@path": "$.anonymousId" },
-        message_id: { "@path": "$.messageId" },
-        order_id: { "@path": "$.properties.orderId" },
-        revenue: { "@path": "$.properties.revenue" },
-        currency: { "@if": { exists: { "@path": "$.properties.currency" }, then: { "@path": "$.properties.currency" }, else: "USD" } },
-        items: { "@arrayPath": ["$.properties.items", { sku: { "@path": "$.sku" }, quantity: { "@path": "$.qty" } }] },
-        label: { "@template": "{{event}} by {{userId}}" },
-        locale: { "@path": "$.context.locale" },
-      }
+    ? JSON.parse(`{
+        "event_name": {"@path": "$.event"},
+        "user_id": {"@path": "$.userId"},
+        "anonymous_id": {"@path": "$.anonymousId"},
+        "message_id": {"@path": "$.messageId"},
+        "order_id": {"@path": "$.properties.orderId"},
+        "revenue": {"@path": "$.properties.revenue"},
+        "currency": {"@if": {"exists": {"@path": "$.properties.currency"}, "then": {"@path": "$.properties.currency"}, "else": "USD"}},
+        "items": {"@arrayPath": ["$.properties.items", {"sku": {"@path": "$.sku"}, "quantity": {"@path": "$.qty"}}]},
+        "label": {"@template": "{{event}} by {{userId}}"},
+        "locale": {"@path": "$.context.locale"}
+      }`)
     : null;
 /** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
 const FULL_SIGNING_HEADERS = [
