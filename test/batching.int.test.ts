@@ -278,6 +278,26 @@ describe("durability", () => {
   });
 });
 
+describe("settings changed under a batch", () => {
+  it("turning batching off while a batch is open still sends that batch whole; later events go one per request", async () => {
+    const rx = await receiver();
+    const dest = await batched(`${rx.url}/off`, { size: 10, maxWaitMs: 1_500 });
+    await ctx.send(dest.id, tracks(3, "off"));
+    await waitFor(
+      async () => (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 3,
+      { what: "the events to join the open batch" },
+    );
+    await ctx.api.patch(`/api/destinations/${dest.id}`, { batch: null });
+    await allDelivered(dest.id, 3);
+    expect(rx.requests).toHaveLength(1);
+    expect(JSON.parse(rx.requests[0].body)).toHaveLength(3);
+    await ctx.send(dest.id, tracks(1, "after"));
+    await allDelivered(dest.id, 4);
+    expect(JSON.parse(rx.requests[1].body)).toMatchObject({ messageId: "after-0" });
+    expect(rx.requests[1].headers["webhook-id"]).toMatch(/^msg_/);
+  });
+});
+
 describe("delivery modes and pause", () => {
   it("any mode: the first URL's success ends the batch; every mode: each URL until it succeeds", async () => {
     const ok = await receiver();

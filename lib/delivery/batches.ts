@@ -29,9 +29,9 @@ export type Taken = { alone: LoadedDelivery[]; batches: LoadedDelivery[]; dueTim
 /** Standard Webhooks `webhook-id` of a batch: the same on every attempt of it (docs/request-shape.md#batch-signatures). */
 export const batchWebhookId = (batchId: string) => `batch_${batchId}`;
 
-/** Whether any of a batch's deliveries is a batching destination's (the others skip takeBatches altogether). */
+/** Whether any of a batch's deliveries is a batching destination's or in a batch (the others skip takeBatches altogether). */
 export function batching(deliveries: readonly LoadedDelivery[]): boolean {
-  for (const d of deliveries) if (d.destination.batch) return true;
+  for (const d of deliveries) if (d.destination.batch || d.batchId) return true;
   return false;
 }
 
@@ -46,12 +46,14 @@ export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Pr
   const leads = new Map<string, LoadedDelivery>();
   for (const d of deliveries) {
     const dest = d.destination;
-    if (!dest.batch || d.test || d.targetUrls || d.erased || !dest.enabled || dest.urls.length === 0) {
-      alone.push(d);
-      continue;
-    }
+    // A batch already joined goes as a batch, even if its destination stopped batching since: its
+    // members wait on its lead (a disabled destination fails them all in the lead's round).
     if (d.batchId) {
       leads.set(d.batchId, d);
+      continue;
+    }
+    if (!dest.batch || d.test || d.targetUrls || d.erased || !dest.enabled || dest.urls.length === 0) {
+      alone.push(d);
       continue;
     }
     const shaped = shapeRequest(dest.shape, d.message, dest.urls, dest.fieldLists);
