@@ -195,6 +195,13 @@ describe("a batch's bytes are fixed when built", () => {
     const replayed = rx.requests[1];
     expect(replayed.body).toBe(JSON.stringify([first[1]]));
     expect(replayed.headers["webhook-id"]).not.toBe(rx.requests[0].headers["webhook-id"]);
+    // Bulk: the three replayed together fill a new batch (in the order the replay made them), each part as first sent.
+    await ctx.api.patch(`/api/destinations/${dest.id}`, { batch: { size: 3, maxWaitMs: 30_000 } });
+    await ctx.api.post("/api/messages/replay", { ids: rowIds, includeDelivered: true });
+    await waitFor(async () => rx.requests.length === 3, { what: "the bulk replay" });
+    const parts = (body: string) => (JSON.parse(body) as object[]).map((e) => JSON.stringify(e)).sort();
+    expect(parts(rx.requests[2].body)).toEqual(parts(rx.requests[0].body));
+    expect(new Set(rx.requests.map((r) => r.headers["webhook-id"])).size).toBe(3);
     expectSignedWhole(rx.requests);
   });
 });
