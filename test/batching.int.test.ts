@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { startReceiver, type Received, type Receiver, type Responder } from "./harness/delivery/receiver";
 import { startWorker, waitFor } from "./harness/stack";
+import { pruneExpiredData } from "../lib/maintenance/retention";
 
 const SECRET = "batch-shared-secret-0123";
 const STANDARD = `whsec_${crypto.randomBytes(32).toString("base64")}`;
@@ -366,5 +367,21 @@ describe("settings", () => {
     const patched = await ctx.api.request("PATCH", `/api/destinations/${plain.id}`, { batch: { size: 50, maxWaitMs: 2000 } });
     expect(patched.status).toBe(200);
     expect(patched.body.batch).toEqual({ size: 50, maxWaitMs: 2000 });
+  });
+});
+
+describe("retention", () => {
+  it("a sent batch goes with its events' messages; one with events still pending stays (runs last: it prunes this file's database)", async () => {
+    const rx = await receiver(() => ({ status: 503 }));
+    const dest = await batched(`${rx.url}/kept`, { size: 2, maxWaitMs: 30_000 });
+    await ctx.send(dest.id, tracks(2, "kept"));
+    await waitFor(async () => rx.requests.length >= 1, { what: "the pending batch's first attempt" });
+    const before = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM delivery_batches")).rows[0].n;
+    const pool = new pg.Pool({ connectionString: ctx.stack.databaseUrl, max: 1 });
+    const r = await pruneExpiredData({ days: { messages: 0, attempts: 0, captures: 0 }, now: new Date(Date.now() + 86_400_000), db: pool });
+    await pool.end();
+    const { rows: left } = await db.query<{ destination_id: string }>("SELECT destination_id FROM delivery_batches");
+    expect(left).toEqual([{ destination_id: dest.id }]);
+    expect(r.deliveryBatches).toBe(before - 1);
   });
 });

@@ -68,6 +68,8 @@ export async function processDeliveryBatch(opts: {
   if (taken) dueTimes.push(...taken.dueTimes);
   const t3 = performance.now();
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
+  // a batch's other members count under its destination too
+  for (const d of deliveries) if (d.sendingBatch) for (const id of d.sendingBatch.memberIds) destinationOf.set(id, d.destinationId);
   const observe = (rs: Round[]) =>
     observeDeliveryBatch(
       rs.flatMap((r) => r.attempts),
