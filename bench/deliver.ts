@@ -26,7 +26,10 @@
  * sends three custom headers and Standard Webhooks signatures besides X-Signature, as many real ones do),
  * BENCH_LOG_PRELOAD=<n> (n attempts already in the log, in the bench's workspace, bulk-loaded over
  * BENCH_LOG_PRELOAD_DAYS, 30: what the log's size does to a delivery; the request log's bytes per
- * attempt then count the preload's rows too).
+ * attempt then count the preload's rows too), BENCH_BATCH=<n> (the destination batches, n events per
+ * request, docs/request-shape.md#batching: the rates are then events/s, and the ceiling POSTs bodies of
+ * n events each, built the same way; the result is `deliver-batch`), BENCH_MAPPING=10 (the destination
+ * maps each event with a realistic 10-field mapping: what a mapping costs a delivery's CPU).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -54,6 +57,24 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/decisions/0015-request-log-indexes.md). */
 const LOG_PRELOAD = Number(process.env.BENCH_LOG_PRELOAD ?? 0);
 const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
+/** BENCH_BATCH=<n>: events per request (docs/request-shape.md#batching); 0: one event per request. */
+const BATCH = Number(process.env.BENCH_BATCH ?? 0);
+/** BENCH_MAPPING=10: a realistic mapping of ten fields, as a CRM or warehouse endpoint would take them. */
+const MAPPING: unknown =
+  process.env.BENCH_MAPPING === "10"
+    ? JSON.parse(`{
+        "event_name": {"@path": "$.event"},
+        "user_id": {"@path": "$.userId"},
+        "anonymous_id": {"@path": "$.anonymousId"},
+        "message_id": {"@path": "$.messageId"},
+        "order_id": {"@path": "$.properties.orderId"},
+        "revenue": {"@path": "$.properties.revenue"},
+        "currency": {"@if": {"exists": {"@path": "$.properties.currency"}, "then": {"@path": "$.properties.currency"}, "else": "USD"}},
+        "items": {"@arrayPath": ["$.properties.items", {"sku": {"@path": "$.sku"}, "quantity": {"@path": "$.qty"}}]},
+        "label": {"@template": "{{event}} by {{userId}}"},
+        "locale": {"@path": "$.context.locale"}
+      }`)
+    : null;
 /** BENCH_SIGNING=full: the destination also sends three custom headers and signs with Standard Webhooks. */
 const FULL_SIGNING_HEADERS = [
   { name: "Authorization", value: "Bearer sk_live_4eC39HqLyjWDarjtT1zdp7dc" },
@@ -108,6 +129,14 @@ async function deliveryUpdates(url: string): Promise<{ updated: number; hot: num
 /** The bench's destination on the sink (BENCH_SIGNING=full: with custom headers and Standard Webhooks too). */
 async function sinkDestination(url: string, workspaceId: string, sink: Sink): Promise<string> {
   const id = await insertDestination(url, { workspaceId, urls: [`http://127.0.0.1:${sink.port}/hook`], sharedSecret: "bench-secret" });
+  if (BATCH > 0 || MAPPING)
+    await withClient(url, (c) =>
+      c.query(`UPDATE destinations SET batch = $2::jsonb, mapping = $3::json WHERE id = $1`, [
+        id,
+        BATCH > 0 ? JSON.stringify({ size: BATCH, maxWaitMs: 1000 }) : null,
+        MAPPING ? JSON.stringify(MAPPING) : null,
+      ]),
+    );
   if (process.env.BENCH_SIGNING === "full")
     await withClient(url, (c) =>
       c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
@@ -265,7 +294,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
 
 /** Raw POSTs of the worker run's bodies (from the request log), or before it of equal bodies built the same way. */
 async function ceiling(db: { url: string }, sink: Sink, destinationId: string | null) {
-  const bodies: string[] = destinationId
+  const built: string[] = destinationId
     ? await withClient(db.url, async (c) =>
         (await c.query(`SELECT request_body FROM attempts WHERE destination_id = $1`, [destinationId])).rows.map((r) => r.request_body),
       )
@@ -283,6 +312,12 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
           }),
         ),
       );
+  // BENCH_BATCH: before the run, bodies of BATCH events each, as a batch's body is built; after it, the batches sent.
+  const bodies =
+    BATCH > 0 && !destinationId
+      ? Array.from({ length: Math.ceil(built.length / BATCH) }, (_, i) => `[${built.slice(i * BATCH, (i + 1) * BATCH).join(",")}]`)
+      : built;
+  const events = BATCH > 0 ? N : bodies.length;
   const headers = { "content-type": "application/json", "user-agent": "Eventrail.io/1.0" };
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1, keepAliveTimeout: 30_000 });
   let next = 0;
@@ -308,11 +343,12 @@ async function ceiling(db: { url: string }, sink: Sink, destinationId: string | 
   await cpuPool.end();
   await pool.close();
   return {
-    rate: bodies.length / seconds,
+    // events/s: with BENCH_BATCH each body carries BATCH events
+    rate: events / seconds,
     seconds,
     count: bodies.length,
-    clientUsPerPost: (cpu.user + cpu.system) / bodies.length,
-    sinkUsPerPost: (sinkMs * 1000) / bodies.length,
+    clientUsPerPost: (cpu.user + cpu.system) / events,
+    sinkUsPerPost: (sinkMs * 1000) / events,
   };
 }
 
@@ -402,7 +438,9 @@ async function main() {
   process.env.DATABASE_URL = db.url;
   try {
     if (process.env.BENCH_SETUP_SQL) await withClient(db.url, (c) => c.query(process.env.BENCH_SETUP_SQL!));
-    console.log(`[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}`);
+    console.log(
+      `[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}${BATCH > 0 ? `, batches of ${BATCH}` : ""}${MAPPING ? ", a 10-field mapping" : ""}`,
+    );
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
     // One uncounted run goes first: the first undici run of this process (and the sink's first
@@ -468,7 +506,7 @@ async function main() {
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
     const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
-    printResult("deliver", throughputRatio(tp.rate, ceilRate), {
+    printResult(BATCH > 0 ? "deliver-batch" : "deliver", throughputRatio(tp.rate, ceilRate), {
       per_s: tp.rate,
       ceiling_per_s: ceilRate,
       cpu_ratio: cpuRatio.toFixed(2),

@@ -47,9 +47,11 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   messages_workspace_id_anonymous_id_idx: "(user_id IS NULL)",
   messages_source_id_received_at_idx: "(source_id IS NOT NULL)",
   messages_workspace_id_event_timestamp_idx: "(event IS NOT NULL)",
+  deliveries_batch_id_idx: "(batch_id IS NOT NULL)",
+  attempts_batch_id_idx: "(batch_id IS NOT NULL)",
 };
 const withoutPartialPredicate = (statement: string) => {
-  const m = /^(CREATE INDEX (\w+) ON public\.messages USING btree \([^)]*\)) WHERE (.*)$/.exec(statement);
+  const m = /^(CREATE INDEX (\w+) ON public\.(?:messages|deliveries|attempts) USING btree \([^)]*\)) WHERE (.*)$/.exec(statement);
   return m && HAND_WRITTEN_PARTIAL_INDEXES[m[2]] === m[3] ? m[1] : statement;
 };
 /**

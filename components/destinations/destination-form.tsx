@@ -19,6 +19,7 @@ import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RequestShapeFields } from "./request-shape-section";
+import { BatchFields } from "./batch-section";
 import { SourcePicker } from "./source-picker";
 import {
   describeMinutes,
@@ -203,6 +204,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         description="Optional: the HTTP method, and a body mapping in Segment's mapping language. Left as they are, each call is POSTed with the default body."
       >
         <RequestShapeFields form={form} errors={errors} onChange={update} />
+      </Section>
+
+      <Section
+        title="Batching"
+        description="Optional: many events per request, for endpoints that take arrays. Off, each event is POSTed on its own."
+      >
+        <BatchFields form={form} errors={errors} onChange={update} />
       </Section>
 
       <Section title="Headers" description="Static headers added to every request.">

@@ -36,6 +36,7 @@ const stored: DestinationDto = {
   method: "POST",
   mapping: null,
   sourceIds: [],
+  batch: null,
   createdAt: "",
   updatedAt: "",
 };

@@ -96,7 +96,14 @@ export type FormState = {
   method: Method;
   /** The mapping as typed (JSON text); "" sends the default body. */
   mappingText: string;
+  /** docs/request-shape.md#batching: off sends one event per request; the numbers as typed */
+  batchOn: boolean;
+  batchSize: string;
+  batchMaxWaitMs: string;
 };
+
+/** What the Batching section offers when first turned on. */
+export const BATCH_DEFAULTS = { size: "100", maxWaitMs: "2000" } as const;
 
 const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
 const storedAs = (hint: WriteOnlyValue): WriteOnlyState => (hint.set ? { action: "keep", value: "", stored: hint } : typed());
@@ -115,6 +122,9 @@ export const emptyForm = (): FormState => ({
   filter: allCalls(),
   method: "POST",
   mappingText: "",
+  batchOn: false,
+  batchSize: BATCH_DEFAULTS.size,
+  batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -141,6 +151,9 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   },
   method: d.method,
   mappingText: d.mapping === null ? "" : JSON.stringify(d.mapping, null, 2),
+  batchOn: d.batch !== null,
+  batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
+  batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
 });
 
 /**
@@ -188,8 +201,12 @@ export function formToInput(f: FormState) {
     filter: filterToInput(f.filter),
     method: f.method,
     mapping: mappingFromText(f.mappingText),
+    batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
   };
 }
+
+/** A number as typed; blank is NaN, which the schema refuses with its own message. */
+const numberOf = (s: string) => (s.trim() === "" ? Number.NaN : Number(s));
 
 /**
  * Every error of the form at once, keyed as the API keys them (`urls.1`, `headers.0.name`): the

@@ -17,6 +17,7 @@ const stored: DestinationDto = {
   method: "PUT",
   mapping: { email: { "@path": "$.traits.email" } },
   pausedAt: null,
+  batch: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",
@@ -34,5 +35,22 @@ describe("the form's request shape (docs/request-shape.md)", () => {
     const g = { ...f, mappingText: '{"email": {"@path": 42}}' };
     expect(validateForm(g).errors).toEqual({ "mapping.email.@path": ["Should be a string or a mapping directive, not a number"] });
     expect(validateForm({ ...f, mappingText: '{"@path": "$."}' })).toEqual({ valid: true, errors: {} });
+  });
+});
+
+describe("the form's Batching section (docs/request-shape.md#batching)", () => {
+  it("is off by default and sends no batch; on, it sends the numbers typed, refused at their fields when out of range", () => {
+    expect(formToInput(emptyForm()).batch).toBeNull();
+    const on = { ...emptyForm(), name: "B", urls: ["https://a.example/hook"], batchOn: true, batchSize: "50", batchMaxWaitMs: "1500" };
+    expect(formToInput(on).batch).toEqual({ size: 50, maxWaitMs: 1500 });
+    expect(validateForm(on).valid).toBe(true);
+    const bad = validateForm({ ...on, batchSize: "", batchMaxWaitMs: "50" });
+    expect(bad.errors["batch.size"]).toBeDefined();
+    expect(bad.errors["batch.maxWaitMs"]).toEqual(["At least 100 ms"]);
+    expect(formFromDestination({ ...stored, urls: ["https://a.example/hook"], batch: { size: 7, maxWaitMs: 300 } })).toMatchObject({
+      batchOn: true,
+      batchSize: "7",
+      batchMaxWaitMs: "300",
+    });
   });
 });

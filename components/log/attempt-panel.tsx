@@ -119,6 +119,36 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
   );
 }
 
+/** A batch's attempt (docs/request-shape.md#batches-in-the-request-log): its id and the events it carried, in the body's order. */
+function BatchEvents({ a }: { a: AttemptDetailDto }) {
+  const events = a.batchEvents ?? [];
+  return (
+    <Section title={`Batch · ${a.batch!.events} event${a.batch!.events === 1 ? "" : "s"}`}>
+      <p className="font-mono text-xs [overflow-wrap:anywhere] text-slate-500">
+        <bdi>batch_{a.batch!.id}</bdi>
+      </p>
+      <details className="text-xs">
+        <summary className="cursor-pointer text-slate-700">Events in this batch</summary>
+        <ol className="mt-2 max-h-60 space-y-1 overflow-y-auto" aria-label="Events in this batch">
+          {events.map((e) => (
+            <li key={e.deliveryId} className="flex min-w-0 gap-2">
+              <span className="shrink-0 text-slate-500">{e.type}</span>
+              <span className="font-mono [overflow-wrap:anywhere]">
+                <bdi>{e.messageId}</bdi>
+              </span>
+              {e.userId ? (
+                <span className="text-slate-500 [overflow-wrap:anywhere]">
+                  <bdi>{e.userId}</bdi>
+                </span>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </Section>
+  );
+}
+
 function AttemptBody({ a, onSelect }: { a: AttemptDetailDto; onSelect: (id: string) => void }) {
   return (
     <>
@@ -156,6 +186,7 @@ function AttemptBody({ a, onSelect }: { a: AttemptDetailDto; onSelect: (id: stri
           </>
         ) : null}
       </dl>
+      {a.batch ? <BatchEvents a={a} /> : null}
       <AttemptChain messageRowId={a.messageRowId} current={a.id} onSelect={onSelect} />
       <Section title="Request headers">
         <HeadersTable headers={a.requestHeaders} label="Request headers" />

@@ -13,6 +13,7 @@ const d = (destinationId: string, state: "pending" | "delivered" | "failed", rep
   deliveredAt: null,
   replayOf: replayNumber ? `${destinationId}-${replayNumber - 1}` : null,
   replayNumber,
+  batchId: null,
 });
 
 describe("replayTargets (docs/webhooks.md#replay)", () => {

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { inLogDays } from "../request-log/attempt-days";
 import type { ErasedCounts } from "./contract";
+import { eraseFromBatches } from "../delivery/batches-erase";
 
 export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a deletion request";
 
@@ -14,6 +15,8 @@ export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a del
  * - Messages never delivered anywhere are deleted. Messages with deliveries are kept as skeletons
  *   (payload, userId, anonymousId and event cleared) so the request log, its counts and the attempt
  *   chain stay whole; their pending deliveries are stopped so the data is not sent on afterwards.
+ * - Batches holding their events (docs/request-shape.md#batching-and-deletion) lose them: a batch not
+ *   yet delivered is rebuilt without them before its next attempt; a sent batch's stored body goes.
  * - Request log rows keep their metadata (URL, status, timing, userId) and lose request and
  *   response bodies, which carry the user's payload.
  * - Profile, identity links, audience memberships and debugger entries are deleted.
@@ -56,6 +59,7 @@ export async function eraseUserData(
       WHERE message_row_id = ANY($1::uuid[]) AND state = 'pending'`,
     [ids, CANCELLED_BY_DELETION],
   );
+  await eraseFromBatches(client, ids);
   const deleted = await client.query(
     `DELETE FROM messages m WHERE m.id = ANY($1::uuid[])
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_row_id = m.id)`,

@@ -32,6 +32,8 @@ export function toAttemptRow(opts: {
   classification: Classification;
   outcome: string;
   nextRetryAt: Date | null;
+  /** a batch's attempt (lib/delivery/batches.ts): logged once, on its lead, with no one user's id */
+  batchId?: string | null;
 }): AttemptRow {
   const { attempt: a, classification: c } = opts;
   const response = a.result.kind === "response" ? a.result : null;
@@ -42,7 +44,7 @@ export function toAttemptRow(opts: {
     message_row_id: opts.messageRowId,
     message_id: opts.message.messageId,
     type: opts.message.type,
-    user_id: opts.message.userId,
+    user_id: opts.batchId ? null : opts.message.userId,
     url: opts.url,
     attempt_number: opts.attemptNumber,
     started_at: a.startedAt.toISOString(),
@@ -56,5 +58,6 @@ export function toAttemptRow(opts: {
     error_text: c.errorText === null ? null : pgSafe(c.errorText),
     outcome: opts.outcome,
     next_retry_at: opts.outcome === "retry" && opts.nextRetryAt ? opts.nextRetryAt.toISOString() : null,
+    batch_id: opts.batchId ?? null,
   };
 }

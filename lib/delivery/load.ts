@@ -5,6 +5,8 @@ import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedFieldLists } from "../routing/field-lists";
+import { storedBatch, type BatchSettings } from "../webhooks/batching";
+import type { SendingBatch } from "./batches";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -19,6 +21,8 @@ export type LoadedDestination = SigningSettings & {
   signing: PreparedSigning;
   /** method, compiled mapping, URL templates (docs/request-shape.md), once per destination */
   shape: RequestShape;
+  /** null: one event per request; else its deliveries go in batches (batches.ts, docs/request-shape.md#batching) */
+  batch: BatchSettings | null;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -41,6 +45,10 @@ export type LoadedDelivery = {
   someUrlFailed: boolean;
   message: StoredMessage;
   erased: boolean;
+  /** the batch it joined (batches.ts), or null */
+  batchId: string | null;
+  /** set on a batch's lead when the round sends its batch (batches.ts batchesToSend) */
+  sendingBatch?: SendingBatch;
   /** the same object for every delivery of the batch to this destination */
   destination: LoadedDestination;
 };
@@ -58,6 +66,7 @@ type Row = {
   last_error: string | null;
   last_status: number | null;
   some_url_failed: boolean;
+  batch_id: string | null;
   message_id: string;
   type: string;
   user_id: string | null;
@@ -84,6 +93,7 @@ type DestinationRow = {
   retry_window_minutes: number;
   method: string;
   mapping: unknown;
+  batch: unknown;
   /** the destination filter column, for its drop and allow lists */
   filter: unknown;
 };
@@ -107,7 +117,7 @@ export const LOAD_DUE_SQL = `
 -- and then keep the batch's, a cost that grows with the backlog instead of the batch
 -- (docs/decisions/0011-delivery-batch-statements.md).
 WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY($1::uuid[]))
-SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status,
+SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status, d.batch_id,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
@@ -120,7 +130,7 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
        ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
-       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping
+       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -168,7 +178,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing" | "shape"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -181,7 +191,12 @@ function toDestination(t: DestinationRow): LoadedDestination {
     retryWindowMinutes: t.retry_window_minutes,
     fieldLists: storedFieldLists(t.filter),
   };
-  return { ...settings, signing: prepareSigning(settings), shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }) };
+  return {
+    ...settings,
+    signing: prepareSigning(settings),
+    shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }),
+    batch: storedBatch(t.batch),
+  };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
@@ -199,6 +214,7 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     lastStatus: r.last_status,
     someUrlFailed: r.some_url_failed,
     erased: r.payload === null && r.type !== "delete",
+    batchId: r.batch_id,
     message: {
       type: r.type,
       messageId: r.message_id,

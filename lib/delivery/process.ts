@@ -3,6 +3,7 @@ import { pool } from "../platform/db";
 import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
+import { batching, takeBatches } from "./batches";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
@@ -46,7 +47,10 @@ export async function processDeliveryBatch(opts: {
   waitForAll?: boolean;
 }): Promise<BatchSummary> {
   const t0 = performance.now();
-  const { deliveries, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const { deliveries: loaded, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  // Batching destinations' new deliveries join batches; the leads of batches due go, each as one round (batches.ts).
+  const taken = batching(loaded) ? await takeBatches(pool(), loaded) : null;
+  const deliveries = taken ? [...taken.alone, ...taken.batches] : loaded;
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
   const t1 = performance.now();
 
@@ -61,12 +65,15 @@ export async function processDeliveryBatch(opts: {
 
   const lateIds = late.map((i) => deliveries[i].id);
   const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds });
+  if (taken) dueTimes.push(...taken.dueTimes);
   const t3 = performance.now();
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
+  // a batch's other members count under its destination too
+  for (const d of deliveries) if (d.sendingBatch) for (const id of d.sendingBatch.memberIds) destinationOf.set(id, d.destinationId);
   const observe = (rs: Round[]) =>
     observeDeliveryBatch(
       rs.flatMap((r) => r.attempts),
-      rs.map((r) => r.update),
+      rs.flatMap(roundUpdates),
       (id) => destinationOf.get(id),
     );
   observe(rounds);
@@ -90,10 +97,12 @@ export async function processDeliveryBatch(opts: {
   let attempts = 0;
   for (const r of rounds) {
     attempts += r.attempts.length;
-    if (r.update.state === "delivered") delivered++;
-    else if (r.update.state === "failed") failed++;
-    else if (r.attempts.length > 0) retried++;
-    else deferred++;
+    // a batch's round counts each of its events
+    const n = 1 + (r.members?.length ?? 0);
+    if (r.update.state === "delivered") delivered += n;
+    else if (r.update.state === "failed") failed += n;
+    else if (r.attempts.length > 0) retried += n;
+    else deferred += n;
   }
   return {
     ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
@@ -143,8 +152,9 @@ async function commitRounds(
   opts: { lateIds?: string[]; cancelJobId?: string | null },
 ): Promise<{ safetyJobId: string | null; dueTimes: Date[] }> {
   const attempts = rounds.flatMap((r) => r.attempts);
-  const updates = rounds.map((r) => r.update);
-  const retries = updates.filter((u) => u.state === "pending" && u.next_attempt_at);
+  const updates = rounds.flatMap(roundUpdates);
+  // A batch's members wait on its lead: only the lead's retry gets a job (batches.ts).
+  const retries = rounds.map((r) => r.update).filter((u) => u.state === "pending" && u.next_attempt_at);
   const dueTimes = [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t));
   const lateIds = opts.lateIds ?? [];
   if (retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
@@ -174,6 +184,9 @@ async function commitRounds(
     client.release();
   }
 }
+
+/** A round's delivery updates: its own, and a batch's other members'. */
+const roundUpdates = (r: Round): DeliveryUpdate[] => (r.members ? [r.update, ...r.members] : [r.update]);
 
 /** Retry jobs grouped by due second (next_attempt_at was rounded up to it), at most DELIVERIES_PER_JOB each. */
 function retryJobs(retries: DeliveryUpdate[]) {

@@ -5,6 +5,7 @@ import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
 import { shapeRequest, type Method, type Target } from "../webhooks/request-shape";
 import { toAttemptRow } from "./attempt-row";
+import { batchWebhookId, withMembers } from "./batches";
 import type { LoadedDelivery } from "./load";
 import { acquireSlot, deferTurnMs, retryTurnMs } from "./policy";
 import { decideRound, type UrlResult } from "./plan";
@@ -17,8 +18,11 @@ import type { AttemptRow, DeliveryUpdate } from "./record";
  * between two answers (docs/webhooks.md#delivery-cost).
  */
 
-/** A settled round: its attempts as logged and its delivery's new state. */
-export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate };
+/**
+ * A settled round: its attempts as logged and its delivery's new state; a batch's round also carries
+ * the same state for its other members (batches.ts), recorded with it but never given jobs of their own.
+ */
+export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate; members?: DeliveryUpdate[] };
 
 /** A round whose requests have ended, or that ended without any. */
 export type SentRound =
@@ -45,9 +49,16 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
         : "destination is disabled";
     return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
   }
-  // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template.
-  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls, d.destination.fieldLists);
-  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId: webhookIdOf(d.messageRowId), body });
+  // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template;
+  // a batch's stored body as built, signed now (docs/request-shape.md#batch-signatures).
+  const batch = d.sendingBatch;
+  const { body, targets } = batch
+    ? { body: batch.body, targets: urls.map((u) => ({ sendTo: u })) }
+    : shapeRequest(d.destination.shape, d.message, urls, d.destination.fieldLists);
+  const webhookId = batch ? batchWebhookId(batch.id) : webhookIdOf(d.messageRowId);
+  // A test-send to a batching destination is a batch of one, the shape its receiver reads.
+  const sentBody = d.test && d.destination.batch && body !== "" ? `[${body}]` : body;
+  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId, body: sentBody });
   const method = d.destination.shape.method;
   const sent =
     urls.length === 1
@@ -81,7 +92,7 @@ async function attemptUrl(url: string, request: OutgoingRequest, target: Target,
 
 /** A sent round's attempts as logged and its delivery's new state. Synchronous. */
 export function settleRound(r: SentRound): Round {
-  if ("ended" in r) return r.ended;
+  if ("ended" in r) return withMembers(r.d, r.ended);
   const { d, request, sent } = r;
   const firstAttemptAt = d.firstAttemptAt ?? r.startedAt;
   // The round ended with its last answer, not when its batch looks at it: a retry's backoff and
@@ -137,13 +148,14 @@ export function settleRound(r: SentRound): Round {
         classification: r.classification,
         outcome: decision.loggedOutcome.get(s.url) ?? r.classification.outcome,
         nextRetryAt: nextAt,
+        batchId: d.sendingBatch?.id ?? null,
       }),
     );
   }
   // ISO 8601 UTC strings order as their times do: the latest is the largest.
   let lastAttemptAt: string | null = null;
   for (const a of attempts) if (lastAttemptAt === null || a.started_at > lastAttemptAt) lastAttemptAt = a.started_at;
-  return {
+  return withMembers(d, {
     attempts,
     update: {
       id: d.id,
@@ -157,7 +169,7 @@ export function settleRound(r: SentRound): Round {
       last_status: decision.lastStatus,
       delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
     },
-  };
+  });
 }
 
 function failedUpdate(d: LoadedDelivery, lastError: string): DeliveryUpdate {

@@ -6,6 +6,7 @@ import { MESSAGE_TYPES } from "../webhooks/payload";
 import { checkMapping } from "../webhooks/mapping";
 import { METHODS } from "../webhooks/request-shape";
 import { urlTemplateProblem } from "../webhooks/url-template";
+import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
 import { filterConditionSchema } from "../routing/event-condition";
 import { allowListSchema, dropListSchema } from "../routing/field-lists";
 
@@ -199,9 +200,16 @@ const fields = {
   method: z.enum(METHODS, { error: `One of ${METHODS.join(", ")}` }),
   /** null: the seed's body (the default) */
   mapping: mappingSchema.nullable(),
+  /** null: one event per request (the default); docs/request-shape.md#batching */
+  batch: batchSettingsSchema.nullable(),
 };
 
-type Checked = { urls?: string[]; headers?: { name: string }[]; sourceIds?: string[] };
+type Checked = {
+  urls?: string[];
+  headers?: { name: string }[];
+  sourceIds?: string[];
+  batch?: { size: number; maxWaitMs: number } | null;
+};
 
 /** Duplicates are refused where the duplicate sits, so the form can point at it. */
 function refuseDuplicates(v: Checked, ctx: z.RefinementCtx) {
@@ -229,6 +237,8 @@ function refuseDuplicates(v: Checked, ctx: z.RefinementCtx) {
     (s) => s.toLowerCase(),
   );
   seen(v.sourceIds, "sourceIds", "This source is already connected");
+  const batch = batchProblem(v.urls, v.batch);
+  if (batch) ctx.addIssue({ code: "custom", path: ["batch"], message: batch });
 }
 
 /**
@@ -255,6 +265,7 @@ export const destinationInputSchema = z
     filter: fields.filter.default(null),
     method: fields.method.default("POST"),
     mapping: fields.mapping.default(null),
+    batch: fields.batch.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -300,6 +311,8 @@ export const destinationDtoSchema = z.object({
   method: z.enum(METHODS),
   /** null: the seed's body */
   mapping: z.record(z.string(), z.unknown()).nullable(),
+  /** null: one event per request; else events go in batches (docs/request-shape.md#batching) */
+  batch: batchSettingsSchema.nullable(),
   /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
   pausedAt: z.string().nullable(),
   sourceIds: z.array(z.string()),

@@ -6,6 +6,7 @@ import { generateStandardSecret } from "../webhooks/signing";
 import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import { METHODS, type Method } from "../webhooks/request-shape";
+import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -37,6 +38,7 @@ const auditView = (r: Row) => ({
   retryWindowMinutes: r.retryWindowMinutes,
   method: r.method,
   mapping: r.mapping,
+  batch: r.batch,
   filter: r.filter,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
@@ -67,6 +69,7 @@ const select = {
   filter: true,
   method: true,
   mapping: true,
+  batch: true,
   pausedAt: true,
   createdAt: true,
   updatedAt: true,
@@ -88,6 +91,8 @@ const filterColumn = (f: DestinationFilter | null) => (f === null ? Prisma.DbNul
 
 /** null in the column: the seed's body (docs/request-shape.md#mapping). */
 const mappingColumn = (m: Record<string, unknown> | null) => (m === null ? Prisma.DbNull : (m as Prisma.InputJsonObject));
+/** null in the column: one event per request (docs/request-shape.md#batching). */
+const batchColumn = (b: BatchSettings | null) => (b === null ? Prisma.DbNull : b);
 const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
 const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
@@ -106,6 +111,7 @@ const toDto = (r: Row): DestinationDto => ({
   filter: storedFilter(r.filter) ?? RECEIVE_ALL,
   method: storedMethod(r.method),
   mapping: storedMapping(r.mapping),
+  batch: storedBatch(r.batch),
   pausedAt: r.pausedAt?.toISOString() ?? null,
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
@@ -239,6 +245,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         filter: filterColumn(input.filter),
         method: input.method,
         mapping: mappingColumn(input.mapping),
+        batch: batchColumn(input.batch),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -255,6 +262,9 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
     const current = await findRow(opts, tx);
     if (input.sourceIds) await checkSources(tx, { workspaceId, sourceIds: input.sourceIds, destinationId: current.id });
     const headers = input.headers === undefined ? undefined : mergeHeaders(storedHeaders(current), input.headers);
+    // The patch alone cannot see the stored half of the pair (docs/request-shape.md#batching).
+    const batchVsUrls = batchProblem(input.urls ?? current.urls, input.batch === undefined ? storedBatch(current.batch) : input.batch);
+    if (batchVsUrls) throw new AppError("validation_failed", "Some fields are invalid", { batch: [batchVsUrls] });
     const updated = await tx.destination.update({
       where: { id: current.id },
       data: {
@@ -269,6 +279,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
         ...(input.method !== undefined && { method: input.method }),
         ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
+        ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
         ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },

@@ -19,6 +19,8 @@ export type RetentionResult = {
   captures: number;
   sessions: number;
   rejectionCounts: number;
+  /** sent batches (docs/request-shape.md#batching) as old as the messages kept, none of their events pending */
+  deliveryBatches: number;
   auditEvents: number;
   batches: number;
   complete: boolean;
@@ -48,6 +50,13 @@ export const DELETE_MESSAGES = `
     DELETE FROM deliveries d USING gone WHERE d.message_row_id = gone.id
   )
   SELECT FROM gone`;
+
+// A batch goes once it is as old as the messages kept and none of its events is pending (its members
+// go with their messages). Batches are few (one per up to 1,000 events) and appended in time order.
+const DELETE_BATCHES = `
+  DELETE FROM delivery_batches WHERE ctid = ANY(ARRAY(
+    SELECT b.ctid FROM delivery_batches b WHERE b.opened_at < $1
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.batch_id = b.id AND d.state = 'pending') LIMIT $2))`;
 
 const DELETE_CAPTURES = `
   DELETE FROM captured_requests WHERE ctid = ANY(ARRAY(
@@ -106,6 +115,7 @@ export async function pruneExpiredData(opts: {
   const counts = { batches: 0 };
   const attempts = await drain(db, DELETE_ATTEMPTS, cutoff(now, opts.days.attempts), deadline, batchSize, counts);
   const messages = await drain(db, DELETE_MESSAGES, cutoff(now, opts.days.messages), deadline, batchSize, counts);
+  const batches = await drain(db, DELETE_BATCHES, cutoff(now, opts.days.messages), deadline, batchSize, counts);
   const captures = await drain(db, DELETE_CAPTURES, cutoff(now, opts.days.captures), deadline, batchSize, counts);
   const sessions = await drain(db, DELETE_SESSIONS, now.toISOString(), deadline, batchSize, counts);
   const rejections = await drain(db, DELETE_REJECTION_COUNTS, cutoff(now, REJECTION_COUNTS_DAYS), deadline, batchSize, counts);
@@ -116,8 +126,16 @@ export async function pruneExpiredData(opts: {
     captures: captures.deleted,
     sessions: sessions.deleted,
     rejectionCounts: rejections.deleted,
+    deliveryBatches: batches.deleted,
     auditEvents: audit.deleted,
     batches: counts.batches,
-    complete: attempts.complete && messages.complete && captures.complete && sessions.complete && rejections.complete && audit.complete,
+    complete:
+      attempts.complete &&
+      messages.complete &&
+      batches.complete &&
+      captures.complete &&
+      sessions.complete &&
+      rejections.complete &&
+      audit.complete,
   };
 }

@@ -55,13 +55,13 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
 
 const COLUMNS = `a.id, a.delivery_id, dl.replay_of, a.destination_id, t.name AS destination_name, a.message_row_id, a.message_id, a.type,
   m.event, a.user_id, a.url, a.attempt_number, a.started_at, a.duration_ms, a.response_status, a.error_kind, a.error_text, a.outcome,
-  a.next_retry_at`;
+  a.next_retry_at, a.batch_id, b.events AS batch_events`;
 /**
  * Each attempt with its destination's name, its delivery's replay link and its message's event name
  * (primary-key lookups per row).
  */
 const FROM = `attempts a LEFT JOIN destinations t ON t.id = a.destination_id LEFT JOIN deliveries dl ON dl.id = a.delivery_id
-  LEFT JOIN messages m ON m.id = a.message_row_id`;
+  LEFT JOIN messages m ON m.id = a.message_row_id LEFT JOIN delivery_batches b ON b.id = a.batch_id`;
 const DETAIL_COLUMNS = `${COLUMNS}, a.request_headers, a.request_body, a.response_headers, a.response_body`;
 
 type Row = {
@@ -84,6 +84,8 @@ type Row = {
   error_text: string | null;
   outcome: AttemptDto["outcome"];
   next_retry_at: Date | null;
+  batch_id: string | null;
+  batch_events: number | null;
   request_headers?: Record<string, string>;
   request_body?: string | null;
   response_headers?: Record<string, string> | null;
@@ -110,15 +112,27 @@ const toDto = (r: Row): AttemptDto => ({
   errorText: r.error_text,
   outcome: r.outcome,
   nextRetryAt: r.next_retry_at ? new Date(r.next_retry_at).toISOString() : null,
+  batch: r.batch_id ? { id: r.batch_id, events: r.batch_events ?? 0 } : null,
 });
 
-const toDetail = (r: Row): AttemptDetailDto => ({
+const toDetail = (r: Row, batchEvents: AttemptDetailDto["batchEvents"] = null): AttemptDetailDto => ({
   ...toDto(r),
   requestHeaders: r.request_headers ?? {},
   requestBody: r.request_body ?? null,
   responseHeaders: r.response_headers ?? null,
   responseBody: r.response_body ?? null,
+  batchEvents,
 });
+
+/** The events a batch carried, in its body's order (deliveries by their partial batch_id index). */
+async function batchEventsOf(workspaceId: string, batchId: string): Promise<NonNullable<AttemptDetailDto["batchEvents"]>> {
+  const { rows } = await pool().query<{ id: string; message_row_id: string; message_id: string; type: string; user_id: string | null }>(
+    `SELECT d.id, d.message_row_id, m.message_id, m.type, m.user_id FROM deliveries d JOIN messages m ON m.id = d.message_row_id
+      WHERE d.batch_id = $1 AND d.workspace_id = $2 ORDER BY d.id`,
+    [batchId, workspaceId],
+  );
+  return rows.map((r) => ({ deliveryId: r.id, messageRowId: r.message_row_id, messageId: r.message_id, type: r.type, userId: r.user_id }));
+}
 
 /** The statement of one page of the log (bench/growth.ts prints its plan). */
 export function attemptPageQuery(workspaceId: string, query: AttemptListQuery): { text: string; values: unknown[] } {
@@ -170,10 +184,13 @@ export async function getAttempt(opts: { workspaceId: string; id: string }): Pro
     [opts.workspaceId, opts.id],
   );
   if (!rows[0]) throw notFound("Attempt");
-  return toDetail(rows[0]);
+  return toDetail(rows[0], rows[0].batch_id ? await batchEventsOf(opts.workspaceId, rows[0].batch_id) : null);
 }
 
-/** A message's attempts, oldest first (index attempts(message_row_id)); optionally one delivery's. */
+/**
+ * A message's attempts, oldest first (index attempts(message_row_id)), with the attempts of the
+ * batches it went in (partial index attempts(batch_id)); optionally one delivery's.
+ */
 export async function listMessageAttempts(opts: {
   workspaceId: string;
   messageRowId: string;
@@ -185,10 +202,17 @@ export async function listMessageAttempts(opts: {
     values.push(opts.deliveryId);
     extra = " AND a.delivery_id = $3";
   }
+  const ofBatches = opts.deliveryId
+    ? "SELECT batch_id FROM deliveries WHERE id = $3 AND batch_id IS NOT NULL"
+    : "SELECT batch_id FROM deliveries WHERE message_row_id = $2 AND batch_id IS NOT NULL";
   const { rows } = await pool().query<Row>(
     `SELECT ${DETAIL_COLUMNS} FROM ${FROM}
-     WHERE a.workspace_id = $1 AND a.message_row_id = $2${extra} ORDER BY a.id ASC`,
+     WHERE a.workspace_id = $1 AND a.message_row_id = $2${extra}
+     UNION ALL
+     SELECT ${DETAIL_COLUMNS} FROM ${FROM}
+     WHERE a.workspace_id = $1 AND a.batch_id IN (${ofBatches}) AND a.message_row_id <> $2
+     ORDER BY id ASC`,
     values,
   );
-  return rows.map(toDetail);
+  return rows.map((r) => toDetail(r));
 }

@@ -122,6 +122,11 @@ export const attemptDtoSchema = z.object({
   errorText: z.string().nullable(),
   outcome: attemptOutcomeSchema,
   nextRetryAt: z.string().nullable(),
+  /**
+   * A batch's attempt (docs/request-shape.md#batches-in-the-request-log): the batch and how many events
+   * it carried; null for one event's. Logged on the batch's lead: messageId and type are the lead's.
+   */
+  batch: z.object({ id: z.string(), events: z.number().int() }).nullable(),
 });
 
 /** An attempt with the request as sent and the response as received (bodies as stored, possibly cut). */
@@ -130,6 +135,18 @@ export const attemptDetailDtoSchema = attemptDtoSchema.extend({
   requestBody: z.string().nullable(),
   responseHeaders: z.record(z.string(), z.string()).nullable(),
   responseBody: z.string().nullable(),
+  /** A batch's attempt: the events it carried, in the body's order (GET /api/attempts/{id} only; else null). */
+  batchEvents: z
+    .array(
+      z.object({
+        deliveryId: z.string(),
+        messageRowId: z.string(),
+        messageId: z.string(),
+        type: z.string(),
+        userId: z.string().nullable(),
+      }),
+    )
+    .nullable(),
 });
 
 export const attemptPageDtoSchema = z.object({ attempts: z.array(attemptDtoSchema), nextCursor: z.string().nullable() });
@@ -166,6 +183,8 @@ export const messageDetailDtoSchema = z.object({
       /** A replay's link to the delivery it re-sends (null for the delivery ingest made) and its number in the chain. */
       replayOf: z.string().nullable(),
       replayNumber: z.number().int(),
+      /** The batch it went in (docs/request-shape.md#batching); its attempts are among `attempts`. */
+      batchId: z.string().nullable(),
     }),
   ),
   attempts: z.array(attemptDetailDtoSchema),

@@ -21,7 +21,7 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
     ),
     db.query(
       `SELECT d.id, d.destination_id, t.name AS destination_name, d.state, d.attempt_count, d.last_error, d.last_status,
-              d.next_attempt_at, d.delivered_at, d.replay_of, d.replay_number
+              d.next_attempt_at, d.delivered_at, d.replay_of, d.replay_number, d.batch_id
        FROM deliveries d JOIN destinations t ON t.id = d.destination_id
        WHERE d.message_row_id = $1 AND d.workspace_id = $2 ORDER BY d.created_at, d.replay_number, d.id`,
       [opts.id, opts.workspaceId],
@@ -54,6 +54,7 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
       deliveredAt: iso(d.delivered_at),
       replayOf: d.replay_of,
       replayNumber: d.replay_number,
+      batchId: d.batch_id,
     })),
     attempts,
   };

@@ -1,0 +1,55 @@
+import crypto from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { batchBody, batchProblem, batchSettingsSchema, BATCH_BODY_LIMIT, storedBatch } from "./batching";
+import { standardKey, standardSignature, xSignature } from "./signing";
+
+const issues = (v: unknown) => {
+  const r = batchSettingsSchema.safeParse(v);
+  return r.success ? {} : Object.fromEntries(r.error.issues.map((i) => [i.path.join("."), i.message]));
+};
+
+describe("batch settings (docs/request-shape.md#batching)", () => {
+  it("takes size 1–1000 and maxWaitMs 100–30000, refusing others at the field with the reason", () => {
+    expect(issues({ size: 1, maxWaitMs: 100 })).toEqual({});
+    expect(issues({ size: 1000, maxWaitMs: 30_000 })).toEqual({});
+    expect(issues({ size: 0, maxWaitMs: 99 })).toEqual({ size: "At least 1 event", maxWaitMs: "At least 100 ms" });
+    expect(issues({ size: 1001, maxWaitMs: 30_001 })).toEqual({ size: "At most 1000 events", maxWaitMs: "At most 30000 ms (30 s)" });
+    expect(issues({ size: 2.5, maxWaitMs: "1000" })).toEqual({
+      size: "A whole number of events",
+      maxWaitMs: "Enter a number of milliseconds",
+    });
+  });
+
+  it("reads a stored value back, or none when it no longer parses", () => {
+    expect(storedBatch({ size: 5, maxWaitMs: 500 })).toEqual({ size: 5, maxWaitMs: 500 });
+    expect(storedBatch(null)).toBeNull();
+    expect(storedBatch({ size: 5000 })).toBeNull();
+  });
+
+  it("refuses URL templates beside batching, and nothing else", () => {
+    expect(batchProblem(["https://a.example/u/{{userId}}"], { size: 5, maxWaitMs: 500 })).toMatch(/cannot hold/);
+    expect(batchProblem(["https://a.example/u/{{userId}}"], null)).toBeNull();
+    expect(batchProblem(["https://a.example/hook"], { size: 5, maxWaitMs: 500 })).toBeNull();
+  });
+
+  it("the body is the JSON array of the parts; the limit is the Tracking API's 500 KB", () => {
+    expect(batchBody(['{"a":1}', '{"b":2}'])).toBe('[{"a":1},{"b":2}]');
+    expect(batchBody([])).toBe("[]");
+    expect(BATCH_BODY_LIMIT).toBe(512_000);
+  });
+
+  it("the worked example of docs/request-shape.md#batch-signatures signs the whole body", () => {
+    const parts = [
+      '{"version":1,"type":"track","userId":"u_1","event":"Order Completed","properties":{"total":42.5},"timestamp":"2026-11-21T15:05:50.000Z","context":{},"messageId":"m_1","receivedAt":"2026-11-21T15:05:50.120Z"}',
+      '{"version":1,"type":"identify","userId":"u_2","traits":{"plan":"pro"},"timestamp":"2026-11-21T15:05:51.000Z","context":{},"messageId":"m_2","receivedAt":"2026-11-21T15:05:51.040Z"}',
+    ];
+    const body = batchBody(parts);
+    expect(Buffer.byteLength(body)).toBe(390);
+    expect(xSignature("s3cr3t", body)).toBe("dbd3d8709ecd8f8261d95e7d4987045070ef645c");
+    expect(crypto.createHmac("sha1", "s3cr3t").update(Buffer.from(body)).digest("hex")).toBe(xSignature("s3cr3t", body));
+    const key = standardKey("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+    expect(standardSignature(key, "batch_0192f3a4-5b6c-7d8e-9f01-23456789abcd", 1795273551, body)).toBe(
+      "v1,vX0Q5iisda5fifobijfU8ERjotez1YHtK3ZSCca2lc0=",
+    );
+  });
+});
