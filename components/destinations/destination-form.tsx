@@ -19,6 +19,7 @@ import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RequestShapeFields } from "./request-shape-section";
+import { SecretRotation } from "./secret-rotation";
 import { SourcePicker } from "./source-picker";
 import {
   describeMinutes,
@@ -264,6 +265,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             </div>
           ) : null}
         </div>
+        {destination ? <SecretRotation destination={target ?? destination} /> : null}
       </Section>
 
       <Section

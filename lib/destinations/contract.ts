@@ -405,7 +405,8 @@ export const rotateSecretSchema = z
     const checked = (v.secret === "sharedSecret" ? sharedSecretSchema.min(1, "Enter the new secret") : standardSecretSchema).safeParse(
       v.value,
     );
-    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message });
+    if (!checked.success)
+      for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message });
   });
 export type RotateSecretInput = z.infer<typeof rotateSecretSchema>;
 /** The new secret, in this answer only (secrets are write-only: no later response shows it), and the destination. */

@@ -380,7 +380,9 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
     if (!current[secret]) throw new AppError("conflict", `This destination has no ${label} to rotate: set one in its settings first`);
     const value = opts.input.value ?? (secret === "sharedSecret" ? generateSharedSecret() : generateStandardSecret());
     if (value === current[secret]) {
-      throw new AppError("validation_failed", "Some fields are invalid", { value: [`This is the current ${label}: a rotation needs a new one`] });
+      throw new AppError("validation_failed", "Some fields are invalid", {
+        value: [`This is the current ${label}: a rotation needs a new one`],
+      });
     }
     // In one statement: the secret being replaced is the one in the row at that moment (the column on
     // the right of SET is the old value), so concurrent rotations cannot lose a secret in between.

@@ -59,7 +59,11 @@ export function standardSignatures(
  * there is no X-Signature-Next: a receiver holding the new secret accepts a request when its digest
  * equals either header, before, during and after the grace period alike.
  */
-export function xSignatures(key: crypto.KeyObject, previous: crypto.KeyObject | null, body: string): { signature: string; next: string | null } {
+export function xSignatures(
+  key: crypto.KeyObject,
+  previous: crypto.KeyObject | null,
+  body: string,
+): { signature: string; next: string | null } {
   const current = xSignature(key, body);
   return previous ? { signature: xSignature(previous, body), next: current } : { signature: current, next: null };
 }
