@@ -136,3 +136,33 @@ describe("X-Signature-Next is ours", () => {
     expect(Object.entries(r.headers).filter(([n]) => n.toLowerCase() === "x-signature-next")).toEqual([]);
   });
 });
+
+describe("docs/webhooks.md's worked example of a rotation", () => {
+  it("gives the headers the docs show, during the grace period and after it", () => {
+    const body =
+      '{"version":1,"type":"track","userId":"u_123","event":"Order Completed","properties":{"total":42.5},"timestamp":"2026-11-21T15:05:50.000Z","context":{},"messageId":"m_1","receivedAt":"2026-11-21T15:05:50.120Z","sentAt":"2026-11-21T15:05:50.100Z"}';
+    const sentAt = new Date(1795273551_000);
+    const graceEnd = new Date(sentAt.getTime() + 60_000);
+    const settings: SigningSettings = {
+      headers: [],
+      sharedSecret: "n3w-s3cr3t-2026",
+      standardWebhooks: true,
+      standardSecret: "whsec_ZXZlbnRyYWlsLXJvdGF0aW9uLWV4YW1wbGUta2V5ISE=",
+      previousSharedSecret: "s3cr3t",
+      previousSharedSecretExpiresAt: graceEnd,
+      previousStandardSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      previousStandardSecretExpiresAt: graceEnd,
+    };
+    const opts = { webhookId: "msg_0a6b1d62-3f2c-4d7e-9f59-2f1c3a4b5c6d", body };
+    const during = buildRequest(settings, msg, { ...opts, now: sentAt });
+    expect(during.headers).toMatchObject({
+      "x-signature": "3f0c14e781dd902b94bf9be111c6be105b6714b2",
+      "x-signature-next": "bfe392cce2f7279738d5b5b4b9a5c90569cd0120",
+      "webhook-timestamp": "1795273551",
+      "webhook-signature": "v1,Yg42C/2c8VTnfdAfbzBuMmY98ROg79qlMAUfqNr+vgA= v1,GJYIC6ZtQIRy+fIKn9lMroQK5z+K5SRtGpPJokS0dF4=",
+    });
+    const after = buildRequest(settings, msg, { ...opts, now: graceEnd });
+    expect(after.headers["x-signature"]).toBe("bfe392cce2f7279738d5b5b4b9a5c90569cd0120");
+    expect(after.headers["x-signature-next"]).toBeUndefined();
+  });
+});
