@@ -16,7 +16,7 @@ test("rotate a destination's shared secret with a grace period: the new secret i
   await page.goto(`/destinations/${dest.id}/edit`);
 
   // A section a user can leave closed: opened from the keyboard.
-  const section = page.getByText("Rotate a secret", { exact: true });
+  const section = page.locator("summary", { hasText: "Rotate a secret" });
   await section.focus();
   await page.keyboard.press("Enter");
   const rotateButton = page.getByRole("button", { name: "Rotate the shared secret" });

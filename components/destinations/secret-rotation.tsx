@@ -36,8 +36,8 @@ export function SecretRotation({ destination }: { destination: DestinationDto })
   return (
     <details className="group rounded-md ring-1 ring-inset ring-slate-200" open={inGrace || shown !== null}>
       <summary className="cursor-pointer rounded-md px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
-        Rotate a secret
-        <span className="ml-1 font-normal text-slate-500">
+        Rotate a secret{" "}
+        <span className="font-normal text-slate-500">
           {inGrace ? "· an old secret still signs" : "· optional: a new secret, with time for your receiver to switch"}
         </span>
       </summary>
@@ -164,5 +164,25 @@ function PreviousNotice({ which, previous }: { which: Which; previous: PreviousS
         <>Old secret {old} no longer signs.</>
       )}
     </span>
+  );
+}
+
+/** On the destination's page: which old secrets still sign, and until when (docs/webhooks.md#secret-rotation). */
+export function RotationNotice({ destination }: { destination: DestinationDto }) {
+  const signing = (["sharedSecret", "standardSecret"] as const).flatMap((w) => {
+    const previous = previousOf(destination, w);
+    return previous ? [{ which: w, previous }] : [];
+  });
+  if (signing.length === 0) return null;
+  return (
+    <ul className="space-y-1 text-xs text-amber-900">
+      {signing.map(({ which, previous }) => (
+        <li key={which} className="rounded bg-amber-50 px-2 py-1 ring-1 ring-amber-200">
+          Rotating: the old {NAMES[which].title.toLowerCase().replace("standard webhooks", "Standard Webhooks")}
+          {previous.last4 ? <code className="font-mono"> ••••{previous.last4}</code> : null} signs beside the new one until{" "}
+          <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>
+        </li>
+      ))}
+    </ul>
   );
 }
