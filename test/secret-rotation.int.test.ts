@@ -2,7 +2,9 @@
 // secret to the new one in the middle of live traffic, through /v1 and the real worker, and rejects
 // nothing; for X-Signature and for Standard Webhooks. Receivers are real HTTP servers on 127.0.0.1
 // that verify exactly as docs/webhooks.md tells receivers to.
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +108,39 @@ async function settledDeliveries(destinationId: string, messageIds: string[]) {
 
 const requestsTo = (rx: Receiver, path: string) => rx.requests.filter((r) => r.path === path);
 
+/**
+ * The receiver code docs/webhooks.md#secret-rotation gives, in Node and in Python, run as written on
+ * a request as received: for each secret pair, whether xSignatureOk / standardOk accept it.
+ */
+function docsVerify(r: Received, pairs: { shared: string; standard: string }[]): Record<"node" | "python", [boolean, boolean][]> {
+  const docs = fs.readFileSync(new URL("../docs/webhooks.md", import.meta.url), "utf8");
+  const section = docs.slice(docs.indexOf("## Secret rotation"));
+  const block = (lang: string) => {
+    const m = section.match(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``));
+    if (!m) throw new Error(`no ${lang} block in docs/webhooks.md#secret-rotation`);
+    // The closing usage line names the reader's own variables (oldSecret, request…): the functions are what is run.
+    return m[1].replace(/^(const ok|ok) = .*$/m, "");
+  };
+  const input = JSON.stringify({ body: Buffer.from(r.body, "utf8").toString("base64"), headers: r.headers, pairs });
+  const node = `${block("js")}
+const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+const rawBody = Buffer.from(input.body, "base64");
+console.log(JSON.stringify(input.pairs.map((p) => [xSignatureOk(p.shared, rawBody, input.headers), standardOk(p.standard, rawBody, input.headers)])));`;
+  const python = `${block("python")}
+import json, sys
+class Headers(dict):
+    def __getitem__(self, k): return dict.__getitem__(self, k.lower())
+    def get(self, k, d=None): return dict.get(self, k.lower(), d)
+inp = json.load(sys.stdin)
+raw_body = base64.b64decode(inp["body"])
+headers = Headers({k.lower(): v for k, v in inp["headers"].items()})
+print(json.dumps([[x_signature_ok(p["shared"], raw_body, headers), standard_ok(p["standard"], raw_body, headers)] for p in inp["pairs"]]))`;
+  return {
+    node: JSON.parse(execFileSync(process.execPath, ["-e", node], { input, encoding: "utf8" })),
+    python: JSON.parse(execFileSync("python3", ["-c", python], { input, encoding: "utf8" })),
+  };
+}
+
 describe("rotation with a grace period", () => {
   it("a receiver that switches secrets mid-traffic rejects nothing, for both schemes; after the grace only the new secret signs", async () => {
     const receiver = await verifyingReceiver({ shared: SHARED, standard: STANDARD });
@@ -153,6 +188,15 @@ describe("rotation with a grace period", () => {
     expect(header(mid, "x-signature-next")).toBe(hmac(shared.value));
     expect(header(mid, "webhook-signature")!.split(" ")).toHaveLength(2);
     expect(standardOk(STANDARD, mid) && standardOk(standard.value, mid)).toBe(true);
+    // The docs' Node and Python receivers accept it with either pair of secrets, and refuse a stranger's.
+    const stranger = { shared: "someone-else", standard: `whsec_${Buffer.alloc(32, 9).toString("base64")}` };
+    const pairs = [{ shared: SHARED, standard: STANDARD }, { shared: shared.value, standard: standard.value }, stranger];
+    const duringGrace = [
+      [true, true],
+      [true, true],
+      [false, false],
+    ];
+    expect(docsVerify(mid, pairs)).toEqual({ node: duringGrace, python: duringGrace });
 
     // The grace period ends (its stored end passes; nothing else happens): only the new secret signs.
     await db.query(
@@ -168,6 +212,12 @@ describe("rotation with a grace period", () => {
     expect(header(last, "x-signature-next")).toBeUndefined();
     expect(header(last, "webhook-signature")!.split(" ")).toHaveLength(1);
     expect(xSignatureOk(SHARED, last) || standardOk(STANDARD, last)).toBe(false);
+    const afterGrace = [
+      [false, false],
+      [true, true],
+      [false, false],
+    ];
+    expect(docsVerify(last, pairs)).toEqual({ node: afterGrace, python: afterGrace });
     expect((await ctx.api.get(`/api/destinations/${dest.id}`)).previousSharedSecret).toBeNull();
 
     // Maintenance clears the ended secrets from the row.
