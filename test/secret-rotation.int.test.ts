@@ -5,9 +5,11 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root } from "../scripts/lib/build";
 import { waitFor } from "./harness/stack";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { startReceiver, type Receiver, type Received } from "./harness/delivery/receiver";
@@ -113,7 +115,7 @@ const requestsTo = (rx: Receiver, path: string) => rx.requests.filter((r) => r.p
  * a request as received: for each secret pair, whether xSignatureOk / standardOk accept it.
  */
 function docsVerify(r: Received, pairs: { shared: string; standard: string }[]): Record<"node" | "python", [boolean, boolean][]> {
-  const docs = fs.readFileSync(new URL("../docs/webhooks.md", import.meta.url), "utf8");
+  const docs = fs.readFileSync(path.join(root, "docs/webhooks.md"), "utf8");
   const section = docs.slice(docs.indexOf("## Secret rotation"));
   const block = (lang: string) => {
     const m = section.match(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``));
