@@ -11,9 +11,9 @@ import type { DestinationDto, PreviousSecret } from "@/lib/destinations/contract
 import { useRotateDestinationSecretMutation } from "./hooks";
 
 type Which = "sharedSecret" | "standardSecret";
-const NAMES: Record<Which, { title: string; header: string }> = {
-  sharedSecret: { title: "Shared secret", header: "X-Signature" },
-  standardSecret: { title: "Standard Webhooks secret", header: "webhook-signature" },
+const NAMES: Record<Which, { title: string; inText: string; header: string }> = {
+  sharedSecret: { title: "Shared secret", inText: "shared secret", header: "X-Signature" },
+  standardSecret: { title: "Standard Webhooks secret", inText: "Standard Webhooks secret", header: "webhook-signature" },
 };
 
 /** What the receiver sees during the grace period, per scheme (docs/webhooks.md#secret-rotation). */
@@ -34,7 +34,7 @@ export function SecretRotation({ destination }: { destination: DestinationDto })
   if (rotatable.length === 0) return null;
   const inGrace = rotatable.some((w) => previousOf(destination, w));
   return (
-    <details className="group rounded-md ring-1 ring-inset ring-slate-200" open={inGrace || shown !== null}>
+    <details className="rounded-md ring-1 ring-inset ring-slate-200" open={inGrace || shown !== null}>
       <summary className="cursor-pointer rounded-md px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
         Rotate a secret{" "}
         <span className="font-normal text-slate-500">
@@ -73,7 +73,7 @@ function RotateButton({ destination, which, onRotated }: { destination: Destinat
   const rotate = useRotateDestinationSecretMutation();
   const [grace, setGrace] = useState<Grace>("1440");
   const minutes = Number(grace) as keyof typeof GRACE_LABELS;
-  const name = NAMES[which].title.toLowerCase().replace("standard webhooks", "Standard Webhooks");
+  const name = NAMES[which].inText;
   return (
     <ConfirmButton
       label="Rotate"
@@ -125,9 +125,7 @@ function NewSecret({ which, value, onDone }: { which: Which; value: string; onDo
       aria-label="New secret"
       className="space-y-2 rounded-md bg-indigo-50 p-3 text-sm text-indigo-950 ring-1 ring-indigo-200"
     >
-      <p className="font-medium">
-        New {NAMES[which].title.toLowerCase().replace("standard webhooks", "Standard Webhooks")}: shown this once
-      </p>
+      <p className="font-medium">New {NAMES[which].inText}: shown this once</p>
       <code data-testid="new-secret" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs ring-1 ring-indigo-200">
         {value}
       </code>
@@ -178,7 +176,7 @@ export function RotationNotice({ destination }: { destination: DestinationDto })
     <ul className="space-y-1 text-xs text-amber-900">
       {signing.map(({ which, previous }) => (
         <li key={which} className="rounded bg-amber-50 px-2 py-1 ring-1 ring-amber-200">
-          Rotating: the old {NAMES[which].title.toLowerCase().replace("standard webhooks", "Standard Webhooks")}
+          Rotating: the old {NAMES[which].inText}
           {previous.last4 ? <code className="font-mono"> ••••{previous.last4}</code> : null} signs beside the new one until{" "}
           <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>
         </li>
