@@ -265,7 +265,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             </div>
           ) : null}
         </div>
-        {destination ? <SecretRotation destination={target ?? destination} /> : null}
+        {destination ? <SecretRotation destination={destination} /> : null}
       </Section>
 
       <Section
