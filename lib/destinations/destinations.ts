@@ -360,8 +360,8 @@ const SECRET_COLUMNS = {
   standardSecret: { current: "standard_secret", previous: "previous_standard_secret", expiresAt: "previous_standard_secret_expires_at" },
 } as const;
 
-/** A new shared secret: 32 random bytes, base64url (43 characters, nothing that needs escaping in a receiver's config). */
-export const generateSharedSecret = () => crypto.randomBytes(32).toString("base64url");
+/** A new shared secret as the form's generator makes one (form-state.ts): 24 random bytes in lowercase hex, 48 characters. */
+export const generateSharedSecret = () => crypto.randomBytes(24).toString("hex");
 
 /**
  * Rotating a destination secret (docs/webhooks.md#secret-rotation): the new secret signs at once; the
