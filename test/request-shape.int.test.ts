@@ -178,6 +178,23 @@ describe("method and URL templates", () => {
   });
 });
 
+describe("the attempt log of a URL template", () => {
+  it("shows the URL as configured (the template) and the URL the call rendered it to; none for a plain URL", async () => {
+    const dest = await ctx.destination({ urls: [`${rx.url}/accounts/{{userId}}/events`, `${rx.url}/plain-log`], mode: "every" });
+    await send({ type: "track", event: "E", userId: "zoë/1", messageId: "rs-sent-to" });
+    expect((await settled("rs-sent-to", dest.id)).state).toBe("delivered");
+    const { attempts } = await ctx.api.get(`/api/attempts?destinationId=${dest.id}`);
+    const details = await Promise.all(attempts.map((a: { id: string }) => ctx.api.get(`/api/attempts/${a.id}`)));
+    const byUrl = Object.fromEntries(details.map((d) => [d.url, d.sentTo]));
+    expect(byUrl).toEqual({
+      [`${rx.url}/accounts/{{userId}}/events`]: `${rx.url}/accounts/zo%C3%AB%2F1/events`,
+      [`${rx.url}/plain-log`]: null,
+    });
+    // The request went where the log says.
+    expect(rx.requests.some((r) => r.path === "/accounts/zo%C3%AB%2F1/events")).toBe(true);
+  });
+});
+
 describe("preview", () => {
   it("renders the request each recent call would make, as the worker would send it", async () => {
     await send({ type: "identify", userId: "zoë", traits: { email: "zoe@example.com", plan: "pro" }, messageId: "rs-preview" });

@@ -21,6 +21,7 @@ import {
 } from "./hooks";
 import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
+import { RotationNotice } from "./secret-rotation";
 import { StoredValue } from "./write-only-field";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
@@ -188,8 +189,9 @@ export function DestinationDetail({ id }: { id: string }) {
                     </div>
                   ) : null}
                   {!d.sharedSecret.set && !d.standardWebhooks ? <span className="text-slate-500">unsigned</span> : null}
+                  <RotationNotice destination={d} />
                   <p className={canEdit ? "text-xs text-slate-500" : "hidden"}>
-                    Secrets and header values are write-only: replace or remove them by{" "}
+                    Secrets and header values are write-only: replace, rotate or remove them by{" "}
                     <Link href={`/destinations/${d.id}/edit`} className="underline">
                       editing the destination
                     </Link>

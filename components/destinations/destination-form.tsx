@@ -20,6 +20,7 @@ import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
+import { SecretRotation } from "./secret-rotation";
 import { SourcePicker } from "./source-picker";
 import {
   describeMinutes,
@@ -272,6 +273,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             </div>
           ) : null}
         </div>
+        {destination ? <SecretRotation destination={destination} /> : null}
       </Section>
 
       <Section

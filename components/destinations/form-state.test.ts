@@ -28,6 +28,8 @@ const stored: DestinationDto = {
   sharedSecret: { set: true, last4: "abcd" },
   standardWebhooks: true,
   standardSecret: { set: true, last4: "xyz=" },
+  previousSharedSecret: null,
+  previousStandardSecret: null,
   enabled: true,
   mode: "any",
   retryWindowMinutes: 240,

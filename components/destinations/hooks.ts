@@ -6,6 +6,7 @@ import {
   type DestinationFilter,
   type DestinationPatch,
   type RevealInput,
+  type RotateSecretInput,
   type TestSendInput,
 } from "@/lib/destinations/contract";
 import { call } from "@/components/data/api-client";
@@ -126,5 +127,18 @@ export function useTestSendMutation() {
         qc.invalidateQueries({ queryKey: statsKeys.all }),
         qc.invalidateQueries({ queryKey: destinationKeys.health(v.destinationId) }),
       ]),
+  });
+}
+
+/**
+ * Rotate a secret (docs/webhooks.md#secret-rotation). The new secret comes back in the answer only:
+ * the caller shows it once; the cache gets the destination, which never holds it.
+ */
+export function useRotateDestinationSecretMutation() {
+  const saved = useDestinationSaved();
+  return useMutation({
+    mutationFn: ({ id, input }: { id: string; input: RotateSecretInput }) =>
+      call(destinationEndpoints.rotateSecret, { params: { id }, body: input }),
+    onSuccess: (r) => saved(r.destination),
   });
 }

@@ -10,6 +10,8 @@ const stored: DestinationDto = {
   sharedSecret: { set: false, last4: null },
   standardWebhooks: false,
   standardSecret: { set: false, last4: null },
+  previousSharedSecret: null,
+  previousStandardSecret: null,
   enabled: true,
   mode: "any",
   retryWindowMinutes: 240,

@@ -21,7 +21,7 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
               {formatMs(a.durationMs)}
             </output>
             <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500">
-              <ShortValue value={a.url} max={48} />
+              <ShortValue value={a.sentTo ?? a.url} max={48} />
             </span>
             <Link
               href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}

@@ -72,6 +72,13 @@ function Outcome({ a }: { a: AttemptDetailDto }) {
       <p className="font-mono text-xs text-slate-700">
         POST <ShortValue value={a.url} max={72} />
       </p>
+      {a.sentTo ? (
+        // A URL template as configured above; here the URL this call rendered it to (docs/request-shape.md#url-templates).
+        <p className="break-all font-mono text-xs text-slate-700">
+          <span className="font-sans text-slate-500">Sent to </span>
+          <span data-testid="attempt-sent-to">{a.sentTo}</span>
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -17,7 +17,8 @@ import { curlCommand } from "./curl";
 export function CopyCurl({ attempt }: { attempt: AttemptDetailDto }) {
   const canReveal = useCan("admin");
   const [error, setError] = useState<unknown>(null);
-  const request = { url: attempt.url, headers: attempt.requestHeaders, body: attempt.requestBody };
+  // The URL it went to: a template's rendering when the destination's URL is a template.
+  const request = { url: attempt.sentTo ?? attempt.url, headers: attempt.requestHeaders, body: attempt.requestBody };
   const custom = Object.keys(attempt.requestHeaders).filter((n) => !isReservedHeader(n));
   const revealed = async () => {
     setError(null);

@@ -7,13 +7,13 @@ import { ROTATION_GRACE_CHOICES, type SourceDto } from "@/lib/sources/contract";
 import { useRotateSourceKeyMutation } from "./hooks";
 
 /** The grace periods the dialog offers (docs/tracking-api.md#write-key-rotation); the API takes any number of minutes up to 7 days. */
-const GRACE_LABELS: Record<(typeof ROTATION_GRACE_CHOICES)[number], string> = {
+export const GRACE_LABELS: Record<(typeof ROTATION_GRACE_CHOICES)[number], string> = {
   0: "None",
   60: "1 hour",
   1440: "24 hours",
   10080: "7 days",
 };
-type Grace = `${(typeof ROTATION_GRACE_CHOICES)[number]}`;
+export type Grace = `${(typeof ROTATION_GRACE_CHOICES)[number]}`;
 
 /** "23 h 59 min 58 s", "4 min 2 s": time left, to the second, as a countdown reads. */
 export function timeLeft(ms: number): string {

@@ -18,9 +18,20 @@ export async function checkCapturedSignatures(opts: {
   const { row } = await loadCapturedRequest(opts);
   const dest = await loadSigningSettings({ workspaceId: opts.workspaceId, id: opts.destinationId });
   const input = { headers: row.headers, body: row.body, truncated: row.truncated };
+  // A rotation's old secret still signs until its grace period ends (docs/webhooks.md#secret-rotation).
+  const inGrace = (secret: string | null | undefined, end: Date | null | undefined) =>
+    secret && end && end.getTime() > Date.now() ? secret : null;
   return {
     destinationId: dest.id,
-    xSignature: verifyXSignature({ ...input, secret: dest.sharedSecret }),
-    standardWebhooks: verifyStandardWebhook({ ...input, secret: dest.standardSecret }),
+    xSignature: verifyXSignature({
+      ...input,
+      secret: dest.sharedSecret,
+      previousSecret: inGrace(dest.previousSharedSecret, dest.previousSharedSecretExpiresAt),
+    }),
+    standardWebhooks: verifyStandardWebhook({
+      ...input,
+      secret: dest.standardSecret,
+      previousSecret: inGrace(dest.previousStandardSecret, dest.previousStandardSecretExpiresAt),
+    }),
   };
 }

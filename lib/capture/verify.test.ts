@@ -57,3 +57,31 @@ describe("verifyStandardWebhook", () => {
     expect(verifyStandardWebhook({ headers: signed(), body, truncated: false, secret: null }).state).toBe("unverifiable");
   });
 });
+
+describe("during a secret rotation (docs/webhooks.md#secret-rotation)", () => {
+  const hex = (k: string) => crypto.createHmac("sha1", k).update(text).digest("hex");
+
+  it("X-Signature: the old secret's in X-Signature or the new one's in X-Signature-Next is valid while the old one is in grace", () => {
+    const headers = { "x-signature": hex("old"), "x-signature-next": hex("new") };
+    expect(verifyXSignature({ headers, body, truncated: false, secret: "new", previousSecret: "old" }).state).toBe("valid");
+    expect(
+      verifyXSignature({ headers: { "x-signature-next": hex("new"), "x-signature": hex("x") }, body, truncated: false, secret: "new" })
+        .state,
+    ).toBe("valid");
+    // After the grace period a request signed only with the old secret no longer matches.
+    expect(verifyXSignature({ headers: { "x-signature": hex("old") }, body, truncated: false, secret: "new" }).state).toBe("invalid");
+  });
+
+  it("Standard Webhooks: either secret's v1 entry is valid while the old one is in grace", () => {
+    const oldSecret = `whsec_${crypto.randomBytes(24).toString("base64")}`;
+    const newSecret = `whsec_${crypto.randomBytes(24).toString("base64")}`;
+    const ts = new Date();
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(Math.floor(ts.getTime() / 1000)),
+      "webhook-signature": new Webhook(oldSecret).sign("msg_1", ts, text),
+    };
+    expect(verifyStandardWebhook({ headers, body, truncated: false, secret: newSecret, previousSecret: oldSecret }).state).toBe("valid");
+    expect(verifyStandardWebhook({ headers, body, truncated: false, secret: newSecret }).state).toBe("invalid");
+  });
+});

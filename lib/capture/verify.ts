@@ -18,16 +18,34 @@ function sameDigest(expected: string, sent: string): boolean {
 
 const header = (headers: Record<string, string>, name: string) => headers[name.toLowerCase()];
 
-type Check = { headers: Record<string, string>; body: Uint8Array; truncated: boolean; secret: string | null };
+/**
+ * `previousSecret`: a rotation's old secret while its grace period lasts (docs/webhooks.md#secret-rotation):
+ * requests then carry its signature too, and either secret's match is valid.
+ */
+type Check = {
+  headers: Record<string, string>;
+  body: Uint8Array;
+  truncated: boolean;
+  secret: string | null;
+  previousSecret?: string | null;
+};
 
-/** `X-Signature`: lowercase hex HMAC-SHA1(secret, body). */
+/**
+ * `X-Signature`: lowercase hex HMAC-SHA1(secret, body); during a rotation X-Signature-Next carries the
+ * new secret's, and a match of either secret in either header is valid.
+ */
 export function verifyXSignature(opts: Check): Verdict {
   const sent = header(opts.headers, "x-signature");
   if (!sent) return { state: "absent", detail: "No X-Signature header (the sender has no shared secret)" };
   if (opts.truncated) return { state: "unverifiable", detail: "The body was truncated, so the signature cannot be checked" };
   if (!opts.secret) return { state: "unverifiable", detail: "The destination has no shared secret to check against" };
-  const expected = crypto.createHmac("sha1", opts.secret).update(opts.body).digest("hex");
-  return sameDigest(expected, sent.trim())
+  const digests = [sent, header(opts.headers, "x-signature-next")].filter((d): d is string => !!d).map((d) => d.trim());
+  const secrets = [opts.secret, opts.previousSecret].filter((s): s is string => !!s);
+  const matches = secrets.some((s) => {
+    const expected = crypto.createHmac("sha1", s).update(opts.body).digest("hex");
+    return digests.some((d) => sameDigest(expected, d));
+  });
+  return matches
     ? { state: "valid", detail: "HMAC-SHA1 of the body matches the destination's shared secret" }
     : { state: "invalid", detail: "Does not match the destination's shared secret: another secret, or the body changed on the way" };
 }
@@ -41,16 +59,18 @@ export function verifyStandardWebhook(opts: Check): Verdict {
   if (!id || !ts || !sig) return { state: "invalid", detail: "webhook-id, webhook-timestamp and webhook-signature must all be present" };
   if (opts.truncated) return { state: "unverifiable", detail: "The body was truncated, so the signature cannot be checked" };
   if (!opts.secret) return { state: "unverifiable", detail: "The destination has no Standard Webhooks secret to check against" };
-  const b64 = opts.secret.replace(/^whsec_/, "");
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64))
+  const keys = [opts.secret, opts.previousSecret].filter((s): s is string => !!s).map((s) => s.replace(/^whsec_/, ""));
+  if (!keys.every((b64) => /^[A-Za-z0-9+/]+={0,2}$/.test(b64)))
     return { state: "unverifiable", detail: "The destination's secret is not valid base64 (whsec_…)" };
-  const expected = crypto.createHmac("sha256", Buffer.from(b64, "base64")).update(`${id}.${ts}.`).update(opts.body).digest("base64");
+  const expected = keys.map((b64) =>
+    crypto.createHmac("sha256", Buffer.from(b64, "base64")).update(`${id}.${ts}.`).update(opts.body).digest("base64"),
+  );
   const candidates = sig
     .split(" ")
     .map((s) => s.split(","))
     .filter(([v]) => v === "v1")
     .map(([, s]) => s ?? "");
-  return candidates.some((c) => sameDigest(expected, c))
+  return candidates.some((c) => expected.some((e) => sameDigest(e, c)))
     ? { state: "valid", detail: "v1 signature matches the destination's secret" }
     : { state: "invalid", detail: "No v1 signature matches the destination's secret" };
 }

@@ -25,6 +25,8 @@ export function toAttemptRow(opts: {
   messageRowId: string;
   message: Pick<StoredMessage, "messageId" | "type" | "userId">;
   url: string;
+  /** where the request went when not `url` itself: a URL template rendered for this call (docs/request-shape.md#url-templates) */
+  sentTo?: string | null;
   /** the round's number (column attempt_number): every request of one round shares it */
   attemptNumber: number;
   request: OutgoingRequest;
@@ -46,6 +48,7 @@ export function toAttemptRow(opts: {
     type: opts.message.type,
     user_id: opts.batchId ? null : opts.message.userId,
     url: opts.url,
+    sent_to: opts.sentTo ?? null,
     attempt_number: opts.attemptNumber,
     started_at: a.startedAt.toISOString(),
     duration_ms: a.durationMs,

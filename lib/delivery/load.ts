@@ -88,6 +88,10 @@ type DestinationRow = {
   shared_secret: string | null;
   standard_webhooks: boolean;
   standard_secret: string | null;
+  previous_shared_secret: string | null;
+  previous_shared_secret_expires_at: Date | null;
+  previous_standard_secret: string | null;
+  previous_standard_secret_expires_at: Date | null;
   enabled: boolean;
   mode: string;
   retry_window_minutes: number;
@@ -130,7 +134,10 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
        ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
-       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch
+       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch,
+       -- a rotation's previous secrets sign until their grace periods end (docs/webhooks.md#secret-rotation)
+       ${once("t.previous_shared_secret")} AS previous_shared_secret, ${once("t.previous_shared_secret_expires_at")} AS previous_shared_secret_expires_at,
+       ${once("t.previous_standard_secret")} AS previous_standard_secret, ${once("t.previous_standard_secret_expires_at")} AS previous_standard_secret_expires_at
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -186,6 +193,10 @@ function toDestination(t: DestinationRow): LoadedDestination {
     sharedSecret: t.shared_secret,
     standardWebhooks: t.standard_webhooks,
     standardSecret: t.standard_secret,
+    previousSharedSecret: t.previous_shared_secret,
+    previousSharedSecretExpiresAt: t.previous_shared_secret_expires_at,
+    previousStandardSecret: t.previous_standard_secret,
+    previousStandardSecretExpiresAt: t.previous_standard_secret_expires_at,
     enabled: t.enabled,
     mode: t.mode === "every" ? "every" : "any",
     retryWindowMinutes: t.retry_window_minutes,

@@ -12,6 +12,8 @@ export type AttemptRow = {
   type: string;
   user_id: string | null;
   url: string;
+  /** the URL requested when it differs from `url` (a rendered URL template); absent or null: `url` itself, or nothing sent */
+  sent_to?: string | null;
   attempt_number: number;
   started_at: string;
   duration_ms: number;
@@ -57,7 +59,7 @@ export const RECORD_SQL = `
 WITH logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-                        error_kind, error_text, outcome, next_retry_at, batch_id)
+                        error_kind, error_text, outcome, next_retry_at, batch_id, sent_to)
   SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
          x.started_at, x.duration_ms, x.request_headers::jsonb,
          -- A deletion request may have erased the message while this attempt was in flight: then the
@@ -65,14 +67,15 @@ WITH logged AS (
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.request_body END,
          x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
-         x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id
+         x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
               $10::timestamptz[], $11::int[], string_to_array($12, E'\\x1e', ''), string_to_array($13, E'\\x1e', ''), $14::int[],
               string_to_array($15, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
-              $31::uuid[])
+              -- the attempt's batch, and the rendered URL of a templated one: last, after the deliveries' columns
+              $31::uuid[], $32::text[])
     AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
          started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-         error_kind, error_text, outcome, next_retry_at, batch_id)
+         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to)
   LEFT JOIN messages m ON m.id = x.message_row_id
   RETURNING 1
 )
@@ -138,6 +141,7 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
     column(u, (r) => r.last_status, "bare"),
     column(u, (r) => r.delivered_at, "bare"),
     column(a, (r) => r.batch_id ?? null, "bare"),
+    column(a, (r) => r.sent_to ?? null, "text"),
   ];
 }
 

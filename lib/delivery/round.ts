@@ -29,8 +29,11 @@ export type SentRound =
   | { d: LoadedDelivery; ended: Round }
   | { d: LoadedDelivery; startedAt: Date; request: OutgoingRequest; sent: UrlAttempt[] };
 
-/** One URL of a sent round: its attempt, or null when its origin deferred it (to `turnInMs` from now). */
-type UrlAttempt = { url: string; attempt: TimedAttempt | null; turnInMs?: number };
+/**
+ * One URL of a sent round: its attempt, or null when its origin deferred it (to `turnInMs` from now);
+ * `sentTo` where it went when that is not `url` (a rendered URL template).
+ */
+type UrlAttempt = { url: string; attempt: TimedAttempt | null; turnInMs?: number; sentTo?: string };
 
 /** Sends a round of `d` to `urls` (plan.ts roundUrls of its URLs and its pending ones). */
 export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<SentRound> {
@@ -84,7 +87,7 @@ async function attemptUrl(url: string, request: OutgoingRequest, target: Target,
   let attempt: TimedAttempt | undefined;
   try {
     attempt = await postWebhook(target.sendTo, request, method);
-    return { url, attempt };
+    return target.sendTo === url ? { url, attempt } : { url, attempt, sentTo: target.sendTo };
   } finally {
     release(attempt?.durationMs);
   }
@@ -142,6 +145,7 @@ export function settleRound(r: SentRound): Round {
         messageRowId: d.messageRowId,
         message: d.message,
         url: s.url,
+        sentTo: s.sentTo,
         attemptNumber: roundNumber,
         request,
         attempt: s.attempt,

@@ -9,6 +9,7 @@ import { urlTemplateProblem } from "../webhooks/url-template";
 import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
 import { filterConditionSchema } from "../routing/event-condition";
 import { allowListSchema, dropListSchema } from "../routing/field-lists";
+import { MAX_ROTATION_GRACE_MINUTES } from "../sources/contract";
 
 /** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */
 
@@ -295,6 +296,13 @@ export const HINT_MIN_LENGTH = 12;
 export const writeOnlyHint = (value: string | null | undefined): WriteOnlyValue =>
   value ? { set: true, last4: value.length >= HINT_MIN_LENGTH ? value.slice(-4) : null } : { set: false, last4: null };
 
+/**
+ * A rotation's previous secret while it still signs beside the new one (docs/webhooks.md#secret-rotation):
+ * its hint (writeOnlyHint's last 4) and when its grace period ends. Never the secret.
+ */
+export const previousSecretSchema = z.object({ last4: z.string().nullable(), expiresAt: z.string() });
+export type PreviousSecret = z.infer<typeof previousSecretSchema>;
+
 export const destinationDtoSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -303,6 +311,10 @@ export const destinationDtoSchema = z.object({
   sharedSecret: writeOnlyValueSchema,
   standardWebhooks: z.boolean(),
   standardSecret: writeOnlyValueSchema,
+  /** The shared secret before the last rotation while its grace period lasts (X-Signature is still its signature), else null. */
+  previousSharedSecret: previousSecretSchema.nullable(),
+  /** The Standard Webhooks secret before the last rotation while it still signs in webhook-signature, else null. */
+  previousStandardSecret: previousSecretSchema.nullable(),
   enabled: z.boolean(),
   mode: z.enum(["any", "every"]),
   retryWindowMinutes: z.number().int(),
@@ -381,6 +393,38 @@ export const revealSchema = z
   });
 export type RevealInput = z.infer<typeof revealSchema>;
 export const revealedSchema = z.object({ value: z.string() });
+
+/**
+ * `POST /api/destinations/{id}/rotate-secret` (docs/webhooks.md#secret-rotation): a new secret that
+ * signs at once; the current one keeps signing beside it for `graceMinutes` (the same choices as a
+ * write key's rotation: none, 1 hour, 24 hours, 7 days in the dashboard; 0 to 10080 minutes in the
+ * API). `value` chooses the new secret; without it one is generated.
+ */
+export const ROTATABLE_SECRETS = ["sharedSecret", "standardSecret"] as const;
+export const rotateSecretSchema = z
+  .object({
+    secret: z.enum(ROTATABLE_SECRETS, { error: 'Name "sharedSecret" or "standardSecret"' }),
+    graceMinutes: z
+      .number("A number of minutes")
+      .int("Whole minutes")
+      .min(0, "At least 0 (the current secret stops signing at once)")
+      .max(MAX_ROTATION_GRACE_MINUTES, `At most ${MAX_ROTATION_GRACE_MINUTES} minutes (7 days)`)
+      .default(0),
+    value: z.string().optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.value === undefined) return;
+    const checked = (v.secret === "sharedSecret" ? sharedSecretSchema.min(1, "Enter the new secret") : standardSecretSchema).safeParse(
+      v.value,
+    );
+    if (!checked.success)
+      for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message });
+  });
+export type RotateSecretInput = z.infer<typeof rotateSecretSchema>;
+/** The new secret, in this answer only (secrets are write-only: no later response shows it), and the destination. */
+export const rotatedSecretSchema = z.object({ value: z.string(), destination: destinationDtoSchema });
+export type RotatedSecret = z.infer<typeof rotatedSecretSchema>;
 export type TestSendInput = z.infer<typeof testSendSchema>;
 
 /**
@@ -534,6 +578,15 @@ export const destinationEndpoints = {
     summary: 'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret"} or {"header": "<name>"}',
     body: revealSchema,
     response: revealedSchema,
+  }),
+  rotateSecret: endpoint({
+    method: "POST",
+    path: "/api/destinations/{id}/rotate-secret",
+    access: "admin",
+    summary:
+      'Rotate the shared or Standard Webhooks secret: the new one (generated, or `value`) signs at once and is in this answer only; the current one keeps signing beside it for `graceMinutes` (0 to 10080, default 0). Body: `{"secret": "sharedSecret", "graceMinutes": 1440}`',
+    body: rotateSecretSchema,
+    response: rotatedSecretSchema,
   }),
   filterPreview: endpoint({
     method: "POST",

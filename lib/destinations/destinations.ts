@@ -1,4 +1,5 @@
 import "server-only";
+import crypto from "node:crypto";
 import { Prisma } from "../platform/generated/prisma/client";
 import { prisma } from "../platform/db";
 import { AppError, assertUuid, notFound } from "../platform/errors";
@@ -16,7 +17,10 @@ import {
   type DestinationDto,
   type DestinationInput,
   type DestinationPatch,
+  type PreviousSecret,
   type RevealInput,
+  type RotatedSecret,
+  type RotateSecretInput,
   type SavedDestinationDto,
 } from "./contract";
 import { mergeHeaders, type StoredHeader } from "./headers";
@@ -63,6 +67,10 @@ const select = {
   sharedSecret: true,
   standardWebhooks: true,
   standardSecret: true,
+  previousSharedSecret: true,
+  previousSharedSecretExpiresAt: true,
+  previousStandardSecret: true,
+  previousStandardSecretExpiresAt: true,
   enabled: true,
   mode: true,
   retryWindowMinutes: true,
@@ -96,6 +104,12 @@ const batchColumn = (b: BatchSettings | null) => (b === null ? Prisma.DbNull : b
 const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
 const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
+/** A previous secret while its grace period lasts (docs/webhooks.md#secret-rotation): its hint and end; ended, nothing to show. */
+function previousSecret(secret: string | null, expiresAt: Date | null, now = Date.now()): PreviousSecret | null {
+  if (!secret || !expiresAt || expiresAt.getTime() <= now) return null;
+  return { last4: writeOnlyHint(secret).last4, expiresAt: expiresAt.toISOString() };
+}
+
 /** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
@@ -105,6 +119,8 @@ const toDto = (r: Row): DestinationDto => ({
   sharedSecret: writeOnlyHint(r.sharedSecret),
   standardWebhooks: r.standardWebhooks,
   standardSecret: writeOnlyHint(r.standardSecret),
+  previousSharedSecret: r.sharedSecret ? previousSecret(r.previousSharedSecret, r.previousSharedSecretExpiresAt) : null,
+  previousStandardSecret: r.standardSecret ? previousSecret(r.previousStandardSecret, r.previousStandardSecretExpiresAt) : null,
   enabled: r.enabled,
   mode: r.mode === "every" ? "every" : "any",
   retryWindowMinutes: r.retryWindowMinutes,
@@ -216,6 +232,10 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
     sharedSecret: row.sharedSecret,
     standardWebhooks: row.standardWebhooks,
     standardSecret: row.standardSecret,
+    previousSharedSecret: row.previousSharedSecret,
+    previousSharedSecretExpiresAt: row.previousSharedSecretExpiresAt,
+    previousStandardSecret: row.previousStandardSecret,
+    previousStandardSecretExpiresAt: row.previousStandardSecretExpiresAt,
     fieldLists: storedFieldLists(row.filter),
   };
 }
@@ -265,6 +285,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
     // The patch alone cannot see the stored half of the pair (docs/request-shape.md#batching).
     const batchVsUrls = batchProblem(input.urls ?? current.urls, input.batch === undefined ? storedBatch(current.batch) : input.batch);
     if (batchVsUrls) throw new AppError("validation_failed", "Some fields are invalid", { batch: [batchVsUrls] });
+    const standard = standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret));
     const updated = await tx.destination.update({
       where: { id: current.id },
       data: {
@@ -273,6 +294,11 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(headers !== undefined && { headers }),
         // Omitted keeps the secret; null (or "", read as null by the contract) removes it.
         ...(input.sharedSecret !== undefined && { sharedSecret: input.sharedSecret }),
+        // A secret replaced or removed here takes effect at once: it ends a rotation's grace period
+        // (docs/webhooks.md#secret-rotation), whose previous secret was the one before the replaced one.
+        ...(input.sharedSecret !== undefined &&
+          input.sharedSecret !== current.sharedSecret && { previousSharedSecret: null, previousSharedSecretExpiresAt: null }),
+        ...(standard.standardSecret !== current.standardSecret && { previousStandardSecret: null, previousStandardSecretExpiresAt: null }),
         ...(input.enabled !== undefined && { enabled: input.enabled }),
         ...(input.mode !== undefined && { mode: input.mode }),
         ...(input.retryWindowMinutes !== undefined && { retryWindowMinutes: input.retryWindowMinutes }),
@@ -280,7 +306,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.method !== undefined && { method: input.method }),
         ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
-        ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
+        ...standard,
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
         }),
@@ -337,6 +363,59 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
     }),
   );
   return { value };
+}
+
+/** The columns of each rotatable secret: a fixed list, so a column name in SQL never comes from a request. */
+const SECRET_COLUMNS = {
+  sharedSecret: { current: "shared_secret", previous: "previous_shared_secret", expiresAt: "previous_shared_secret_expires_at" },
+  standardSecret: { current: "standard_secret", previous: "previous_standard_secret", expiresAt: "previous_standard_secret_expires_at" },
+} as const;
+
+/** A new shared secret as the form's generator makes one (form-state.ts): 24 random bytes in lowercase hex, 48 characters. */
+export const generateSharedSecret = () => crypto.randomBytes(24).toString("hex");
+
+/**
+ * Rotating a destination secret (docs/webhooks.md#secret-rotation): the new secret signs at once; the
+ * current one keeps signing beside it for the grace period (X-Signature stays its signature, with
+ * X-Signature-Next the new one's; webhook-signature carries both), then only the new one signs. One
+ * previous secret at a time: rotating again during a grace period ends the older one's at once. The
+ * end is on the database's clock; senders compare it when they prepare requests. The new secret is
+ * in the answer only. Audited in the same transaction, without the secret.
+ */
+export async function rotateDestinationSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
+  const { secret, graceMinutes: grace } = opts.input;
+  const col = SECRET_COLUMNS[secret];
+  const label = secret === "sharedSecret" ? "shared secret" : "Standard Webhooks secret";
+  const row = await prisma().$transaction(async (tx) => {
+    const current = await findRow(opts, tx);
+    if (!current[secret]) throw new AppError("conflict", `This destination has no ${label} to rotate: set one in its settings first`);
+    const value = opts.input.value ?? (secret === "sharedSecret" ? generateSharedSecret() : generateStandardSecret());
+    if (value === current[secret]) {
+      throw new AppError("validation_failed", "Some fields are invalid", {
+        value: [`This is the current ${label}: a rotation needs a new one`],
+      });
+    }
+    // In one statement: the secret being replaced is the one in the row at that moment (the column on
+    // the right of SET is the old value), so concurrent rotations cannot lose a secret in between.
+    await tx.$executeRaw`
+      UPDATE destinations
+         SET ${Prisma.raw(col.previous)} = CASE WHEN ${grace}::int > 0 THEN ${Prisma.raw(col.current)} END,
+             ${Prisma.raw(col.expiresAt)} = CASE WHEN ${grace}::int > 0 THEN now() + make_interval(mins => ${grace}::int) END,
+             ${Prisma.raw(col.current)} = ${value},
+             updated_at = now()
+       WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid`;
+    const after = await findRow(opts, tx);
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "destination.rotate_secret",
+      resourceType: "destination",
+      resourceId: current.id,
+      changes: { [secret]: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: grace } },
+    });
+    return { after, value };
+  });
+  return { value: row.value, destination: toDto(row.after) };
 }
 
 /** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */

@@ -17,6 +17,7 @@ const SAMPLE_CONDITION = { event: "Order Completed", atLeast: 3, withinDays: 30 
 const WRITTEN: Record<string, unknown> = {
   "POST /api/destinations": { name: "Orders service", urls: ["https://example.com/hooks/eventrail"], sourceIds: [SAMPLE_ID] },
   "POST /api/destinations/{id}/reveal": { secret: "sharedSecret" },
+  "POST /api/destinations/{id}/rotate-secret": { secret: "sharedSecret", graceMinutes: 1440 },
   "POST /api/destinations/mapping-preview": {
     sourceIds: [SAMPLE_ID],
     urls: ["https://api.example.com/users/{{userId}}"],

@@ -131,6 +131,12 @@ export const attemptDtoSchema = z.object({
 
 /** An attempt with the request as sent and the response as received (bodies as stored, possibly cut). */
 export const attemptDetailDtoSchema = attemptDtoSchema.extend({
+  /**
+   * Where the request went when that is not `url`: a URL template (`url` shows it as configured)
+   * rendered for this call (docs/request-shape.md#url-templates). null when `url` itself was
+   * requested, or nothing was sent.
+   */
+  sentTo: z.string().nullable(),
   requestHeaders: z.record(z.string(), z.string()),
   requestBody: z.string().nullable(),
   responseHeaders: z.record(z.string(), z.string()).nullable(),

@@ -1,7 +1,7 @@
 import "server-only";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import type { KeyObject } from "node:crypto";
-import { standardKey, standardSignature, xSignature, xSignatureKey } from "./signing";
+import { standardKey, standardSignatures, xSignatureKey, xSignatures } from "./signing";
 import { isReservedHeader, isSendableHeader } from "./rules";
 import { applyFieldLists, type FieldLists } from "../routing/field-lists";
 
@@ -13,6 +13,15 @@ export type SigningSettings = {
   sharedSecret: string | null;
   standardWebhooks: boolean;
   standardSecret: string | null;
+  /**
+   * The secrets before their last rotation and the end of their grace periods
+   * (docs/webhooks.md#secret-rotation): each signs beside the new one until then; absent or ended, only
+   * the new one signs.
+   */
+  previousSharedSecret?: string | null;
+  previousSharedSecretExpiresAt?: Date | null;
+  previousStandardSecret?: string | null;
+  previousStandardSecretExpiresAt?: Date | null;
   /** the destination's drop and allow lists (docs/routing.md#field-lists); none leaves the body as built */
   fieldLists?: FieldLists | null;
 };
@@ -42,10 +51,17 @@ export type PreparedSigning = {
   entries: [string, string, string][];
   sharedKey: KeyObject | null;
   standardKey: KeyObject | null;
+  /** the previous secrets' keys while their grace periods last at `now` of prepareSigning, else null */
+  previousSharedKey: KeyObject | null;
+  previousStandardKey: KeyObject | null;
   fieldLists: FieldLists | null;
 };
 
-export function prepareSigning(dest: SigningSettings): PreparedSigning {
+/**
+ * `now` decides whether a rotation's grace period still lasts (docs/webhooks.md#secret-rotation): it is
+ * checked when requests are prepared, from the stored end, so no job has to end it.
+ */
+export function prepareSigning(dest: SigningSettings, now: Date = new Date()): PreparedSigning {
   const headers: Record<string, string> = {};
   // Validation refuses reserved, connection-level and malformed headers; skipping them here too keeps
   // old rows from overriding ours or failing every delivery (docs/webhooks.md#settings).
@@ -64,8 +80,22 @@ export function prepareSigning(dest: SigningSettings): PreparedSigning {
     entries: Object.keys(headers).map((name) => [name, headers[name], loggedHeaders[name]]),
     sharedKey: sharedSecret ? xSignatureKey(sharedSecret) : null,
     standardKey: standardSecret ? standardKey(standardSecret) : null,
+    previousSharedKey: sharedSecret ? previousKey(dest.previousSharedSecret, dest.previousSharedSecretExpiresAt, now, xSignatureKey) : null,
+    previousStandardKey: standardSecret
+      ? previousKey(dest.previousStandardSecret, dest.previousStandardSecretExpiresAt, now, standardKey)
+      : null,
     fieldLists: dest.fieldLists ?? null,
   };
+}
+
+/** A previous secret's key while its grace period lasts; ended, or none: null. */
+function previousKey(
+  secret: string | null | undefined,
+  expiresAt: Date | null | undefined,
+  now: Date,
+  key: (secret: string) => KeyObject,
+): KeyObject | null {
+  return secret && expiresAt && expiresAt.getTime() > now.getTime() ? key(secret) : null;
 }
 
 /** The request for one message to one destination (the same for each of its URLs). Pure. */
@@ -79,7 +109,7 @@ export function buildRequest(
     body?: string;
   },
 ): OutgoingRequest {
-  const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest);
+  const prepared = "loggedHeaders" in dest ? dest : prepareSigning(dest, opts.now);
   // Filter → drop → mapping → sign (docs/routing.md#order): the lists shape the body before it is signed.
   const body = opts.body ?? serializePayload(applyFieldLists(buildPayload(message), prepared.fieldLists));
   // Both objects are built up from empty, property by property: a spread copy of the prepared ones
@@ -91,13 +121,18 @@ export function buildRequest(
     loggedHeaders[name] = logged;
   }
   // Ours are reserved names: the log shows them as sent.
-  if (prepared.sharedKey) headers["x-signature"] = loggedHeaders["x-signature"] = xSignature(prepared.sharedKey, body);
+  if (prepared.sharedKey) {
+    const x = xSignatures(prepared.sharedKey, prepared.previousSharedKey, body);
+    headers["x-signature"] = loggedHeaders["x-signature"] = x.signature;
+    if (x.next !== null) headers["x-signature-next"] = loggedHeaders["x-signature-next"] = x.next;
+  }
   if (prepared.standardKey) {
     const timestamp = Math.floor(opts.now.getTime() / 1000);
     headers["webhook-id"] = loggedHeaders["webhook-id"] = opts.webhookId;
     headers["webhook-timestamp"] = loggedHeaders["webhook-timestamp"] = String(timestamp);
-    headers["webhook-signature"] = loggedHeaders["webhook-signature"] = standardSignature(
+    headers["webhook-signature"] = loggedHeaders["webhook-signature"] = standardSignatures(
       prepared.standardKey,
+      prepared.previousStandardKey,
       opts.webhookId,
       timestamp,
       body,

@@ -36,6 +36,38 @@ export function standardWebhooksHeaders(opts: {
   };
 }
 
+/**
+ * The webhook-signature header's value, with the secret's key (standardKey). During a rotation's
+ * grace period the previous secret signs too: `v1,<new> v1,<old>`, new first, space-separated as the
+ * spec allows, so a receiver holding either secret verifies (docs/webhooks.md#secret-rotation).
+ */
+export function standardSignatures(
+  key: crypto.KeyObject,
+  previous: crypto.KeyObject | null,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  const current = standardSignature(key, id, timestampSeconds, body);
+  return previous ? `${current} ${standardSignature(previous, id, timestampSeconds, body)}` : current;
+}
+
+/**
+ * X-Signature during a shared secret's grace period (docs/webhooks.md#secret-rotation): X-Signature
+ * stays the previous secret's, so receivers that have not switched yet keep verifying, and
+ * X-Signature-Next carries the new one's. Without a previous secret, X-Signature is the new one's and
+ * there is no X-Signature-Next: a receiver holding the new secret accepts a request when its digest
+ * equals either header, before, during and after the grace period alike.
+ */
+export function xSignatures(
+  key: crypto.KeyObject,
+  previous: crypto.KeyObject | null,
+  body: string,
+): { signature: string; next: string | null } {
+  const current = xSignature(key, body);
+  return previous ? { signature: xSignature(previous, body), next: current } : { signature: current, next: null };
+}
+
 /** The webhook-signature header's value, with the secret's key (standardKey). */
 export function standardSignature(key: crypto.KeyObject, id: string, timestampSeconds: number, body: string): string {
   return `v1,${crypto.createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`, "utf8").digest("base64")}`;

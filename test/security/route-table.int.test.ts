@@ -70,6 +70,7 @@ const SPECS: Record<string, Spec> = {
   "POST /api/destinations/[id]/test": { kind: "item", id: "destination", body: { type: "track" } },
   "GET /api/destinations/[id]/health": { kind: "item", id: "destination" },
   "POST /api/destinations/[id]/reveal": { kind: "item", id: "destination", body: { secret: "sharedSecret" } },
+  "POST /api/destinations/[id]/rotate-secret": { kind: "item", id: "destination", body: { secret: "sharedSecret", graceMinutes: 60 } },
   "POST /api/destinations/[id]/enable-url": { kind: "item", id: "destination", body: { url: "http://127.0.0.1:9/x" } },
   "POST /api/destinations/[id]/pause": { kind: "item", id: "destination" },
   "POST /api/destinations/[id]/resume": { kind: "item", id: "destination" },

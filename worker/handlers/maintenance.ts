@@ -2,6 +2,7 @@ import { env } from "../../lib/platform/env";
 import { logger } from "../../lib/platform/logger";
 import { scheduleJobs } from "../../lib/platform/queue";
 import { pruneExpiredData } from "../../lib/maintenance/retention";
+import { clearEndedSecrets } from "../../lib/maintenance/ended-secrets";
 import { retireSilentInstances } from "../../lib/maintenance/retire-instances";
 import { jobHandler, type Handler } from "../handler";
 
@@ -26,7 +27,8 @@ const run = jobHandler("maintenance", { batchSize: 1 }, async (data, job) => {
     },
   });
   const retired = await retireSilentInstances();
-  logger().info({ jobId: job.id, ...result, retiredInstances: retired }, "retention run done");
+  const endedSecrets = await clearEndedSecrets();
+  logger().info({ jobId: job.id, ...result, retiredInstances: retired, endedSecrets }, "retention run done");
 });
 
 export const maintenanceHandler: Handler = {
