@@ -170,7 +170,6 @@ async function joinBatches(db: pg.Pool, joining: Joining[]): Promise<Date[]> {
     // Each column one literal (pg-arrays.ts): the parts, JSON texts, joined by a separator rather
     // than escaped element by element into a text[] by node-pg and unescaped again by Postgres.
     await client.query({
-      name: "batch-join",
       text: `UPDATE deliveries d SET batch_id = x.batch_id, batch_part = x.part, next_attempt_at = x.next_at, updated_at = now()
          FROM unnest($1::uuid[], $2::uuid[], string_to_array($3, E'\\x1e', ''), $4::timestamptz[]) AS x(id, batch_id, part, next_at)
         WHERE d.id = x.id AND d.id = ANY($1::uuid[]) AND d.state = 'pending'`,

@@ -199,7 +199,7 @@ export async function recordRound(
     }
   }
   values.push(bareArray(ids), bareArray(leads));
-  await db.query({ name: "delivery-record-members", text: RECORD_WITH_MEMBERS_SQL, values });
+  await db.query({ text: RECORD_WITH_MEMBERS_SQL, values });
 }
 
 /** Postgres text and jsonb cannot hold NUL; receivers can send anything. */
