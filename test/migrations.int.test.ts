@@ -72,6 +72,8 @@ async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): 
     "--schema-only",
     "--no-owner",
     "--no-privileges",
+    // TOAST compression (prisma/migrations/*_batch_bodies_lz4) is storage, which schema.prisma cannot describe.
+    "--no-toast-compression",
     "--schema=public",
     "--exclude-table=_prisma_migrations",
     `--dbname=${url}`,

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
+import { column } from "../platform/pg-arrays";
 import { newRowId } from "../tracking/row-ids";
 import { BATCH_BODY_LIMIT, batchBody } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
@@ -166,12 +167,19 @@ async function joinBatches(db: pg.Pool, joining: Joining[]): Promise<Date[]> {
     // A closed batch's lead is due now; the others wait for their batch (their next attempt shows its close time).
     const closed = new Set(closedLeads);
     for (const m of members) if (closed.has(m.id)) m.nextAt = null;
-    await client.query(
-      `UPDATE deliveries d SET batch_id = x.batch_id, batch_part = x.part, next_attempt_at = x.next_at, updated_at = now()
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[]) AS x(id, batch_id, part, next_at)
+    // Each column one literal (pg-arrays.ts): the parts, JSON texts, joined by a separator rather
+    // than escaped element by element into a text[] by node-pg and unescaped again by Postgres.
+    await client.query({
+      text: `UPDATE deliveries d SET batch_id = x.batch_id, batch_part = x.part, next_attempt_at = x.next_at, updated_at = now()
+         FROM unnest($1::uuid[], $2::uuid[], string_to_array($3, E'\\x1e', ''), $4::timestamptz[]) AS x(id, batch_id, part, next_at)
         WHERE d.id = x.id AND d.id = ANY($1::uuid[]) AND d.state = 'pending'`,
-      columns(members, 4, (m) => [m.id, m.batchId, m.part, m.nextAt]),
-    );
+      values: [
+        column(members, (m) => m.id, "bare"),
+        column(members, (m) => m.batchId, "bare"),
+        column(members, (m) => m.part, "json"),
+        column(members, (m) => m.nextAt?.toISOString() ?? null, "bare"),
+      ],
+    });
     await enqueueDeliveryJobs(client, closedLeads);
     if (timers.length > 0)
       await insertJobs(
@@ -232,20 +240,24 @@ async function batchesToSend(db: pg.Pool, leads: Map<string, LoadedDelivery>): P
     out.push({ ...lead, sendingBatch: { id: b.id, body, memberIds: m.ids } });
   }
   if (built.length > 0)
+    // The bodies, JSON texts, joined by a separator (pg-arrays.ts), not escaped into a text[].
     await db.query(
       `UPDATE delivery_batches b SET body = x.body, events = x.events, bytes = octet_length(x.body), built_at = now()
-         FROM unnest($1::uuid[], $2::text[], $3::int[]) AS x(id, body, events) WHERE b.id = x.id AND b.id = ANY($1::uuid[])`,
-      columns(built, 3, (b) => [b.id, b.body, b.events]),
+         FROM unnest($1::uuid[], string_to_array($2, E'\\x1e', ''), $3::int[]) AS x(id, body, events) WHERE b.id = x.id AND b.id = ANY($1::uuid[])`,
+      [column(built, (b) => b.id, "bare"), column(built, (b) => b.body, "json"), column(built, (b) => b.events, "bare")],
     );
   return out;
 }
 
-/** A batch's round: its lead's update copied to every other member, each with its own id. Others pass through. */
-export function withMembers<R extends { update: DeliveryUpdate; members?: DeliveryUpdate[] }>(d: LoadedDelivery, round: R): R {
+/**
+ * A batch's round: its other members, which take its lead's update (record.ts recordRound, in the
+ * same statement: one array of their ids, not a copy of the update per member). Others pass through.
+ */
+export function withMembers<R extends { update: DeliveryUpdate; members?: string[] }>(d: LoadedDelivery, round: R): R {
   const batch = d.sendingBatch;
   if (!batch) return round;
-  const members: DeliveryUpdate[] = [];
-  for (const id of batch.memberIds) if (id !== round.update.id) members.push({ ...round.update, id });
+  const members: string[] = [];
+  for (const id of batch.memberIds) if (id !== round.update.id) members.push(id);
   return { ...round, members };
 }
 

@@ -67,14 +67,14 @@ export async function processDeliveryBatch(opts: {
   const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds });
   if (taken) dueTimes.push(...taken.dueTimes);
   const t3 = performance.now();
+  // a batch's other members count under its lead's destination
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
-  // a batch's other members count under its destination too
-  for (const d of deliveries) if (d.sendingBatch) for (const id of d.sendingBatch.memberIds) destinationOf.set(id, d.destinationId);
   const observe = (rs: Round[]) =>
     observeDeliveryBatch(
       rs.flatMap((r) => r.attempts),
-      rs.flatMap(roundUpdates),
+      rs.map((r) => r.update),
       (id) => destinationOf.get(id),
+      membersOf(rs),
     );
   observe(rounds);
   if (late.length > 0)
@@ -152,19 +152,20 @@ async function commitRounds(
   opts: { lateIds?: string[]; cancelJobId?: string | null },
 ): Promise<{ safetyJobId: string | null; dueTimes: Date[] }> {
   const attempts = rounds.flatMap((r) => r.attempts);
-  const updates = rounds.flatMap(roundUpdates);
+  const updates = rounds.map((r) => r.update);
+  const members = membersOf(rounds);
   // A batch's members wait on its lead: only the lead's retry gets a job (batches.ts).
   const retries = rounds.map((r) => r.update).filter((u) => u.state === "pending" && u.next_attempt_at);
   const dueTimes = [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t));
   const lateIds = opts.lateIds ?? [];
   if (retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
-    await recordRound(pool(), attempts, updates);
+    await recordRound(pool(), attempts, updates, members);
     return { safetyJobId: null, dueTimes };
   }
   const client = await pool().connect();
   try {
     await client.query("BEGIN");
-    await recordRound(client, attempts, updates);
+    await recordRound(client, attempts, updates, members);
     if (retries.length > 0) await insertJobs(RETRY_LANE, retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {
@@ -185,8 +186,12 @@ async function commitRounds(
   }
 }
 
-/** A round's delivery updates: its own, and a batch's other members'. */
-const roundUpdates = (r: Round): DeliveryUpdate[] => (r.members ? [r.update, ...r.members] : [r.update]);
+/** A batch's other members by its lead's id, which they mirror; null when no round sent a batch. */
+function membersOf(rounds: Round[]): Map<string, string[]> | null {
+  const members = new Map<string, string[]>();
+  for (const r of rounds) if (r.members && r.members.length > 0) members.set(r.update.id, r.members);
+  return members.size > 0 ? members : null;
+}
 
 /** Retry jobs grouped by due second (next_attempt_at was rounded up to it), at most DELIVERIES_PER_JOB each. */
 function retryJobs(retries: DeliveryUpdate[]) {

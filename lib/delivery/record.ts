@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { column, textArray } from "../platform/pg-arrays";
+import { bareArray, column, textArray } from "../platform/pg-arrays";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -98,6 +98,37 @@ FROM unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[
 -- (docs/decisions/0011-delivery-batch-statements.md).
 WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
 
+/**
+ * RECORD_SQL for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each
+ * batch's other members take their lead's update, which the statement already carries ($21–$30);
+ * each member travels as its id and the position of its lead's update ($33, $34), not as a copy of
+ * the update. The members never include a delivery the main update sets (a member is not its
+ * batch's lead, and only leads and lone deliveries have rounds).
+ */
+export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
+  "WITH logged AS (",
+  `WITH members AS (
+  UPDATE deliveries d SET
+    state = u.state,
+    pending_urls = u.pending_urls::text[],
+    attempt_count = u.attempt_count,
+    first_attempt_at = u.first_attempt_at,
+    last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
+    next_attempt_at = u.next_attempt_at,
+    last_error = u.last_error,
+    last_status = u.last_status,
+    delivered_at = u.delivered_at,
+    updated_at = now()
+  FROM unnest($33::uuid[], $34::int[]) AS m(id, lead)
+  JOIN unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
+              $28::text[], $29::int[], $30::timestamptz[]) WITH ORDINALITY
+    AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at, n)
+    ON u.n = m.lead
+  WHERE d.id = m.id AND d.id = ANY($33::uuid[])
+  RETURNING 1
+), logged AS (`,
+);
+
 /** The statement's parameters: one array per column (lib/platform/pg-arrays.ts). */
 export function recordParams(attempts: readonly AttemptRow[], updates: readonly DeliveryUpdate[]): string[] {
   const a = attempts;
@@ -145,9 +176,34 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
   ];
 }
 
-export async function recordRound(db: Pick<pg.PoolClient, "query">, attempts: AttemptRow[], updates: DeliveryUpdate[]): Promise<void> {
+/**
+ * Records rounds; `members`, by lead id, the other members of the batches some of them sent, which
+ * take their lead's update (RECORD_WITH_MEMBERS_SQL).
+ */
+export async function recordRound(
+  db: Pick<pg.PoolClient, "query">,
+  attempts: AttemptRow[],
+  updates: DeliveryUpdate[],
+  members: ReadonlyMap<string, readonly string[]> | null = null,
+): Promise<void> {
   if (attempts.length === 0 && updates.length === 0) return;
-  await db.query({ name: "delivery-record", text: RECORD_SQL, values: recordParams(attempts, updates) });
+  const values = recordParams(attempts, updates);
+  if (!members || members.size === 0) {
+    await db.query({ name: "delivery-record", text: RECORD_SQL, values });
+    return;
+  }
+  const ids: string[] = [];
+  const leads: number[] = [];
+  for (let i = 0; i < updates.length; i++) {
+    const of = members.get(updates[i].id);
+    if (!of) continue;
+    for (const id of of) {
+      ids.push(id);
+      leads.push(i + 1);
+    }
+  }
+  values.push(bareArray(ids), bareArray(leads));
+  await db.query({ text: RECORD_WITH_MEMBERS_SQL, values });
 }
 
 /** Postgres text and jsonb cannot hold NUL; receivers can send anything. */

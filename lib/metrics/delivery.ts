@@ -7,15 +7,17 @@ export function observeDeliveryBatch(
   attempts: AttemptRow[],
   updates: DeliveryUpdate[],
   destinationOf: (deliveryId: string) => string | undefined,
+  /** a batch's other members by its lead's id: each ends as its lead does (lib/delivery/batches.ts) */
+  members: Map<string, string[]> | null = null,
 ): void {
   const m = metrics();
   // Counted per label set and batch, and one histogram child per destination: labels are hashed
   // once per batch, not once per attempt (docs/webhooks.md#delivery-cost).
   const counts = new Map<string, { labels: Record<string, string>; n: number }>();
-  const count = (labels: Record<string, string>, key: string) => {
+  const count = (labels: Record<string, string>, key: string, n = 1) => {
     const c = counts.get(key);
-    if (c) c.n++;
-    else counts.set(key, { labels, n: 1 });
+    if (c) c.n += n;
+    else counts.set(key, { labels, n });
   };
   const durations = new Map<string, ReturnType<typeof m.attemptDuration.labels>>();
   for (const a of attempts) {
@@ -32,7 +34,7 @@ export function observeDeliveryBatch(
   for (const u of updates) {
     if (u.state === "pending") continue;
     const destination = destinationOf(u.id) ?? "unknown";
-    count({ destination, state: u.state }, `d ${destination} ${u.state}`);
+    count({ destination, state: u.state }, `d ${destination} ${u.state}`, 1 + (members?.get(u.id)?.length ?? 0));
   }
   for (const c of attemptCounts) m.attempts.inc(c.labels, c.n);
   for (const c of counts.values()) m.deliveries.inc(c.labels, c.n);
