@@ -151,6 +151,20 @@ describe("method and URL templates", () => {
     const before = rx.requests.length;
     await ctx.api.post(`/api/destinations/${patchDest.id}/test`, { type: "track", payload: { messageId: "rs-test-send" } });
     expect(rx.requests.slice(before)).toMatchObject([{ path: "/patch", method: "PATCH", body: '{"id":"rs-test-send"}' }]);
+
+    // The request log shows each attempt's method as sent (the drawer and "Copy as cURL" use it).
+    for (const d of [put, patchDest]) expect((await settled("rs-methods", d.id)).state).toBe("delivered");
+    const methods = async (destinationId: string) => {
+      const { attempts } = await ctx.api.get(`/api/attempts?destinationId=${destinationId}`);
+      const details = await Promise.all(attempts.map((a: { id: string }) => ctx.api.get(`/api/attempts/${a.id}`)));
+      return [...new Set(details.map((d: { method: string }) => d.method))];
+    };
+    expect(await methods(put.id)).toEqual(["PUT"]);
+    expect(await methods(patchDest.id)).toEqual(["PATCH"]);
+    const post = await ctx.destination({ urls: [`${rx.url}/post`] });
+    await send({ type: "track", event: "E", userId: "u", messageId: "rs-methods-post" });
+    expect((await settled("rs-methods-post", post.id)).state).toBe("delivered");
+    expect(await methods(post.id)).toEqual(["POST"]);
   });
 
   it("fills path and query templates percent-encoded; an empty value is a failed attempt with its reason, nothing sent", async () => {

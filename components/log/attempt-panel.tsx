@@ -70,7 +70,7 @@ function Outcome({ a }: { a: AttemptDetailDto }) {
         <p className="text-xs text-slate-500">The endpoint answered {a.responseStatus} with an empty body.</p>
       )}
       <p className="font-mono text-xs text-slate-700">
-        POST <ShortValue value={a.url} max={72} />
+        {a.method} <ShortValue value={a.url} max={72} />
       </p>
       {a.sentTo ? (
         // A URL template as configured above; here the URL this call rendered it to (docs/request-shape.md#url-templates).

@@ -18,7 +18,12 @@ export function CopyCurl({ attempt }: { attempt: AttemptDetailDto }) {
   const canReveal = useCan("admin");
   const [error, setError] = useState<unknown>(null);
   // The URL it went to: a template's rendering when the destination's URL is a template.
-  const request = { url: attempt.sentTo ?? attempt.url, headers: attempt.requestHeaders, body: attempt.requestBody };
+  const request = {
+    method: attempt.method,
+    url: attempt.sentTo ?? attempt.url,
+    headers: attempt.requestHeaders,
+    body: attempt.requestBody,
+  };
   const custom = Object.keys(attempt.requestHeaders).filter((n) => !isReservedHeader(n));
   const revealed = async () => {
     setError(null);

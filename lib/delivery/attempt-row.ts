@@ -27,6 +27,8 @@ export function toAttemptRow(opts: {
   url: string;
   /** where the request went when not `url` itself: a URL template rendered for this call (docs/request-shape.md#url-templates) */
   sentTo?: string | null;
+  /** the request's method (docs/request-shape.md#method); logged only when it is not POST */
+  method?: string;
   /** the round's number (column attempt_number): every request of one round shares it */
   attemptNumber: number;
   request: OutgoingRequest;
@@ -49,6 +51,7 @@ export function toAttemptRow(opts: {
     user_id: opts.batchId ? null : opts.message.userId,
     url: opts.url,
     sent_to: opts.sentTo ?? null,
+    method: opts.method && opts.method !== "POST" ? opts.method : null,
     attempt_number: opts.attemptNumber,
     started_at: a.startedAt.toISOString(),
     duration_ms: a.durationMs,

@@ -14,6 +14,8 @@ export type AttemptRow = {
   url: string;
   /** the URL requested when it differs from `url` (a rendered URL template); absent or null: `url` itself, or nothing sent */
   sent_to?: string | null;
+  /** the method when not POST (docs/request-shape.md#method); absent or null: POST */
+  method?: string | null;
   attempt_number: number;
   started_at: string;
   duration_ms: number;
@@ -59,7 +61,7 @@ export const RECORD_SQL = `
 WITH logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-                        error_kind, error_text, outcome, next_retry_at, batch_id, sent_to)
+                        error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
   SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
          x.started_at, x.duration_ms, x.request_headers::jsonb,
          -- A deletion request may have erased the message while this attempt was in flight: then the
@@ -67,15 +69,16 @@ WITH logged AS (
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.request_body END,
          x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
-         x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to
+         x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
               $10::timestamptz[], $11::int[], string_to_array($12, E'\\x1e', ''), string_to_array($13, E'\\x1e', ''), $14::int[],
               string_to_array($15, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
-              -- the attempt's batch, and the rendered URL of a templated one: last, after the deliveries' columns
-              $31::uuid[], $32::text[])
+              -- the attempt's batch, the rendered URL of a templated one and a method other than POST: last,
+              -- after the deliveries' columns
+              $31::uuid[], $32::text[], $33::text[])
     AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
          started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to)
+         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
   LEFT JOIN messages m ON m.id = x.message_row_id
   RETURNING 1
 )
@@ -101,7 +104,7 @@ WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
 /**
  * RECORD_SQL for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each
  * batch's other members take their lead's update, which the statement already carries ($21–$30);
- * each member travels as its id and the position of its lead's update ($33, $34), not as a copy of
+ * each member travels as its id and the position of its lead's update ($34, $35), not as a copy of
  * the update. The members never include a delivery the main update sets (a member is not its
  * batch's lead, and only leads and lone deliveries have rounds).
  */
@@ -119,12 +122,12 @@ export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
     last_status = u.last_status,
     delivered_at = u.delivered_at,
     updated_at = now()
-  FROM unnest($33::uuid[], $34::int[]) AS m(id, lead)
+  FROM unnest($34::uuid[], $35::int[]) AS m(id, lead)
   JOIN unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
               $28::text[], $29::int[], $30::timestamptz[]) WITH ORDINALITY
     AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at, n)
     ON u.n = m.lead
-  WHERE d.id = m.id AND d.id = ANY($33::uuid[])
+  WHERE d.id = m.id AND d.id = ANY($34::uuid[])
   RETURNING 1
 ), logged AS (`,
 );
@@ -173,6 +176,7 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
     column(u, (r) => r.delivered_at, "bare"),
     column(a, (r) => r.batch_id ?? null, "bare"),
     column(a, (r) => r.sent_to ?? null, "text"),
+    column(a, (r) => r.method ?? null, "text"),
   ];
 }
 

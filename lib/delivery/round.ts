@@ -147,6 +147,7 @@ export function settleRound(r: SentRound): Round {
         message: d.message,
         url: s.url,
         sentTo: s.sentTo,
+        method: d.destination.shape.method,
         attemptNumber: roundNumber,
         request,
         attempt: s.attempt,

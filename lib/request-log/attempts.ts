@@ -62,7 +62,7 @@ const COLUMNS = `a.id, a.delivery_id, dl.replay_of, a.destination_id, t.name AS 
  */
 const FROM = `attempts a LEFT JOIN destinations t ON t.id = a.destination_id LEFT JOIN deliveries dl ON dl.id = a.delivery_id
   LEFT JOIN messages m ON m.id = a.message_row_id LEFT JOIN delivery_batches b ON b.id = a.batch_id`;
-const DETAIL_COLUMNS = `${COLUMNS}, a.sent_to, a.request_headers, a.request_body, a.response_headers, a.response_body`;
+const DETAIL_COLUMNS = `${COLUMNS}, a.sent_to, a.method, a.request_headers, a.request_body, a.response_headers, a.response_body`;
 
 type Row = {
   id: number | string;
@@ -87,6 +87,7 @@ type Row = {
   batch_id: string | null;
   batch_events: number | null;
   sent_to?: string | null;
+  method?: "PUT" | "PATCH" | null;
   request_headers?: Record<string, string>;
   request_body?: string | null;
   response_headers?: Record<string, string> | null;
@@ -119,6 +120,7 @@ const toDto = (r: Row): AttemptDto => ({
 const toDetail = (r: Row, batchEvents: AttemptDetailDto["batchEvents"] = null): AttemptDetailDto => ({
   ...toDto(r),
   sentTo: r.sent_to ?? null,
+  method: r.method ?? "POST",
   requestHeaders: r.request_headers ?? {},
   requestBody: r.request_body ?? null,
   responseHeaders: r.response_headers ?? null,

@@ -137,6 +137,8 @@ export const attemptDetailDtoSchema = attemptDtoSchema.extend({
    * requested, or nothing was sent.
    */
   sentTo: z.string().nullable(),
+  /** The request's method: the destination's at the time (docs/request-shape.md#method). */
+  method: z.enum(["POST", "PUT", "PATCH"]),
   requestHeaders: z.record(z.string(), z.string()),
   requestBody: z.string().nullable(),
   responseHeaders: z.record(z.string(), z.string()).nullable(),

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "attempts" ADD COLUMN     "method" TEXT;
