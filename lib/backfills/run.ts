@@ -2,9 +2,8 @@ import "server-only";
 import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pool, withTransaction } from "../platform/db";
-import { insertJobs, wakeWorkers } from "../platform/queue";
 import { recordAudit, systemActor } from "../audit/record";
-import { DELIVERIES_PER_JOB } from "../delivery/enqueue";
+import { enqueueDeliveryJobs } from "../delivery/enqueue";
 import { newRowId } from "../tracking/row-ids";
 import { loadBackfillRow, pendingOf, storedScope, type BackfillRow } from "./backfills";
 import { firstCursor, readPage, type Cursor } from "./pages";
@@ -46,9 +45,7 @@ export async function runBackfill(opts: { backfillId: string; budgetMs?: number;
         return "ended";
       }
     } else if (pending + PAGE_SIZE <= IN_FLIGHT) {
-      const queued = await queuePage(row.id);
-      if (queued === "ended") return "ended";
-      if (queued > 0) wakeWorkers("deliverBackfill");
+      if ((await queuePage(row.id)) === "ended") return "ended";
       continue;
     }
     if (Date.now() >= deadline || opts.signal?.aborted) return "again";
@@ -99,9 +96,7 @@ async function createBackfillDeliveries(client: pg.PoolClient, row: BackfillRow,
     [row.workspace_id, row.destination_id, row.id, messageRowIds.map(() => newRowId()), messageRowIds],
   );
   const ids = rows.map((r) => r.id);
-  const jobs = [];
-  for (let i = 0; i < ids.length; i += DELIVERIES_PER_JOB) jobs.push({ data: { deliveryIds: ids.slice(i, i + DELIVERIES_PER_JOB) } });
-  await insertJobs("deliverBackfill", jobs, { client });
+  await enqueueDeliveryJobs(client, ids, { lane: "deliverBackfill" });
   return ids;
 }
 

@@ -34,9 +34,10 @@ export const QUEUES = {
   /**
    * The backfill lane (docs/routing.md#backfill): a backfill's deliveries, a page at a time. A queue
    * of its own with one worker slot (lib/delivery/policy.ts LANES), so live deliveries never wait
-   * behind a backfill's in the `deliver` queue's fetch order.
+   * behind a backfill's in the `deliver` queue's fetch order. No NOTIFY: its worker polls every
+   * second when idle and fetches back to back while there are jobs (burst).
    */
-  deliverBackfill: { name: "deliver-backfill", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: true } },
+  deliverBackfill: { name: "deliver-backfill", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: false } },
   /**
    * A backfill's runner: queues its pages as its deliveries settle, for a while, then hands over to
    * its next job (lib/backfills/run.ts). `stately` with the backfill's id as the singleton key: at
@@ -46,7 +47,7 @@ export const QUEUES = {
     name: "backfill",
     schema: z.object({ backfillId: z.string().uuid() }),
     // A worker killed mid-run stops its heartbeat: the job is retried within a minute and resumes from the committed cursor.
-    options: { policy: "stately", notify: true, retryLimit: 20, retryDelay: 5, expireInSeconds: 300, heartbeatSeconds: 30 },
+    options: { policy: "stately", notify: true, retryLimit: 20, retryDelay: 5, expireInSeconds: 300, heartbeatSeconds: 10 },
   },
   /** Compute an audience's membership and send the changes. */
   audienceSync: {
