@@ -148,7 +148,11 @@ describe("backfills", () => {
   it("never includes another workspace's calls, and refuses its sources", async () => {
     const theirs = (await other.get("/api/sources")).sources[0];
     const dest = await api.post("/api/destinations", { name: "mine", urls: [`${rx.url}/mine`], sourceIds: [s1.id] });
-    const r = await api.request("POST", `/api/destinations/${dest.id}/backfills`, { sourceIds: [theirs.id], from: hourAgo(), dryRun: true });
+    const r = await api.request("POST", `/api/destinations/${dest.id}/backfills`, {
+      sourceIds: [theirs.id],
+      from: hourAgo(),
+      dryRun: true,
+    });
     expect(r.status).toBe(422);
     expect(r.body.error.fields).toHaveProperty("sourceIds.0");
     // B cannot see or start A's backfills.
@@ -228,9 +232,9 @@ describe("backfills", () => {
     expect(rows[0].n).toBe(queuedAtCancel);
     expect(received("/cancel")).toHaveLength(queuedAtCancel);
     const audit = await api.get("/api/audit?limit=50");
-    expect(audit.events.some((e: { action: string; resourceId: string }) => e.action === "backfill.cancel" && e.resourceId === dest.id)).toBe(
-      true,
-    );
+    expect(
+      audit.events.some((e: { action: string; resourceId: string }) => e.action === "backfill.cancel" && e.resourceId === dest.id),
+    ).toBe(true);
   });
 
   it("a worker killed mid-backfill: the next one resumes from the cursor, one delivery per call, none skipped", async () => {

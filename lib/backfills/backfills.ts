@@ -39,7 +39,8 @@ type BackfillRow = {
   exhausted: boolean;
 };
 
-const COLUMNS = "id, workspace_id, destination_id, source_ids, from_at, to_at, resend, state, total, queued, done, started_by, created_at, ended_at, cursor, exhausted";
+const COLUMNS =
+  "id, workspace_id, destination_id, source_ids, from_at, to_at, resend, state, total, queued, done, started_by, created_at, ended_at, cursor, exhausted";
 
 /** Calls received before this are past message retention (lib/maintenance/retention.ts). */
 export const retainedFrom = (now: Date): Date => new Date(now.getTime() - env().RETENTION_MESSAGES_DAYS * 86_400_000);
@@ -124,7 +125,10 @@ export async function startBackfill(opts: {
       resourceType: "destination",
       resourceId: scope.destinationId,
       changes: {
-        backfill: { before: null, after: { id: row.id, sourceIds: scope.sourceIds, from: scope.from, to: scope.to, resend: scope.resend, total } },
+        backfill: {
+          before: null,
+          after: { id: row.id, sourceIds: scope.sourceIds, from: scope.from, to: scope.to, resend: scope.resend, total },
+        },
       },
     });
     await sendJob("backfill", { backfillId: row.id }, { client, singletonKey: row.id });
@@ -153,10 +157,9 @@ export async function storedScope(db: Pick<pg.ClientBase, "query">, row: Backfil
 
 /** Pending deliveries of a backfill, by deliveries(backfill_id, state) (partial: pending only). */
 export async function pendingOf(db: Pick<pg.ClientBase, "query">, backfillId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM deliveries WHERE backfill_id = $1 AND state = 'pending'",
-    [backfillId],
-  );
+  const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE backfill_id = $1 AND state = 'pending'", [
+    backfillId,
+  ]);
   return rows[0].n;
 }
 
@@ -240,7 +243,9 @@ export async function cancelBackfill(opts: { workspaceId: string; destinationId:
       action: "backfill.cancel",
       resourceType: "destination",
       resourceId: opts.destinationId,
-      changes: { backfill: { before: { id: opts.id, state: "running" }, after: { id: opts.id, state: "cancelled", queued: rows[0].queued } } },
+      changes: {
+        backfill: { before: { id: opts.id, state: "running" }, after: { id: opts.id, state: "cancelled", queued: rows[0].queued } },
+      },
     });
   });
   return getBackfill(opts);

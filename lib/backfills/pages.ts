@@ -40,7 +40,15 @@ export type Page = {
   next: Cursor | null;
 };
 
-type Row = { id: string; type: string; event: string | null; message_id: string; received_at: string; payload: unknown; integrations: unknown };
+type Row = {
+  id: string;
+  type: string;
+  event: string | null;
+  message_id: string;
+  received_at: string;
+  payload: unknown;
+  integrations: unknown;
+};
 
 const ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
@@ -101,7 +109,12 @@ export async function readPage(db: Pick<pg.ClientBase, "query">, scope: PageScop
 /** Routing as at ingest, for a destination connected to the call's source and enabled (docs/routing.md). */
 function takes(filter: DestinationFilter | null, r: Row): boolean {
   if (!integrationsAllow(r.integrations as Record<string, unknown> | null)) return false;
-  return filterAllows(filter, { type: r.type, event: r.event, messageId: r.message_id, payload: r.payload as Record<string, unknown> | null });
+  return filterAllows(filter, {
+    type: r.type,
+    event: r.event,
+    messageId: r.message_id,
+    payload: r.payload as Record<string, unknown> | null,
+  });
 }
 
 /** How many calls the backfill would send: every page read, none queued (the dry run). */

@@ -37,7 +37,7 @@ export async function runBackfill(opts: { backfillId: string; budgetMs?: number;
   const deadline = Date.now() + (opts.budgetMs ?? RUN_BUDGET_MS);
   for (;;) {
     const row = await loadBackfillRow(pool(), opts.backfillId);
-    if (!row || row.state !== "running") return "ended";
+    if (row?.state !== "running") return "ended";
     const pending = await pendingOf(pool(), row.id);
     if (row.exhausted) {
       if (pending === 0) {
@@ -58,7 +58,7 @@ async function queuePage(backfillId: string): Promise<number | "ended"> {
   return withTransaction(async (client) => {
     const row = await loadBackfillRow(client, backfillId, true);
     // Cancelled (or ended) since it was read: cancel takes effect here, under the same lock.
-    if (!row || row.state !== "running") return "ended";
+    if (row?.state !== "running") return "ended";
     const scope = await storedScope(client, row, new Date());
     if (!scope) {
       await end(client, row, "failed", "the destination was deleted");
@@ -87,7 +87,9 @@ async function createBackfillDeliveries(client: pg.PoolClient, row: BackfillRow,
   const replayNumber = row.resend
     ? "coalesce((SELECT max(p.replay_number) + 1 FROM deliveries p WHERE p.message_row_id = x.m AND p.destination_id = $2), 0)"
     : "0";
-  const conflict = row.resend ? "ON CONFLICT (backfill_id, message_row_id) WHERE backfill_id IS NOT NULL DO NOTHING" : "ON CONFLICT DO NOTHING";
+  const conflict = row.resend
+    ? "ON CONFLICT (backfill_id, message_row_id) WHERE backfill_id IS NOT NULL DO NOTHING"
+    : "ON CONFLICT DO NOTHING";
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, backfill_id, replay_number)
      SELECT x.i, $1, x.m, $2, $3, ${replayNumber} FROM unnest($4::uuid[], $5::uuid[]) AS x(i, m)
@@ -104,7 +106,7 @@ async function createBackfillDeliveries(client: pg.PoolClient, row: BackfillRow,
 async function finish(row: BackfillRow): Promise<void> {
   await withTransaction(async (client) => {
     const locked = await loadBackfillRow(client, row.id, true);
-    if (!locked || locked.state !== "running") return;
+    if (locked?.state !== "running") return;
     await end(client, locked, "finished", null);
   });
 }
