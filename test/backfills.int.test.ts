@@ -113,6 +113,15 @@ describe("backfills", () => {
     expect(got.every((m) => m.startsWith("one-"))).toBe(true);
     expect(got.every((m) => Number(m.split("-")[1]) % 2 === 0)).toBe(true);
 
+    // Its jobs went on the backfill lane, never on the live one.
+    const { rows: lanes } = await db.query<{ name: string; n: number }>(
+      `SELECT j.name, count(*)::int AS n FROM pgboss.job j
+        WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.backfill_id = $1 AND j.data->'deliveryIds' ? d.id::text)
+        GROUP BY j.name`,
+      [started.id],
+    );
+    expect(lanes.map((l) => l.name)).toEqual(["deliver-backfill"]);
+
     // Its deliveries are ordinary ones, in the log, marked and filterable by the backfill.
     const log = await api.get(`/api/attempts?backfillId=${started.id}&limit=200`);
     expect(log.attempts).toHaveLength(20);
