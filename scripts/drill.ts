@@ -9,6 +9,8 @@
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`). `npm run drill -- isolation` runs the
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
+// `npm run drill -- backfill` runs the backfill drill: live latency beside a large backfill (scripts/drill/backfill.ts;
+// DRILL_BACKFILL_MESSAGES=1000000 the backlog, DRILL_BACKFILL_SECONDS=20 per phase).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +22,7 @@ import { startApp, startIngest, startWorker, type Proc } from "../test/harness/s
 import { formatResult, runScenario, type DrillResult, type Stack } from "./drill/harness";
 import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
+import { formatBackfill, runBackfillDrill } from "./drill/backfill";
 import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
 import { WEB_NICENESS } from "./lib/runtime";
 import { ABUSE_APP_ENV, ATTACKS, formatAbuse, reniceTree, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
@@ -40,6 +43,11 @@ async function main() {
     process.exit(r.afterKill.stored === r.afterKill.sent && r.afterKill.accepted === r.afterKill.sent ? 0 : 1);
   }
   buildIfNeeded((m) => console.log(`[drill] ${m}`));
+  if (process.argv.slice(2).includes("backfill")) {
+    const r = await runBackfillDrill();
+    console.log(formatBackfill(r));
+    process.exit(r.ratioP99 <= 2 ? 0 : 1);
+  }
   if (process.argv.slice(2).includes("failover")) {
     const modes = (process.env.DRILL_FAILOVER_MODES ?? "sync,async").split(",").map((m) => m.trim()) as FailoverMode[];
     let syncLost = 0;

@@ -8,6 +8,7 @@ import { ENDPOINTS } from "../lib/api/endpoints";
 import { alertEndpoints } from "../lib/alerts/contract";
 import { audienceEndpoints } from "../lib/audiences/contract";
 import { auditEndpoints } from "../lib/audit/contract";
+import { backfillEndpoints } from "../lib/backfills/contract";
 import { accountEndpoints, authEndpoints } from "../lib/auth/contract";
 import { captureEndpoints } from "../lib/capture/contract";
 import { deletionEndpoints } from "../lib/deletions/contract";
@@ -26,6 +27,7 @@ const GROUPS: Record<string, Record<string, Endpoint>> = {
   audienceEndpoints,
   auditEndpoints,
   authEndpoints,
+  backfillEndpoints,
   captureEndpoints,
   deletionEndpoints,
   destinationEndpoints,

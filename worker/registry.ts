@@ -1,7 +1,8 @@
 import type { Handler } from "./handler";
 import { audienceScheduleHandler, audienceSyncHandler } from "./handlers/audience-sync";
 import { deletionHandler } from "./handlers/deletion";
-import { deliverHandler, deliverRetryHandler } from "./handlers/deliver";
+import { backfillHandler } from "./handlers/backfill";
+import { deliverBackfillHandler, deliverHandler, deliverRetryHandler } from "./handlers/deliver";
 import { endpointAlertsHandler } from "./handlers/endpoint-alerts";
 import { maintenanceHandler } from "./handlers/maintenance";
 
@@ -13,6 +14,8 @@ export const handlers: Handler[] = [
   // The retry lane first: the fresh lane's batches wake it (lib/delivery/lanes.ts).
   deliverRetryHandler,
   deliverHandler,
+  deliverBackfillHandler,
+  backfillHandler,
   audienceSyncHandler,
   audienceScheduleHandler,
   deletionHandler,

@@ -10,6 +10,7 @@ import { useCan } from "@/components/layout/role";
 import { formatRate, plural } from "@/components/ui/format";
 import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
+import { BackfillPanel } from "@/components/backfills/backfill-panel";
 import { EndpointHealth } from "./endpoint-health";
 import { describeFilter, describeMinutes } from "./form-state";
 import {
@@ -124,6 +125,11 @@ export function DestinationDetail({ id }: { id: string }) {
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="min-w-0 space-y-6">
           {canEdit ? <TestSendPanel destinationId={d.id} /> : null}
+          <BackfillPanel
+            destinationId={d.id}
+            sources={d.sourceIds.map((sid) => ({ id: sid, name: sourceName.get(sid) ?? sid }))}
+            canEdit={canEdit}
+          />
           <RecentAttempts destinationId={d.id} />
         </div>
         <div className="min-w-0 space-y-6">

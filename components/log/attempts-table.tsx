@@ -3,6 +3,7 @@
 import { ShortValue } from "@/components/ui/short-url";
 import type { AttemptDto } from "@/lib/request-log/contract";
 import { TimeAgo, formatMs } from "@/components/ui/format";
+import { Badge } from "@/components/ui/card";
 import { OutcomeBadge, StatusBadge } from "./attempt-bits";
 
 /** What the attempt carried, as people name it: the event for a track call ("Order Completed"), else the type. */
@@ -73,6 +74,7 @@ function AttemptsGrid({ attempts, selected, onSelect }: Props) {
               <div className="flex flex-wrap items-center gap-1">
                 <StatusBadge attempt={a} />
                 <OutcomeBadge outcome={a.outcome} />
+                {a.backfillId ? <Badge tone="slate">backfill</Badge> : null}
               </div>
             </td>
             <td className="px-3 py-2">

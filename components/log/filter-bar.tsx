@@ -160,6 +160,20 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
             <TextFilter label="URL" placeholder="https://… (exact URL)" value={filter.url} onApply={(url) => onChange({ url })} />
           </div>
         </div>
+        {filter.backfillId ? (
+          // Set by a backfill's "See its attempts" (the destination page, docs/routing.md#backfill).
+          <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
+            Deliveries of:
+            <Button
+              variant="secondary"
+              className="text-xs"
+              aria-label="Remove the filter backfill"
+              onClick={() => onChange({ backfillId: undefined })}
+            >
+              backfill {filter.backfillId.slice(0, 8)} ✕
+            </Button>
+          </p>
+        ) : null}
         {filter.status || filter.errorKind ? (
           // Set by a failure group's "View in the log" (the overview): shown so they can be seen and removed.
           <p className="flex flex-wrap items-center gap-2 text-xs text-slate-600">

@@ -20,6 +20,7 @@ export const FILTER_KEYS = [
   "q",
   "from",
   "to",
+  "backfillId",
 ] as const;
 export type LogFilter = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 

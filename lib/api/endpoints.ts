@@ -1,6 +1,7 @@
 import { alertEndpoints } from "../alerts/contract";
 import { audienceEndpoints } from "../audiences/contract";
 import { auditEndpoints } from "../audit/contract";
+import { backfillEndpoints } from "../backfills/contract";
 import { accountEndpoints, authEndpoints } from "../auth/contract";
 import { captureEndpoints } from "../capture/contract";
 import { deletionEndpoints } from "../deletions/contract";
@@ -21,6 +22,7 @@ export const ENDPOINTS_BY_FEATURE = {
   account: accountEndpoints,
   sources: sourceEndpoints,
   destinations: destinationEndpoints,
+  backfills: backfillEndpoints,
   alerts: alertEndpoints,
   "request log": requestLogEndpoints,
   capture: captureEndpoints,

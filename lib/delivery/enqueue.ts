@@ -29,8 +29,15 @@ export async function createDeliveries(client: pg.PoolClient, rows: NewDelivery[
   return ids;
 }
 
-/** Inserts `deliver` jobs for existing deliveries (new ones, replays, retries) on the caller's client. */
-export async function enqueueDeliveryJobs(client: pg.PoolClient, deliveryIds: string[], opts: { startAfter?: Date } = {}): Promise<void> {
+/**
+ * Inserts `deliver` jobs for existing deliveries (new ones, replays, retries) on the caller's client;
+ * `lane: "deliverBackfill"` for a backfill's (docs/routing.md#backfill).
+ */
+export async function enqueueDeliveryJobs(
+  client: pg.PoolClient,
+  deliveryIds: string[],
+  opts: { startAfter?: Date; lane?: "deliver" | "deliverBackfill" } = {},
+): Promise<void> {
   if (deliveryIds.length === 0) return;
   const jobs = [];
   for (let i = 0; i < deliveryIds.length; i += DELIVERIES_PER_JOB) {
@@ -39,7 +46,7 @@ export async function enqueueDeliveryJobs(client: pg.PoolClient, deliveryIds: st
       ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
     });
   }
-  await insertJobs("deliver", jobs, { client });
+  await insertJobs(opts.lane ?? "deliver", jobs, { client });
 }
 
 /**

@@ -45,6 +45,12 @@ export const LATE_RECORD_GAP_MS = 250;
 export const LANES = {
   deliver: { jobsPerFetch: 5, parallelBatches: 4, polling: { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 10 } },
   deliverRetry: { jobsPerFetch: 5, parallelBatches: 2, polling: { pollingIntervalSeconds: 2 } },
+  /**
+   * A backfill's deliveries (docs/routing.md#backfill): one batch at a time, live traffic first. Two
+   * jobs per fetch, so that pg-boss fetches back to back while the backlog lasts (it bursts only
+   * when a fetch of more than one job comes back full).
+   */
+  deliverBackfill: { jobsPerFetch: 2, parallelBatches: 1, polling: { pollingIntervalSeconds: 1 } },
 } as const;
 export type Lane = keyof typeof LANES;
 /** The lane a delivery attempted (or deferred, or let go late) before is taken up on again. */

@@ -51,14 +51,20 @@ export async function resumeDestination(opts: Change): Promise<DestinationDto> {
     await client.query("UPDATE destinations SET paused_at = NULL, updated_at = now() WHERE id = $1", [opts.id]);
     // Due now, and the window (counted from the first attempt, docs/webhooks.md#retries) moved on by
     // the pause, by deliveries(destination_id, state, created_at).
-    const { rows: waiting } = await client.query<{ id: string }>(
+    const { rows: waiting } = await client.query<{ id: string; backfill: boolean }>(
       `UPDATE deliveries SET next_attempt_at = NULL, first_attempt_at = first_attempt_at + (now() - $2::timestamptz), updated_at = now()
-        WHERE destination_id = $1 AND state = 'pending' RETURNING id`,
+        WHERE destination_id = $1 AND state = 'pending' RETURNING id, backfill_id IS NOT NULL AS backfill`,
       [opts.id, pausedAt],
     );
     await enqueueDeliveryJobs(
       client,
-      waiting.map((r) => r.id),
+      waiting.filter((r) => !r.backfill).map((r) => r.id),
+    );
+    // A backfill's deliveries go back on its lane, behind live traffic (docs/routing.md#backfill).
+    await enqueueDeliveryJobs(
+      client,
+      waiting.filter((r) => r.backfill).map((r) => r.id),
+      { lane: "deliverBackfill" },
     );
     await audit(client, opts, "destination.resume", { before: pausedAt.toISOString(), after: null });
     return waiting.length;

@@ -31,6 +31,24 @@ export const QUEUES = {
    * worker that schedules them wakes itself when they fall due (lib/delivery/lanes.ts).
    */
   deliverRetry: { name: "deliver-retry", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: false } },
+  /**
+   * The backfill lane (docs/routing.md#backfill): a backfill's deliveries, a page at a time. A queue
+   * of its own with one worker slot (lib/delivery/policy.ts LANES), so live deliveries never wait
+   * behind a backfill's in the `deliver` queue's fetch order. No NOTIFY: its worker polls every
+   * second when idle and fetches back to back while there are jobs (burst).
+   */
+  deliverBackfill: { name: "deliver-backfill", ...DELIVERY_BATCH, options: { ...DELIVERY_BATCH.options, notify: false } },
+  /**
+   * A backfill's runner: queues its pages as its deliveries settle, for a while, then hands over to
+   * its next job (lib/backfills/run.ts). `stately` with the backfill's id as the singleton key: at
+   * most one job of a backfill queued and one running, however often it is re-sent.
+   */
+  backfill: {
+    name: "backfill",
+    schema: z.object({ backfillId: z.string().uuid() }),
+    // A worker killed mid-run stops its heartbeat: the job is retried within a minute and resumes from the committed cursor.
+    options: { policy: "stately", notify: true, retryLimit: 20, retryDelay: 5, expireInSeconds: 300, heartbeatSeconds: 10 },
+  },
   /** Compute an audience's membership and send the changes. */
   audienceSync: {
     name: "audience-sync",
@@ -147,11 +165,12 @@ const parsed = <K extends QueueKey>(key: K, data: QueuePayload<K>): object => QU
 export async function sendJob<K extends QueueKey>(
   key: K,
   data: QueuePayload<K>,
-  opts: { client?: pg.PoolClient; startAfter?: number | Date } = {},
+  opts: { client?: pg.PoolClient; startAfter?: number | Date; singletonKey?: string } = {},
 ): Promise<string | null> {
   const payload = parsed(key, data);
   return (await boss()).send(QUEUES[key].name, payload, {
     ...(opts.startAfter !== undefined ? { startAfter: opts.startAfter } : {}),
+    ...(opts.singletonKey !== undefined ? { singletonKey: opts.singletonKey } : {}),
     ...(opts.client ? { db: onClient(opts.client) } : {}),
   });
 }

@@ -42,6 +42,13 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
         ` AND payload::text ILIKE ${q} ORDER BY received_at DESC LIMIT ${PAYLOAD_SEARCH_MAX_MESSAGES})`,
     );
   }
+  // A backfill's deliveries by deliveries(backfill_id, message_row_id), then their attempts by attempts(message_row_id).
+  if (f.backfillId)
+    add(
+      (p) =>
+        `${alias}.message_row_id IN (SELECT message_row_id FROM deliveries WHERE backfill_id = ${p}) AND ${alias}.delivery_id IN (SELECT id FROM deliveries WHERE backfill_id = ${p})`,
+      f.backfillId,
+    );
   if (f.from) add((p) => `${alias}.started_at >= ${p}`, f.from);
   if (f.to) add((p) => `${alias}.started_at < ${p}`, f.to);
   if (f.statusClass === "none") conds.push(`${alias}.response_status IS NULL`);
@@ -53,7 +60,7 @@ export function attemptWhere(workspaceId: string, f: AttemptFilter, alias = "a")
   return { sql: conds.join(" AND "), values };
 }
 
-const COLUMNS = `a.id, a.delivery_id, dl.replay_of, a.destination_id, t.name AS destination_name, a.message_row_id, a.message_id, a.type,
+const COLUMNS = `a.id, a.delivery_id, dl.replay_of, dl.backfill_id, a.destination_id, t.name AS destination_name, a.message_row_id, a.message_id, a.type,
   m.event, a.user_id, a.url, a.attempt_number, a.started_at, a.duration_ms, a.response_status, a.error_kind, a.error_text, a.outcome,
   a.next_retry_at, a.batch_id, b.events AS batch_events`;
 /**
@@ -68,6 +75,7 @@ type Row = {
   id: number | string;
   delivery_id: string;
   replay_of: string | null;
+  backfill_id: string | null;
   destination_id: string;
   destination_name: string | null;
   message_row_id: string;
@@ -98,6 +106,7 @@ const toDto = (r: Row): AttemptDto => ({
   id: String(r.id),
   deliveryId: r.delivery_id,
   replayOf: r.replay_of,
+  backfillId: r.backfill_id,
   destinationId: r.destination_id,
   destinationName: r.destination_name,
   messageRowId: r.message_row_id,

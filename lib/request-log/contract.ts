@@ -81,6 +81,8 @@ const attemptFilterFields = z.object({
   q: z.string().trim().min(2, "Search for at least 2 characters").max(200, "Search for at most 200 characters").optional(),
   from: isoDate.optional(),
   to: isoDate.optional(),
+  /** The attempts of one backfill's deliveries (docs/routing.md#backfill). */
+  backfillId: z.string().uuid("Not a backfill id").optional(),
 });
 export const attemptFilterSchema = attemptFilterFields.superRefine(checkSearchWindow);
 
@@ -104,6 +106,8 @@ export const attemptDtoSchema = z.object({
   deliveryId: z.string(),
   /** When that delivery is a replay: the delivery it re-sends (docs/webhooks.md#replay). */
   replayOf: z.string().nullable(),
+  /** When that delivery was made by a backfill: its id (docs/routing.md#backfill). */
+  backfillId: z.string().nullable(),
   destinationId: z.string(),
   /** null once the destination is deleted: the log keeps its attempts. */
   destinationName: z.string().nullable(),

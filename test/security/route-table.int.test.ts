@@ -19,6 +19,7 @@ type Ids = {
   bin: string;
   deletion: string;
   capturedRequest: string;
+  backfill: string;
 };
 type Ctx = { a: ApiClient; b: ApiClient; ids: Ids };
 
@@ -74,6 +75,14 @@ const SPECS: Record<string, Spec> = {
   "POST /api/destinations/[id]/enable-url": { kind: "item", id: "destination", body: { url: "http://127.0.0.1:9/x" } },
   "POST /api/destinations/[id]/pause": { kind: "item", id: "destination" },
   "POST /api/destinations/[id]/resume": { kind: "item", id: "destination" },
+  "POST /api/destinations/[id]/backfills": {
+    kind: "item",
+    id: "destination",
+    body: { sourceIds: ["00000000-0000-4000-8000-000000000000"], from: new Date(Date.now() - 3_600_000).toISOString(), dryRun: true },
+  },
+  "GET /api/destinations/[id]/backfills": { kind: "item", id: "destination" },
+  "GET /api/destinations/[id]/backfills/[backfillId]": { kind: "item", id: "destination" },
+  "DELETE /api/destinations/[id]/backfills/[backfillId]": { kind: "item", id: "destination" },
   "GET /api/messages/[id]": { kind: "item", id: "message" },
   "GET /api/attempts/[id]": { kind: "item", id: "attempt" },
   "DELETE /api/tokens/[id]": { kind: "item", id: "token" },
@@ -342,7 +351,7 @@ let session: {
 
 function pathFor(route: string, spec: Spec, which: Ids): string {
   if (spec.kind !== "item") return route;
-  return route.replace("[id]", which[spec.id]).replace("[requestId]", which.capturedRequest);
+  return route.replace("[id]", which[spec.id]).replace("[requestId]", which.capturedRequest).replace("[backfillId]", which.backfill);
 }
 
 beforeAll(async () => {
@@ -375,6 +384,10 @@ beforeAll(async () => {
   const deletion = await a.post("/api/deletions", { userIds: ["someone-else"] });
   expect((await fetch(`${stack.app.url}/c/${bin.id}`, { method: "POST", body: "A's capture" })).status).toBe(200);
   const [captured] = (await a.get(`/api/capture-bins/${bin.id}/requests`)).requests;
+  const backfill = await a.post(`/api/destinations/${destination.id}/backfills`, {
+    sourceIds: [source.id],
+    from: new Date(Date.now() - 3_600_000).toISOString(),
+  });
   A = {
     source: source.id,
     destination: destination.id,
@@ -385,6 +398,7 @@ beforeAll(async () => {
     bin: bin.id,
     deletion: deletion.id,
     capturedRequest: captured.id,
+    backfill: backfill.id,
   };
 
   // A dashboard session (first-run setup creates the owner and its own workspace).

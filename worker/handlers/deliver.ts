@@ -33,3 +33,5 @@ function laneHandler(lane: Lane): Handler {
 export const deliverRetryHandler = laneHandler("deliverRetry");
 /** Fresh deliveries: ingest, replays, audiences, deletions. */
 export const deliverHandler = laneHandler("deliver");
+/** Backfills' deliveries (docs/routing.md#backfill): one slot, behind live traffic. */
+export const deliverBackfillHandler = laneHandler("deliverBackfill");
