@@ -53,7 +53,9 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",
 };
 const withoutPartialPredicate = (statement: string) => {
-  const m = /^(CREATE (?:UNIQUE )?INDEX (\w+) ON public\.(?:messages|deliveries|attempts) USING btree \([^)]*\)) WHERE (.*)$/.exec(statement);
+  const m = /^(CREATE (?:UNIQUE )?INDEX (\w+) ON public\.(?:messages|deliveries|attempts) USING btree \([^)]*\)) WHERE (.*)$/.exec(
+    statement,
+  );
   return m && HAND_WRITTEN_PARTIAL_INDEXES[m[2]] === m[3] ? m[1] : statement;
 };
 /**
