@@ -17,6 +17,7 @@ const stored: DestinationDto = {
   method: "PUT",
   mapping: { email: { "@path": "$.traits.email" } },
   pausedAt: null,
+  rateLimit: { perSecond: null, concurrency: null },
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

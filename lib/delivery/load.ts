@@ -5,6 +5,7 @@ import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedFieldLists } from "../routing/field-lists";
+import type { RateLimit } from "./rate-limit";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -19,6 +20,8 @@ export type LoadedDestination = SigningSettings & {
   signing: PreparedSigning;
   /** method, compiled mapping, URL templates (docs/request-shape.md), once per destination */
   shape: RequestShape;
+  /** docs/webhooks.md#rate-limits (policy.ts admitDeliveries) */
+  rateLimit: RateLimit;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -86,6 +89,8 @@ type DestinationRow = {
   mapping: unknown;
   /** the destination filter column, for its drop and allow lists */
   filter: unknown;
+  rate_limit_per_second: number | null;
+  rate_limit_concurrency: number | null;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -120,7 +125,8 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
        ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
-       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping
+       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping,
+       ${once("t.rate_limit_per_second")} AS rate_limit_per_second, ${once("t.rate_limit_concurrency")} AS rate_limit_concurrency
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -168,7 +174,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing" | "shape"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "rateLimit"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -181,7 +187,12 @@ function toDestination(t: DestinationRow): LoadedDestination {
     retryWindowMinutes: t.retry_window_minutes,
     fieldLists: storedFieldLists(t.filter),
   };
-  return { ...settings, signing: prepareSigning(settings), shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }) };
+  return {
+    ...settings,
+    signing: prepareSigning(settings),
+    shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }),
+    rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
+  };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {

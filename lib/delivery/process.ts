@@ -6,10 +6,10 @@ import { observeDeliveryBatch } from "../metrics/delivery";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
-import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, batchWaitPolicy } from "./policy";
+import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, admitDeliveries, batchWaitPolicy } from "./policy";
 import { roundUrls } from "./plan";
 import { recordRound, type DeliveryUpdate } from "./record";
-import { type Round, type SentRound, sendRound, settleRound } from "./round";
+import { type Round, type SentRound, sendRound, settleRound, throttledRound } from "./round";
 
 export type BatchSummary = {
   loaded: number;
@@ -48,11 +48,16 @@ export async function processDeliveryBatch(opts: {
   const t0 = performance.now();
   const { deliveries, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
+  // Rate limits (docs/webhooks.md#rate-limits): the deliveries held back wait for their turn, not sent.
+  const admission = await admitDeliveries(deliveries);
   const t1 = performance.now();
 
   // The policy judges the origins before the rounds start, while their own requests are not in flight.
   const policy = batchWaitPolicy(urls);
-  const running = deliveries.map((d, i) => sendRound(d, urls[i]));
+  const running = deliveries.map((d, i) => {
+    const turn = admission.turns[i];
+    return turn === null ? sendRound(d, urls[i]) : Promise.resolve(throttledRound(d, urls[i], turn));
+  });
   const { done, late } = opts.waitForAll
     ? { done: await Promise.all(running), late: [] as number[] }
     : await settleWithin(running, BATCH_PATIENCE_MS, policy.unwaited, policy.look);
@@ -60,7 +65,9 @@ export async function processDeliveryBatch(opts: {
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
-  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds });
+  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds }).finally(() =>
+    admission.release(done.map((r) => r.d.id)),
+  );
   const t3 = performance.now();
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
   const observe = (rs: Round[]) =>
@@ -77,6 +84,7 @@ export async function processDeliveryBatch(opts: {
         safetyJobId,
         (lateRounds, r) => {
           observe(lateRounds);
+          void admission.release(lateRounds.map((x) => x.update.id));
           opts.onLateDue?.(r.dueTimes);
         },
         lateIds.length,

@@ -178,6 +178,24 @@ export const RECEIVE_ALL: DestinationFilter = {
   allow: [],
 };
 
+export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
+
+const limitNumber = (what: string, max: number) =>
+  z.number(`Enter a number of ${what}, or leave it empty for no limit`).int("A whole number").min(1, "At least 1").max(max, `At most ${max}`);
+
+/**
+ * A destination's rate limit (docs/webhooks.md#rate-limits), held across all workers: deliveries per
+ * second and deliveries in flight at once, each optional (null: no limit of that kind). Throttled
+ * deliveries wait; they are never dropped and never count as attempts.
+ */
+export const rateLimitSchema = z.object({
+  perSecond: limitNumber("deliveries per second", RATE_LIMIT_MAX.perSecond).nullable().default(null),
+  concurrency: limitNumber("deliveries at once", RATE_LIMIT_MAX.concurrency).nullable().default(null),
+});
+export type RateLimitInput = z.infer<typeof rateLimitSchema>;
+/** No limit of either kind: what a destination without one shows. */
+export const NO_RATE_LIMIT: RateLimitInput = { perSecond: null, concurrency: null };
+
 const fields = {
   name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
   urls: z.array(webhookUrlSchema).min(1, "Add at least one URL").max(MAX_URLS, `At most ${MAX_URLS} URLs`),
@@ -199,6 +217,8 @@ const fields = {
   method: z.enum(METHODS, { error: `One of ${METHODS.join(", ")}` }),
   /** null: the seed's body (the default) */
   mapping: mappingSchema.nullable(),
+  /** null: no limit (the default) */
+  rateLimit: rateLimitSchema.nullable(),
 };
 
 type Checked = { urls?: string[]; headers?: { name: string }[]; sourceIds?: string[] };
@@ -255,6 +275,7 @@ export const destinationInputSchema = z
     filter: fields.filter.default(null),
     method: fields.method.default("POST"),
     mapping: fields.mapping.default(null),
+    rateLimit: fields.rateLimit.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -302,6 +323,8 @@ export const destinationDtoSchema = z.object({
   mapping: z.record(z.string(), z.unknown()).nullable(),
   /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
   pausedAt: z.string().nullable(),
+  /** docs/webhooks.md#rate-limits; a destination without one shows both null. */
+  rateLimit: z.object({ perSecond: z.number().int().nullable(), concurrency: z.number().int().nullable() }),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -15,6 +15,7 @@ import {
   type DestinationDto,
   type DestinationInput,
   type DestinationPatch,
+  type RateLimitInput,
   type RevealInput,
   type SavedDestinationDto,
 } from "./contract";
@@ -38,6 +39,8 @@ const auditView = (r: Row) => ({
   method: r.method,
   mapping: r.mapping,
   filter: r.filter,
+  rateLimitPerSecond: r.rateLimitPerSecond,
+  rateLimitConcurrency: r.rateLimitConcurrency,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
@@ -68,6 +71,8 @@ const select = {
   method: true,
   mapping: true,
   pausedAt: true,
+  rateLimitPerSecond: true,
+  rateLimitConcurrency: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -91,6 +96,12 @@ const mappingColumn = (m: Record<string, unknown> | null) => (m === null ? Prism
 const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
 const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
+/** null: no limit of either kind (docs/webhooks.md#rate-limits). */
+const rateLimitColumns = (l: RateLimitInput | null) => ({
+  rateLimitPerSecond: l?.perSecond ?? null,
+  rateLimitConcurrency: l?.concurrency ?? null,
+});
+
 /** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
@@ -107,6 +118,7 @@ const toDto = (r: Row): DestinationDto => ({
   method: storedMethod(r.method),
   mapping: storedMapping(r.mapping),
   pausedAt: r.pausedAt?.toISOString() ?? null,
+  rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -239,6 +251,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         filter: filterColumn(input.filter),
         method: input.method,
         mapping: mappingColumn(input.mapping),
+        ...rateLimitColumns(input.rateLimit),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -269,6 +282,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
         ...(input.method !== undefined && { method: input.method }),
         ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
+        ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
         ...standardSigning(standardSecretFor(input.standardWebhooks, input.standardSecret, current.standardSecret)),
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
