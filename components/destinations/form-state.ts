@@ -10,6 +10,7 @@ import {
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
 import type { Method } from "@/lib/webhooks/request-shape";
+import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 
 /**
  * A write-only value in the form (docs/webhooks.md#secrets). Editing, a stored value is `kept`: the
@@ -96,6 +97,8 @@ export type FormState = {
   method: Method;
   /** The mapping as typed (JSON text); "" sends the default body. */
   mappingText: string;
+  /** docs/webhooks.md#rate-limits */
+  rateLimit: RateLimitState;
 };
 
 const typed = (value = ""): WriteOnlyState => ({ action: "replace", value, stored: null });
@@ -115,6 +118,7 @@ export const emptyForm = (): FormState => ({
   filter: allCalls(),
   method: "POST",
   mappingText: "",
+  rateLimit: noRateLimit(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -141,6 +145,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   },
   method: d.method,
   mappingText: d.mapping === null ? "" : JSON.stringify(d.mapping, null, 2),
+  rateLimit: rateLimitFromDestination(d),
 });
 
 /**
@@ -188,6 +193,7 @@ export function formToInput(f: FormState) {
     filter: filterToInput(f.filter),
     method: f.method,
     mapping: mappingFromText(f.mappingText),
+    rateLimit: rateLimitToInput(f.rateLimit),
   };
 }
 

@@ -424,6 +424,8 @@ export const endpointHealthSchema = z.object({
 export const destinationHealthDtoSchema = z.object({
   destinationId: z.string(),
   urls: z.array(endpointHealthSchema.extend({ disabled: z.boolean() })),
+  /** Deliveries not yet delivered or failed, and when the oldest of them was made: a backlog a rate limit or a slow endpoint holds back (docs/webhooks.md#rate-limits). */
+  backlog: z.object({ pending: z.number().int(), oldestPendingAt: z.string().nullable() }),
 });
 export type EndpointState = z.infer<typeof endpointStateSchema>;
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;
