@@ -12,7 +12,10 @@ import { useDestinationHealth } from "./hooks";
 export function Backlog({ destination }: { destination: Pick<DestinationDto, "id" | "rateLimit"> }) {
   const q = useDestinationHealth(destination.id);
   const { perSecond, concurrency } = destination.rateLimit;
-  const limit = [perSecond !== null ? `${perSecond.toLocaleString("en-US")} a second` : "", concurrency !== null ? `${concurrency} at once` : ""]
+  const limit = [
+    perSecond !== null ? `${perSecond.toLocaleString("en-US")} a second` : "",
+    concurrency !== null ? `${concurrency} at once` : "",
+  ]
     .filter(Boolean)
     .join(", ");
   return (

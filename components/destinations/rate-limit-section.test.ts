@@ -6,8 +6,14 @@ const base = () => ({ ...emptyForm(), name: "Hooks", urls: ["https://a.example/h
 describe("the rate limit fields", () => {
   it("send no limit when both are blank, and a limit of either kind alone", () => {
     expect(formToInput(base()).rateLimit).toBeNull();
-    expect(formToInput({ ...base(), rateLimit: { perSecond: "20", concurrency: "" } }).rateLimit).toEqual({ perSecond: 20, concurrency: null });
-    expect(formToInput({ ...base(), rateLimit: { perSecond: " ", concurrency: "4" } }).rateLimit).toEqual({ perSecond: null, concurrency: 4 });
+    expect(formToInput({ ...base(), rateLimit: { perSecond: "20", concurrency: "" } }).rateLimit).toEqual({
+      perSecond: 20,
+      concurrency: null,
+    });
+    expect(formToInput({ ...base(), rateLimit: { perSecond: " ", concurrency: "4" } }).rateLimit).toEqual({
+      perSecond: null,
+      concurrency: 4,
+    });
     expect(validateForm({ ...base(), rateLimit: { perSecond: "20", concurrency: "4" } }).valid).toBe(true);
   });
 

@@ -65,9 +65,7 @@ export async function processDeliveryBatch(opts: {
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
-  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds }).finally(() =>
-    admission.release(done.map((r) => r.d.id)),
-  );
+  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds }).finally(() => admission.release(done.map((r) => r.d.id)));
   const t3 = performance.now();
   const destinationOf = new Map(deliveries.map((d) => [d.id, d.destinationId]));
   const observe = (rs: Round[]) =>

@@ -181,7 +181,11 @@ export const RECEIVE_ALL: DestinationFilter = {
 export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
 
 const limitNumber = (what: string, max: number) =>
-  z.number(`Enter a number of ${what}, or leave it empty for no limit`).int("A whole number").min(1, "At least 1").max(max, `At most ${max}`);
+  z
+    .number(`Enter a number of ${what}, or leave it empty for no limit`)
+    .int("A whole number")
+    .min(1, "At least 1")
+    .max(max, `At most ${max}`);
 
 /**
  * A destination's rate limit (docs/webhooks.md#rate-limits), held across all workers: deliveries per
