@@ -144,7 +144,7 @@ describe("rate limits across two worker processes", () => {
     const destinationId = await limitedDestination(`${rx.url}/hook`, { perSecond: 1 }, ", retry_window_minutes = 1");
     // Its bucket three tokens in debt: the delivery waits about 3 s before its first attempt.
     await query(
-      `INSERT INTO rate_limit_state (destination_id, tokens, refilled_at, booked_until, leases) VALUES ($1, -3, now(), now(), '{}')`,
+      `INSERT INTO rate_limit_state (destination_id, tokens, refilled_at, booked_until, lease_expiry, lease_count) VALUES ($1, -3, now(), now(), '{}', '{}')`,
       [destinationId],
     );
     const { deliveryIds } = await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: manyTracks(1, "window") });
@@ -185,7 +185,7 @@ describe("rate limits across two worker processes", () => {
     const liveLeases = async () =>
       (
         await query<{ live: number }>(
-          `SELECT cardinality(ARRAY(SELECT l FROM unnest(leases) l WHERE l > now()))::int AS live FROM rate_limit_state WHERE destination_id = $1`,
+          `SELECT (SELECT coalesce(sum(c), 0)::int FROM unnest(lease_expiry, lease_count) AS l(e, c) WHERE e > now()) AS live FROM rate_limit_state WHERE destination_id = $1`,
           [destinationId],
         )
       )[0]?.live ?? 0;

@@ -6,7 +6,7 @@ import { processWide } from "../platform/runtime";
 import { originOf } from "../webhooks/post";
 import type { LoadedDelivery } from "./load";
 import { OriginLimiter } from "./origins";
-import { releaseLeases, takeRateLimited, type TakeRequest } from "./rate-limit";
+import { releaseLeases, takeRateLimited, type RateLimit, type TakeRequest } from "./rate-limit";
 
 /**
  * The slow-endpoint policy, in one place (docs/webhooks.md#endpoint-isolation): its limits, which
@@ -118,6 +118,21 @@ export const LEASE_TTL_S = SAFETY_DELAY_S;
 /** A delivery waiting for a concurrency slot only (no per-second limit) comes back this long after, per `concurrency` waiting before it. */
 export const CONCURRENCY_TURN_MS = 1_000;
 
+/**
+ * The turns, in ms from now, of a destination's `waiting` deliveries that its take did not grant. Per
+ * second: the take booked them last, one token apart, ending at `bookedMs`. Concurrency only: a
+ * group of `concurrency` every CONCURRENCY_TURN_MS. Both: the later of the two.
+ */
+export function throttleTurns(opts: { waiting: number; bookedMs: number; limit: RateLimit }): number[] {
+  const { waiting, bookedMs, limit } = opts;
+  const firstBooked = limit.perSecond === null ? 0 : bookedMs - (waiting * 1000) / limit.perSecond;
+  return Array.from({ length: waiting }, (_, k) => {
+    const byRate = limit.perSecond === null ? 0 : firstBooked + ((k + 1) * 1000) / limit.perSecond;
+    const bySlots = limit.concurrency === null ? 0 : Math.ceil((k + 1) / limit.concurrency) * CONCURRENCY_TURN_MS;
+    return Math.max(byRate, bySlots);
+  });
+}
+
 /** Which of a batch's deliveries go now, and the leases they hold until their rounds are recorded. */
 export type Admission = {
   /** per delivery (by index): null, it goes now; or the ms until its turn (throttled: deferred, not an attempt) */
@@ -155,18 +170,10 @@ export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Adm
   for (const { destinationId, want, limit } of requests) {
     const { granted, bookedMs } = taken.get(destinationId) ?? { granted: 0, bookedMs: 0 };
     const idx = limited.get(destinationId)!;
-    const waiting = want - granted;
-    // The booked turns end at bookedMs; this batch's are the last `waiting` of them, one token apart.
-    const firstBooked = limit.perSecond === null ? 0 : bookedMs - (waiting * 1000) / limit.perSecond;
+    const waitTurns = throttleTurns({ waiting: want - granted, bookedMs, limit });
     idx.forEach((i, k) => {
-      if (k < granted) {
-        if (limit.concurrency !== null) holding.set(deliveries[i].id, destinationId);
-        return;
-      }
-      const n = k - granted + 1;
-      const byRate = limit.perSecond === null ? 0 : firstBooked + (n * 1000) / limit.perSecond;
-      const bySlots = limit.concurrency === null ? 0 : Math.ceil(n / limit.concurrency) * CONCURRENCY_TURN_MS;
-      turns[i] = Math.max(byRate, bySlots);
+      if (k >= granted) turns[i] = waitTurns[k - granted];
+      else if (limit.concurrency !== null) holding.set(deliveries[i].id, destinationId);
     });
   }
   return {

@@ -290,6 +290,9 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
       },
       select,
     });
+    // A new limit books turns afresh: those booked under the old one do not push new ones back (docs/webhooks.md#rate-limits).
+    if (input.rateLimit !== undefined)
+      await tx.rateLimitState.updateMany({ where: { destinationId: current.id }, data: { bookedUntil: new Date() } });
     await audit(tx, opts, "destination.update", current, updated);
     return updated;
   });

@@ -6,9 +6,10 @@ ADD COLUMN     "rate_limit_per_second" INTEGER;
 CREATE TABLE "rate_limit_state" (
     "destination_id" UUID NOT NULL,
     "tokens" DOUBLE PRECISION NOT NULL,
-    "refilled_at" TIMESTAMPTZ(3) NOT NULL,
+    "refilled_at" TIMESTAMPTZ(6) NOT NULL,
     "booked_until" TIMESTAMPTZ(3) NOT NULL,
-    "leases" TIMESTAMPTZ(3)[],
+    "lease_expiry" TIMESTAMPTZ(3)[],
+    "lease_count" INTEGER[],
     "granted" INTEGER NOT NULL DEFAULT 0,
 
     CONSTRAINT "rate_limit_state_pkey" PRIMARY KEY ("destination_id")
