@@ -127,7 +127,7 @@ describe("destinations CRUD", () => {
     const bad = await a.request("PATCH", `/api/destinations/${created.id}`, { rateLimit: { perSecond: 0, concurrency: 1.5 } });
     expect(bad.status).toBe(422);
     expect(bad.body.error.fields).toEqual({ "rateLimit.perSecond": ["At least 1"], "rateLimit.concurrency": ["A whole number"] });
-    const huge = await a.request("POST", "/api/destinations", { name: "Huge", urls: [`${rx.url}/hook`], rateLimit: { perSecond: 1e300 } });
+    const huge = await a.request("POST", "/api/destinations", { name: "Huge", urls: [`${rx.url}/hook`], rateLimit: { perSecond: 20000 } });
     expect(huge.body.error.fields["rateLimit.perSecond"]).toEqual(["At most 10000"]);
     const text = await a.request("POST", "/api/destinations", { name: "Text", urls: [`${rx.url}/hook`], rateLimit: { concurrency: "4" } });
     expect(text.body.error.fields["rateLimit.concurrency"]?.[0]).toContain("Enter a number");
