@@ -32,7 +32,8 @@ export type BatchSummary = {
 
 /**
  * Delivers a batch of deliveries (the ids of one or more `deliver` jobs, or one test-send), every
- * send through the same round: prepare (one query loads them all), send (every URL POSTed
+ * send through the same round: prepare (one query loads them all; one more takes what the rate-limited
+ * destinations allow, policy.ts admitDeliveries, and the rest wait for their turn), send (every URL POSTed
  * concurrently, capped per origin: round.ts sendRound), settle (what the answers mean: round.ts
  * settleRound), record (one statement for every attempt and delivery, in the same transaction as
  * the retry jobs when there are any). Rounds held up by a slow endpoint are recorded later, on
