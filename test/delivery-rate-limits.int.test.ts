@@ -115,7 +115,8 @@ describe("rate limits across two worker processes", () => {
     const destinationId = await limitedDestination(rx.url, { concurrency: 3 });
     await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: manyTracks(40, "conc") });
     await waitFor(() => countDelivered(db.url, destinationId).then((n) => n === 40), { timeoutMs: 120_000, what: "40 deliveries" });
-    expect(rx.state.maxInFlight).toBeLessThanOrEqual(3);
+    // Never more than 3 at once, and 3 at once when a batch's take granted them together.
+    expect(rx.state.maxInFlight).toBe(3);
     expect(rx.state.received).toBe(40);
   }, 150_000);
 
