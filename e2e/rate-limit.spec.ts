@@ -8,7 +8,7 @@ test.use({ viewport: PHONE });
 test("limit a destination's rate by keyboard at 390 px: a refused number names its reason, the page shows the limit and the backlog", async ({
   page,
 }) => {
-  const source = "Orders service";
+  const source = "Partner feed";
   await createSource(page, source);
   await page.goto("/destinations/new");
   await page.getByLabel("Name", { exact: true }).fill("Slow partner");
