@@ -3,7 +3,8 @@
 // server: drill 4 restarts it). Each drill sends a bounded number of events through the Tracking API
 // while a fault is injected, and prints accepted, delivered, failed (with reasons), lost and
 // duplicates. Exits 1 when any drill loses an event.
-//   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only)
+//   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only; DRILL_ONLY=6w,6tb,6t: a destination
+//   throttled to 10/s beside a healthy one, docs/webhooks.md#rate-limits)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
 // DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only,
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`). `npm run drill -- isolation` runs the
@@ -164,6 +165,13 @@ async function main() {
         `  drill 6 acked → received beside a dead URL vs ${label}: p50 ${deadAfterAck.p50} / ${base.p50} ms (×${(deadAfterAck.p50 / Math.max(1, base.p50)).toFixed(2)}), p99 ${deadAfterAck.p99} / ${base.p99} ms (×${(deadAfterAck.p99 / Math.max(1, base.p99)).toFixed(2)})`,
       );
   }
+  // Drill 6t: the healthy destination's latency beside one throttled to 10/s, against 6tb (the same two, neither limited).
+  const throttled = results.find((r) => r.id === "6t")?.latency;
+  const throttledBase = results.find((r) => r.id === "6tb")?.latency;
+  if (throttled && throttledBase)
+    console.log(
+      `  drill 6t healthy-URL latency beside a destination throttled to 10/s vs neither limited (6tb): p50 ${throttled.p50} / ${throttledBase.p50} ms (×${(throttled.p50 / Math.max(1, throttledBase.p50)).toFixed(2)}), p99 ${throttled.p99} / ${throttledBase.p99} ms (×${(throttled.p99 / Math.max(1, throttledBase.p99)).toFixed(2)}) (goal ≤ ×1.2)`,
+    );
   const lost = results.reduce((t, r) => t + r.lost, 0);
   console.log(lost === 0 ? "[drill] 0 events lost in every drill" : `[drill] ${lost} events LOST`);
   process.exit(lost === 0 && results.every((r) => !r.pendingAtLimit) ? 0 : 1);

@@ -108,6 +108,33 @@ describe("destinations CRUD", () => {
     expect((await a.get("/api/destinations")).destinations.length).toBe(before);
   });
 
+  it("keeps a rate limit (docs/webhooks.md#rate-limits), refuses a bad one with its field and reason, and shows the backlog", async () => {
+    const created = await a.post("/api/destinations", { name: "Limited", urls: [`${rx.url}/hook`], rateLimit: { perSecond: 20 } });
+    expect(created.rateLimit).toEqual({ perSecond: 20, concurrency: null });
+    const plain = await a.post("/api/destinations", { name: "Plain", urls: [`${rx.url}/hook`] });
+    expect(plain.rateLimit).toEqual({ perSecond: null, concurrency: null });
+    const both = await a.patch(`/api/destinations/${created.id}`, { rateLimit: { perSecond: 5, concurrency: 2 } });
+    expect(both.rateLimit).toEqual({ perSecond: 5, concurrency: 2 });
+    expect((await a.patch(`/api/destinations/${created.id}`, { name: "Still limited" })).rateLimit).toEqual({
+      perSecond: 5,
+      concurrency: 2,
+    });
+    expect((await a.patch(`/api/destinations/${created.id}`, { rateLimit: null })).rateLimit).toEqual({
+      perSecond: null,
+      concurrency: null,
+    });
+
+    const bad = await a.request("PATCH", `/api/destinations/${created.id}`, { rateLimit: { perSecond: 0, concurrency: 1.5 } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.fields).toEqual({ "rateLimit.perSecond": ["At least 1"], "rateLimit.concurrency": ["A whole number"] });
+    const huge = await a.request("POST", "/api/destinations", { name: "Huge", urls: [`${rx.url}/hook`], rateLimit: { perSecond: 20000 } });
+    expect(huge.body.error.fields["rateLimit.perSecond"]).toEqual(["At most 10000"]);
+    const text = await a.request("POST", "/api/destinations", { name: "Text", urls: [`${rx.url}/hook`], rateLimit: { concurrency: "4" } });
+    expect(text.body.error.fields["rateLimit.concurrency"]?.[0]).toContain("Enter a number");
+
+    expect((await a.get(`/api/destinations/${created.id}/health`)).backlog).toEqual({ pending: 0, oldestPendingAt: null });
+  });
+
   it("refuses another workspace's source (422) and hides other workspaces' destinations (404)", async () => {
     const res = await a.request("POST", "/api/destinations", { name: "X", urls: ["https://ok.example"], sourceIds: [sourceA, sourceB] });
     expect(res.status).toBe(422);

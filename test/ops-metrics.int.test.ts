@@ -103,6 +103,7 @@ describe("GET /metrics", () => {
       expect(m.some((s) => s.name === "eventrail_queue_jobs" && s.labels.queue === "deliver" && s.labels.state === state)).toBe(true);
     expect(m.some((s) => s.name === "eventrail_queue_oldest_waiting_seconds" && s.labels.queue === "deliver")).toBe(true);
     expect(sumOf(m, "eventrail_deliveries_pending", { destination: dead })).toBe(11);
+    expect(sumOf(m, "eventrail_deliveries_oldest_pending_seconds", { destination: dead })).toBeGreaterThan(0);
 
     // Another web process against the same database: same totals (nothing is per process).
     secondApp = await startApp(stack.databaseUrl, ENV);

@@ -12,6 +12,7 @@ import { usePerDestinationStats24h } from "@/components/overview/hooks";
 import { useSources } from "@/components/sources/hooks";
 import { BackfillPanel } from "@/components/backfills/backfill-panel";
 import { EndpointHealth } from "./endpoint-health";
+import { Backlog } from "./backlog";
 import { describeFilter, describeMinutes } from "./form-state";
 import {
   revealDestinationValue,
@@ -137,6 +138,10 @@ export function DestinationDetail({ id }: { id: string }) {
             <h2 className="text-sm font-semibold text-slate-900">Endpoint health</h2>
             <p className="mt-1 text-xs text-slate-500">From each URL's recent attempts; a failing URL never holds back the others.</p>
             <EndpointHealth destinationId={d.id} />
+          </Card>
+          <Card className="p-5">
+            <h2 className="text-sm font-semibold text-slate-900">Backlog</h2>
+            <Backlog destination={d} />
           </Card>
           <Card className="h-fit p-5">
             <h2 className="text-sm font-semibold text-slate-900">Configuration</h2>

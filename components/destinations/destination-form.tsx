@@ -18,6 +18,7 @@ import { ConfirmDialog } from "@/components/ui/dialog";
 import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
+import { RateLimitFields } from "./rate-limit-section";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
 import { SecretRotation } from "./secret-rotation";
@@ -298,6 +299,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             onChange={(e) => update({ retryWindowMinutes: e.target.value })}
           />
         </Field>
+      </Section>
+
+      <Section
+        title="Rate limit"
+        description="The most this endpoint is sent, across all workers. Deliveries over the limit wait their turn: never dropped, not counted as attempts, and their retry window starts at their first attempt."
+      >
+        <RateLimitFields value={form.rateLimit} errors={errors} onChange={(rateLimit) => update({ rateLimit })} />
       </Section>
 
       <Section

@@ -35,6 +35,7 @@ const stored: DestinationDto = {
   retryWindowMinutes: 240,
   filter: { ...RECEIVE_ALL, types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
   pausedAt: null,
+  rateLimit: { perSecond: null, concurrency: null },
   method: "POST",
   mapping: null,
   sourceIds: [],

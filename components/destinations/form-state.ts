@@ -10,6 +10,7 @@ import {
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
 import type { Method } from "@/lib/webhooks/request-shape";
+import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 
 /**
  * A write-only value in the form (docs/webhooks.md#secrets). Editing, a stored value is `kept`: the
@@ -100,6 +101,8 @@ export type FormState = {
   batchOn: boolean;
   batchSize: string;
   batchMaxWaitMs: string;
+  /** docs/webhooks.md#rate-limits */
+  rateLimit: RateLimitState;
 };
 
 /** What the Batching section offers when first turned on. */
@@ -125,6 +128,7 @@ export const emptyForm = (): FormState => ({
   batchOn: false,
   batchSize: BATCH_DEFAULTS.size,
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
+  rateLimit: noRateLimit(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -154,6 +158,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   batchOn: d.batch !== null,
   batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
+  rateLimit: rateLimitFromDestination(d),
 });
 
 /**
@@ -202,6 +207,7 @@ export function formToInput(f: FormState) {
     method: f.method,
     mapping: mappingFromText(f.mappingText),
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
+    rateLimit: rateLimitToInput(f.rateLimit),
   };
 }
 

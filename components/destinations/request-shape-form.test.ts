@@ -20,6 +20,7 @@ const stored: DestinationDto = {
   mapping: { email: { "@path": "$.traits.email" } },
   pausedAt: null,
   batch: null,
+  rateLimit: { perSecond: null, concurrency: null },
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

@@ -7,6 +7,7 @@ import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedFieldLists } from "../routing/field-lists";
 import { storedBatch, type BatchSettings } from "../webhooks/batching";
 import type { SendingBatch } from "./batches";
+import type { RateLimit } from "./rate-limit";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -23,6 +24,8 @@ export type LoadedDestination = SigningSettings & {
   shape: RequestShape;
   /** null: one event per request; else its deliveries go in batches (batches.ts, docs/request-shape.md#batching) */
   batch: BatchSettings | null;
+  /** docs/webhooks.md#rate-limits (policy.ts admitDeliveries) */
+  rateLimit: RateLimit;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -100,6 +103,8 @@ type DestinationRow = {
   batch: unknown;
   /** the destination filter column, for its drop and allow lists */
   filter: unknown;
+  rate_limit_per_second: number | null;
+  rate_limit_concurrency: number | null;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -137,7 +142,8 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch,
        -- a rotation's previous secrets sign until their grace periods end (docs/webhooks.md#secret-rotation)
        ${once("t.previous_shared_secret")} AS previous_shared_secret, ${once("t.previous_shared_secret_expires_at")} AS previous_shared_secret_expires_at,
-       ${once("t.previous_standard_secret")} AS previous_standard_secret, ${once("t.previous_standard_secret_expires_at")} AS previous_standard_secret_expires_at
+       ${once("t.previous_standard_secret")} AS previous_standard_secret, ${once("t.previous_standard_secret_expires_at")} AS previous_standard_secret_expires_at,
+       ${once("t.rate_limit_per_second")} AS rate_limit_per_second, ${once("t.rate_limit_concurrency")} AS rate_limit_concurrency
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -185,7 +191,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -207,6 +213,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     signing: prepareSigning(settings),
     shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }),
     batch: storedBatch(t.batch),
+    rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
   };
 }
 

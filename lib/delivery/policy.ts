@@ -1,8 +1,12 @@
 import "server-only";
+import { pool } from "../platform/db";
 import { env } from "../platform/env";
+import { logger } from "../platform/logger";
 import { processWide } from "../platform/runtime";
 import { originOf } from "../webhooks/post";
+import type { LoadedDelivery } from "./load";
 import { OriginLimiter } from "./origins";
+import { releaseLeases, takeRateLimited, type RateLimit, type TakeRequest } from "./rate-limit";
 
 /**
  * The slow-endpoint policy, in one place (docs/webhooks.md#endpoint-isolation): its limits, which
@@ -108,5 +112,89 @@ export function batchWaitPolicy(urls: readonly string[][]) {
       };
     },
     letGoForQueue: (i: number) => forQueue.has(i),
+  };
+}
+
+/**
+ * A concurrency lease (rate-limit.ts) lasts this long at most: a round ends within the 5 s attempt
+ * timeout plus the origin limiter's longest wait and is recorded by its safety job's time; a worker
+ * that dies holding leases leaks them for this long, no longer.
+ */
+export const LEASE_TTL_S = SAFETY_DELAY_S;
+/** A delivery waiting for a concurrency slot only (no per-second limit) comes back this long after, per `concurrency` waiting before it. */
+export const CONCURRENCY_TURN_MS = 1_000;
+
+/**
+ * The turns, in ms from now, of a destination's `waiting` deliveries that its take did not grant. Per
+ * second: the take booked them last, one token apart, ending at `bookedMs`. Concurrency only: a
+ * group of `concurrency` every CONCURRENCY_TURN_MS. Both: the later of the two.
+ */
+export function throttleTurns(opts: { waiting: number; bookedMs: number; limit: RateLimit }): number[] {
+  const { waiting, bookedMs, limit } = opts;
+  const firstBooked = limit.perSecond === null ? 0 : bookedMs - (waiting * 1000) / limit.perSecond;
+  return Array.from({ length: waiting }, (_, k) => {
+    const byRate = limit.perSecond === null ? 0 : firstBooked + ((k + 1) * 1000) / limit.perSecond;
+    const bySlots = limit.concurrency === null ? 0 : Math.ceil((k + 1) / limit.concurrency) * CONCURRENCY_TURN_MS;
+    return Math.max(byRate, bySlots);
+  });
+}
+
+/** Which of a batch's deliveries go now, and the leases they hold until their rounds are recorded. */
+export type Admission = {
+  /** per delivery (by index): null, it goes now; or the ms until its turn (throttled: deferred, not an attempt) */
+  turns: (number | null)[];
+  /** Gives back the concurrency leases of these deliveries (their rounds are recorded); never throws: leases also expire. */
+  release(deliveryIds: string[]): Promise<void>;
+};
+
+/**
+ * The rate limits' hook (docs/webhooks.md#rate-limits): one statement takes what the batch's
+ * rate-limited destinations need (rate-limit.ts); the deliveries it does not grant wait for turns
+ * booked one token apart, spread over the seconds ahead, and are deferred like a request whose origin
+ * had no slot (round.ts throttledRound): no attempt, no failure, no retry window started. A test-send
+ * is asked for by a person and goes; a delivery that sends nothing (disabled destination, erased
+ * message) takes nothing.
+ */
+export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Admission> {
+  const turns: (number | null)[] = deliveries.map(() => null);
+  const limited = new Map<string, number[]>();
+  deliveries.forEach((d, i) => {
+    const { perSecond, concurrency } = d.destination.rateLimit;
+    if ((perSecond === null && concurrency === null) || d.test || d.erased || !d.destination.enabled) return;
+    const list = limited.get(d.destinationId) ?? [];
+    list.push(i);
+    limited.set(d.destinationId, list);
+  });
+  if (limited.size === 0) return { turns, release: async () => {} };
+  const requests: TakeRequest[] = [...limited].map(([destinationId, idx]) => ({
+    destinationId,
+    want: idx.length,
+    limit: deliveries[idx[0]].destination.rateLimit,
+  }));
+  const taken = await takeRateLimited(pool(), requests, LEASE_TTL_S);
+  const holding = new Map<string, string>();
+  for (const { destinationId, want, limit } of requests) {
+    const { granted, bookedMs } = taken.get(destinationId) ?? { granted: 0, bookedMs: 0 };
+    const idx = limited.get(destinationId)!;
+    const waitTurns = throttleTurns({ waiting: want - granted, bookedMs, limit });
+    idx.forEach((i, k) => {
+      if (k >= granted) turns[i] = waitTurns[k - granted];
+      else if (limit.concurrency !== null) holding.set(deliveries[i].id, destinationId);
+    });
+  }
+  return {
+    turns,
+    async release(deliveryIds) {
+      const counts = new Map<string, number>();
+      for (const id of deliveryIds) {
+        const destinationId = holding.get(id);
+        if (!destinationId) continue;
+        holding.delete(id);
+        counts.set(destinationId, (counts.get(destinationId) ?? 0) + 1);
+      }
+      await releaseLeases(pool(), counts).catch((err: Error) =>
+        logger().warn({ destinations: [...counts.keys()], err: err.message }, "concurrency leases not given back; they expire"),
+      );
+    },
   };
 }

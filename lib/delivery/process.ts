@@ -7,10 +7,10 @@ import { batching, takeBatches } from "./batches";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
-import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, batchWaitPolicy } from "./policy";
+import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, admitDeliveries, batchWaitPolicy } from "./policy";
 import { roundUrls } from "./plan";
 import { recordRound, type DeliveryUpdate } from "./record";
-import { type Round, type SentRound, sendRound, settleRound } from "./round";
+import { type Round, type SentRound, sendRound, settleRound, throttledRound } from "./round";
 
 export type BatchSummary = {
   loaded: number;
@@ -33,7 +33,8 @@ export type BatchSummary = {
 
 /**
  * Delivers a batch of deliveries (the ids of one or more `deliver` jobs, or one test-send), every
- * send through the same round: prepare (one query loads them all), send (every URL POSTed
+ * send through the same round: prepare (one query loads them all; one more takes what the rate-limited
+ * destinations allow, policy.ts admitDeliveries, and the rest wait for their turn), send (every URL POSTed
  * concurrently, capped per origin: round.ts sendRound), settle (what the answers mean: round.ts
  * settleRound), record (one statement for every attempt and delivery, in the same transaction as
  * the retry jobs when there are any). Rounds held up by a slow endpoint are recorded later, on
@@ -52,11 +53,16 @@ export async function processDeliveryBatch(opts: {
   const taken = batching(loaded) ? await takeBatches(pool(), loaded) : null;
   const deliveries = taken ? [...taken.alone, ...taken.batches] : loaded;
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
+  // Rate limits (docs/webhooks.md#rate-limits): the deliveries held back wait for their turn, not sent.
+  const admission = await admitDeliveries(deliveries);
   const t1 = performance.now();
 
   // The policy judges the origins before the rounds start, while their own requests are not in flight.
   const policy = batchWaitPolicy(urls);
-  const running = deliveries.map((d, i) => sendRound(d, urls[i]));
+  const running = deliveries.map((d, i) => {
+    const turn = admission.turns[i];
+    return turn === null ? sendRound(d, urls[i]) : Promise.resolve(throttledRound(d, urls[i], turn));
+  });
   const { done, late } = opts.waitForAll
     ? { done: await Promise.all(running), late: [] as number[] }
     : await settleWithin(running, BATCH_PATIENCE_MS, policy.unwaited, policy.look);
@@ -64,7 +70,7 @@ export async function processDeliveryBatch(opts: {
   const t2 = performance.now();
 
   const lateIds = late.map((i) => deliveries[i].id);
-  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds });
+  const { safetyJobId, dueTimes } = await commitRounds(rounds, { lateIds }).finally(() => admission.release(done.map((r) => r.d.id)));
   if (taken) dueTimes.push(...taken.dueTimes);
   const t3 = performance.now();
   // a batch's other members count under its lead's destination
@@ -84,6 +90,7 @@ export async function processDeliveryBatch(opts: {
         safetyJobId,
         (lateRounds, r) => {
           observe(lateRounds);
+          void admission.release(lateRounds.map((x) => x.update.id));
           opts.onLateDue?.(r.dueTimes);
         },
         lateIds.length,

@@ -94,6 +94,39 @@ async function attemptUrl(url: string, request: OutgoingRequest, target: Target,
   }
 }
 
+/**
+ * A round its destination's rate limit held back (policy.ts admitDeliveries): every URL deferred to
+ * `turnInMs` from now, as a request its origin deferred is. Not an attempt: its round count and first
+ * attempt time stay as they were (docs/webhooks.md#rate-limits).
+ */
+export function throttledRound(d: LoadedDelivery, urls: string[], turnInMs: number): SentRound {
+  const decision = decideRound({
+    mode: d.destination.mode,
+    results: urls.map((url) => ({ url, attempted: false, turnInMs })),
+    someUrlFailedBefore: d.someUrlFailed,
+    rounds: d.rounds,
+    firstAttemptAt: d.firstAttemptAt ?? new Date(),
+    now: new Date(),
+    windowMinutes: d.destination.retryWindowMinutes,
+    lastStatusBefore: d.lastStatus,
+    lastErrorBefore: d.lastError,
+    policy: { baseMs: env().EVENTRAIL_RETRY_BASE_MS, maxStepMs: env().EVENTRAIL_RETRY_MAX_MS },
+  });
+  const update: DeliveryUpdate = {
+    id: d.id,
+    state: "pending",
+    pending_urls: decision.pendingUrls,
+    attempt_count: d.rounds,
+    first_attempt_at: d.firstAttemptAt?.toISOString() ?? null,
+    last_attempt_at: null,
+    next_attempt_at: decision.nextAttemptAt?.toISOString() ?? null,
+    last_error: d.lastError,
+    last_status: d.lastStatus,
+    delivered_at: null,
+  };
+  return { d, ended: { attempts: [], update } };
+}
+
 /** A sent round's attempts as logged and its delivery's new state. Synchronous. */
 export function settleRound(r: SentRound): Round {
   if ("ended" in r) return withMembers(r.d, r.ended);

@@ -22,6 +22,7 @@ describe("destinationInputSchema", () => {
       method: "POST",
       mapping: null,
       batch: null,
+      rateLimit: null,
     });
   });
 

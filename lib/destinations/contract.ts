@@ -180,6 +180,28 @@ export const RECEIVE_ALL: DestinationFilter = {
   allow: [],
 };
 
+export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
+
+const limitNumber = (what: string, max: number) =>
+  z
+    .number(`Enter a number of ${what}, or leave it empty for no limit`)
+    .int("A whole number")
+    .min(1, "At least 1")
+    .max(max, `At most ${max}`);
+
+/**
+ * A destination's rate limit (docs/webhooks.md#rate-limits), held across all workers: deliveries per
+ * second and deliveries in flight at once, each optional (null: no limit of that kind). Throttled
+ * deliveries wait; they are never dropped and never count as attempts.
+ */
+export const rateLimitSchema = z.object({
+  perSecond: limitNumber("deliveries per second", RATE_LIMIT_MAX.perSecond).nullable().default(null),
+  concurrency: limitNumber("deliveries at once", RATE_LIMIT_MAX.concurrency).nullable().default(null),
+});
+export type RateLimitInput = z.infer<typeof rateLimitSchema>;
+/** No limit of either kind: what a destination without one shows. */
+export const NO_RATE_LIMIT: RateLimitInput = { perSecond: null, concurrency: null };
+
 const fields = {
   name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
   urls: z.array(webhookUrlSchema).min(1, "Add at least one URL").max(MAX_URLS, `At most ${MAX_URLS} URLs`),
@@ -203,6 +225,8 @@ const fields = {
   mapping: mappingSchema.nullable(),
   /** null: one event per request (the default); docs/request-shape.md#batching */
   batch: batchSettingsSchema.nullable(),
+  /** null: no limit (the default) */
+  rateLimit: rateLimitSchema.nullable(),
 };
 
 type Checked = {
@@ -267,6 +291,7 @@ export const destinationInputSchema = z
     method: fields.method.default("POST"),
     mapping: fields.mapping.default(null),
     batch: fields.batch.default(null),
+    rateLimit: fields.rateLimit.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -327,6 +352,8 @@ export const destinationDtoSchema = z.object({
   batch: batchSettingsSchema.nullable(),
   /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
   pausedAt: z.string().nullable(),
+  /** docs/webhooks.md#rate-limits; a destination without one shows both null. */
+  rateLimit: z.object({ perSecond: z.number().int().nullable(), concurrency: z.number().int().nullable() }),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -458,6 +485,8 @@ export const endpointHealthSchema = z.object({
 export const destinationHealthDtoSchema = z.object({
   destinationId: z.string(),
   urls: z.array(endpointHealthSchema.extend({ disabled: z.boolean() })),
+  /** Deliveries not yet delivered or failed, and when the oldest of them was made: a backlog a rate limit or a slow endpoint holds back (docs/webhooks.md#rate-limits). */
+  backlog: z.object({ pending: z.number().int(), oldestPendingAt: z.string().nullable() }),
 });
 export type EndpointState = z.infer<typeof endpointStateSchema>;
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;

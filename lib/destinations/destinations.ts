@@ -18,6 +18,7 @@ import {
   type DestinationInput,
   type DestinationPatch,
   type PreviousSecret,
+  type RateLimitInput,
   type RevealInput,
   type RotatedSecret,
   type RotateSecretInput,
@@ -44,6 +45,8 @@ const auditView = (r: Row) => ({
   mapping: r.mapping,
   batch: r.batch,
   filter: r.filter,
+  rateLimitPerSecond: r.rateLimitPerSecond,
+  rateLimitConcurrency: r.rateLimitConcurrency,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
@@ -79,6 +82,8 @@ const select = {
   mapping: true,
   batch: true,
   pausedAt: true,
+  rateLimitPerSecond: true,
+  rateLimitConcurrency: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -109,6 +114,11 @@ function previousSecret(secret: string | null, expiresAt: Date | null, now = Dat
   if (!secret || !expiresAt || expiresAt.getTime() <= now) return null;
   return { last4: writeOnlyHint(secret).last4, expiresAt: expiresAt.toISOString() };
 }
+/** null: no limit of either kind (docs/webhooks.md#rate-limits). */
+const rateLimitColumns = (l: RateLimitInput | null) => ({
+  rateLimitPerSecond: l?.perSecond ?? null,
+  rateLimitConcurrency: l?.concurrency ?? null,
+});
 
 /** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
@@ -129,6 +139,7 @@ const toDto = (r: Row): DestinationDto => ({
   mapping: storedMapping(r.mapping),
   batch: storedBatch(r.batch),
   pausedAt: r.pausedAt?.toISOString() ?? null,
+  rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -266,6 +277,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         method: input.method,
         mapping: mappingColumn(input.mapping),
         batch: batchColumn(input.batch),
+        ...rateLimitColumns(input.rateLimit),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -306,6 +318,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.method !== undefined && { method: input.method }),
         ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
+        ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
         ...standard,
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
@@ -313,6 +326,9 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
       },
       select,
     });
+    // A new limit books turns afresh: those booked under the old one do not push new ones back (docs/webhooks.md#rate-limits).
+    if (input.rateLimit !== undefined)
+      await tx.rateLimitState.updateMany({ where: { destinationId: current.id }, data: { bookedUntil: new Date() } });
     await audit(tx, opts, "destination.update", current, updated);
     return updated;
   });

@@ -73,9 +73,23 @@ async function healthOf(workspaceId: string | null, destinationIds: string[] | n
 /** GET /api/destinations/:id/health: each URL's state, success rate, failures in a row and last error. */
 export async function getDestinationHealth(opts: { workspaceId: string; id: string }): Promise<DestinationHealthDto> {
   assertUuid(opts.id, "Destination");
-  const [found] = await healthOf(opts.workspaceId, [opts.id]);
+  const [[found], backlog] = await Promise.all([healthOf(opts.workspaceId, [opts.id]), backlogOf(opts.workspaceId, opts.id)]);
   if (!found) throw notFound("Destination");
-  return { destinationId: found.destinationId, urls: found.urls.map((u) => ({ ...u, disabled: found.disabledUrls.includes(u.url) })) };
+  return {
+    destinationId: found.destinationId,
+    urls: found.urls.map((u) => ({ ...u, disabled: found.disabledUrls.includes(u.url) })),
+    backlog,
+  };
+}
+
+/** Its pending deliveries: one range of deliveries(destination_id, state, created_at), oldest first. */
+async function backlogOf(workspaceId: string, destinationId: string): Promise<DestinationHealthDto["backlog"]> {
+  const { rows } = await pool().query<{ pending: number; oldest: string | null }>(
+    `SELECT count(*)::int AS pending, to_char(min(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS oldest
+       FROM deliveries WHERE destination_id = $1 AND state = 'pending' AND workspace_id = $2`,
+    [destinationId, workspaceId],
+  );
+  return { pending: rows[0].pending, oldestPendingAt: rows[0].oldest };
 }
 
 /** Every enabled destination's endpoint health (for /metrics). */

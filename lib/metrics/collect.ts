@@ -65,6 +65,12 @@ async function gauges(): Promise<client.Registry> {
     labelNames: ["destination"],
     registers: [registry],
   });
+  const oldestPending = new client.Gauge({
+    name: "eventrail_deliveries_oldest_pending_seconds",
+    help: "Age of the oldest delivery not yet delivered or failed, per destination: a backlog that grows (a rate limit, a slow endpoint) shows here",
+    labelNames: ["destination"],
+    registers: [registry],
+  });
   const health = new client.Gauge({
     name: "eventrail_endpoint_state",
     help: "Endpoint health per destination URL: 1 for its current state",
@@ -107,8 +113,9 @@ async function gauges(): Promise<client.Registry> {
       "SELECT count(*)::int AS n FROM metric_instances WHERE role = 'worker' AND seen_at > now() - make_interval(secs => $1)",
       [WORKER_ALIVE_MS / 1000],
     ),
-    pool().query<{ destination_id: string; n: number }>(
-      "SELECT destination_id, count(*)::int AS n FROM deliveries WHERE state = 'pending' GROUP BY destination_id",
+    pool().query<{ destination_id: string; n: number; seconds: number }>(
+      `SELECT destination_id, count(*)::int AS n, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS seconds
+         FROM deliveries WHERE state = 'pending' GROUP BY destination_id`,
     ),
     listEndpointHealth(),
   ]);
@@ -119,7 +126,10 @@ async function gauges(): Promise<client.Registry> {
   }
   for (const w of waits.rows) oldest.set({ queue: w.name }, Math.max(0, w.seconds));
   workers.set(alive.rows[0].n);
-  for (const p of pendingRows.rows) pending.set({ destination: p.destination_id }, p.n);
+  for (const p of pendingRows.rows) {
+    pending.set({ destination: p.destination_id }, p.n);
+    oldestPending.set({ destination: p.destination_id }, Math.max(0, p.seconds));
+  }
   for (const d of endpoints) {
     for (const h of d.urls) {
       const u = { ...h, url: urlLabel(h.url) };

@@ -19,7 +19,14 @@ export type Stack = {
   pg: () => EmbeddedDb;
 };
 
-export type DrillDestination = { name: string; receivers: DrillReceiver[]; mode?: "any" | "every"; retryWindowMinutes?: number };
+export type DrillDestination = {
+  name: string;
+  receivers: DrillReceiver[];
+  mode?: "any" | "every";
+  retryWindowMinutes?: number;
+  /** docs/webhooks.md#rate-limits */
+  rateLimit?: { perSecond?: number; concurrency?: number };
+};
 
 export type Scenario = {
   id: string;
@@ -74,6 +81,7 @@ export async function runScenario(stack: Stack, s: Scenario): Promise<DrillResul
       sourceIds: [source.id],
       mode: d.mode ?? "any",
       retryWindowMinutes: d.retryWindowMinutes ?? 240,
+      ...(d.rateLimit ? { rateLimit: d.rateLimit } : {}),
     });
     created.push({ id: dto.id, d });
   }

@@ -114,6 +114,29 @@ export function scenarios(events: number): Scenario[] {
       ],
     },
     {
+      id: "6tb",
+      title: "baseline for drill 6t: the healthy destination beside another, neither limited",
+      ...latencyPhase(events),
+      timeLimitMs: 90_000,
+      latencyOf: "healthy",
+      destinations: async () => [
+        { name: "healthy", receivers: [await startDrillReceiver()] },
+        { name: "other", receivers: [await startDrillReceiver()] },
+      ],
+    },
+    {
+      id: "6t",
+      title: "a destination throttled to 10/s beside a healthy one (docs/webhooks.md#rate-limits)",
+      // The throttled one takes events / 2 / 10 seconds to drain; the healthy one's latency is measured meanwhile.
+      ...latencyPhase(events),
+      timeLimitMs: 240_000,
+      latencyOf: "healthy",
+      destinations: async () => [
+        { name: "healthy", receivers: [await startDrillReceiver()] },
+        { name: "throttled", receivers: [await startDrillReceiver()], rateLimit: { perSecond: 10 } },
+      ],
+    },
+    {
       id: "6",
       title: "one dead URL (hangs) beside a healthy one: separate destinations, plus one `every` destination with both",
       // As many as the baselines; the dead URL's deliveries fail after its 1-minute retry window.
