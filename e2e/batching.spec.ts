@@ -6,12 +6,12 @@ import { expectAccessible, expectNoHorizontalOverflow, PHONE } from "./checks";
 test.use({ viewport: PHONE });
 
 test("turn batching on for a destination, with its errors at the field, at 390 px by keyboard", async ({ page }) => {
-  const source = await createSource(page, "Orders service");
+  const source = await createSource(page, "Batching story source");
   expect(source.writeKey).toBeTruthy();
   await page.goto("/destinations/new");
   await page.getByLabel("Name", { exact: true }).fill("Warehouse");
   await page.getByLabel("URL 1", { exact: true }).fill("https://warehouse.example.com/events");
-  await page.getByRole("checkbox", { name: "Orders service" }).check();
+  await page.getByRole("checkbox", { name: "Batching story source" }).check();
 
   // Off by default: a user who ignores it sends one event per request.
   const toggle = page.getByRole("checkbox", { name: "Send events in batches" });

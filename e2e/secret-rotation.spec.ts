@@ -9,7 +9,7 @@ test("rotate a destination's shared secret with a grace period: the new secret i
   page,
 }) => {
   const dest = await api(page, "POST", "/api/destinations", {
-    name: "Orders service",
+    name: "Rotation story hooks",
     urls: ["https://example.com/hooks/orders"],
     sharedSecret: "old-shared-secret-0123456789",
   });
