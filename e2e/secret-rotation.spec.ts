@@ -2,7 +2,7 @@ import { expect, test } from "./fixtures";
 import { api } from "./api";
 import { expectAccessible, expectNoHorizontalOverflow, PHONE } from "./checks";
 
-// Rotating a destination secret from its form (docs/webhooks.md#secret-rotation), at phone width and by keyboard.
+// Rotating a destination secret from its form (docs/signing.md#secret-rotation), at phone width and by keyboard.
 test.use({ viewport: PHONE });
 
 test("rotate a destination's shared secret with a grace period: the new secret is shown once, the old one counts down", async ({

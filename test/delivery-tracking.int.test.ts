@@ -173,7 +173,7 @@ describe("through the Tracking API", () => {
         .digest("hex");
       expect(r.headers["x-signature"]).toBe(seedWay);
       expect(wh.verify(r.body, r.headers as Record<string, string>)).toEqual(JSON.parse(r.body));
-      // The message's row id (docs/webhooks.md#standard-webhooks), not the client's messageId.
+      // The message's row id (docs/signing.md#standard-webhooks), not the client's messageId.
       expect(r.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     }
     expect(new Set(rx.requests.map((r) => r.headers["webhook-id"])).size).toBe(rx.requests.length);

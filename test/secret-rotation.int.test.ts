@@ -1,7 +1,7 @@
-// Destination secret rotation (docs/webhooks.md#secret-rotation): a receiver switches from the old
+// Destination secret rotation (docs/signing.md#secret-rotation): a receiver switches from the old
 // secret to the new one in the middle of live traffic, through /v1 and the real worker, and rejects
 // nothing; for X-Signature and for Standard Webhooks. Receivers are real HTTP servers on 127.0.0.1
-// that verify exactly as docs/webhooks.md tells receivers to.
+// that verify exactly as docs/signing.md tells receivers to.
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const header = (r: Received, name: string) => r.headers[name] as string | undefined;
 
-/** docs/webhooks.md#verifying-x-signature: the secret's HMAC-SHA1 of the body equals X-Signature or X-Signature-Next. */
+/** docs/signing.md#verifying-x-signature: the secret's HMAC-SHA1 of the body equals X-Signature or X-Signature-Next. */
 function xSignatureOk(secret: string, r: Received): boolean {
   const expected = Buffer.from(crypto.createHmac("sha1", secret).update(r.body, "utf8").digest("hex"));
   return [header(r, "x-signature"), header(r, "x-signature-next")]
@@ -111,15 +111,15 @@ async function settledDeliveries(destinationId: string, messageIds: string[]) {
 const requestsTo = (rx: Receiver, path: string) => rx.requests.filter((r) => r.path === path);
 
 /**
- * The receiver code docs/webhooks.md#secret-rotation gives, in Node and in Python, run as written on
+ * The receiver code docs/signing.md#secret-rotation gives, in Node and in Python, run as written on
  * a request as received: for each secret pair, whether xSignatureOk / standardOk accept it.
  */
 function docsVerify(r: Received, pairs: { shared: string; standard: string }[]): Record<"node" | "python", [boolean, boolean][]> {
-  const docs = fs.readFileSync(path.join(root, "docs/webhooks.md"), "utf8");
+  const docs = fs.readFileSync(path.join(root, "docs/signing.md"), "utf8");
   const section = docs.slice(docs.indexOf("## Secret rotation"));
   const block = (lang: string) => {
     const m = section.match(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``));
-    if (!m) throw new Error(`no ${lang} block in docs/webhooks.md#secret-rotation`);
+    if (!m) throw new Error(`no ${lang} block in docs/signing.md#secret-rotation`);
     // The closing usage line names the reader's own variables (oldSecret, request…): the functions are what is run.
     return m[1].replace(/^(const ok|ok) = .*$/m, "");
   };

@@ -13,7 +13,7 @@ import type { Method } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 
 /**
- * A write-only value in the form (docs/webhooks.md#secrets). Editing, a stored value is `kept`: the
+ * A write-only value in the form (docs/signing.md#secrets). Editing, a stored value is `kept`: the
  * form shows its hint and leaves it out of the PATCH, so it stays as it is. Replace types a new one;
  * Remove sends "" (removed on save).
  */

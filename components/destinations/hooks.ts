@@ -30,7 +30,7 @@ export const fetchDestination = (id: string, signal?: AbortSignal) => call(desti
 export const fetchDestinationHealth = (id: string, signal?: AbortSignal) => call(destinationEndpoints.health, { params: { id }, signal });
 
 /**
- * One write-only value, fetched only when a person asks to see it (docs/webhooks.md#secrets). Never
+ * One write-only value, fetched only when a person asks to see it (docs/signing.md#secrets). Never
  * put in the query cache: it is shown where it was asked for and forgotten with that component.
  */
 export const revealDestinationValue = (id: string, which: RevealInput) =>
@@ -131,7 +131,7 @@ export function useTestSendMutation() {
 }
 
 /**
- * Rotate a secret (docs/webhooks.md#secret-rotation). The new secret comes back in the answer only:
+ * Rotate a secret (docs/signing.md#secret-rotation). The new secret comes back in the answer only:
  * the caller shows it once; the cache gets the destination, which never holds it.
  */
 export function useRotateDestinationSecretMutation() {

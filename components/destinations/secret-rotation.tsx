@@ -16,14 +16,14 @@ const NAMES: Record<Which, { title: string; inText: string; header: string }> = 
   standardSecret: { title: "Standard Webhooks secret", inText: "Standard Webhooks secret", header: "webhook-signature" },
 };
 
-/** What the receiver sees during the grace period, per scheme (docs/webhooks.md#secret-rotation). */
+/** What the receiver sees during the grace period, per scheme (docs/signing.md#secret-rotation). */
 const OVERLAP: Record<Which, string> = {
   sharedSecret: "X-Signature keeps the current secret's signature and X-Signature-Next carries the new one's",
   standardSecret: "webhook-signature carries both signatures, the new one first",
 };
 
 /**
- * Secret rotation (docs/webhooks.md#secret-rotation), a section of the destination form a user can
+ * Secret rotation (docs/signing.md#secret-rotation), a section of the destination form a user can
  * leave closed: a new secret signs at once, the current one keeps signing beside it for the grace
  * period, so the receiver can switch without rejecting a request. It acts at once (confirmed in a
  * dialog), not on "Save changes". The new secret is shown here once, never again.
@@ -165,7 +165,7 @@ function PreviousNotice({ which, previous }: { which: Which; previous: PreviousS
   );
 }
 
-/** On the destination's page: which old secrets still sign, and until when (docs/webhooks.md#secret-rotation). */
+/** On the destination's page: which old secrets still sign, and until when (docs/signing.md#secret-rotation). */
 export function RotationNotice({ destination }: { destination: DestinationDto }) {
   const signing = (["sharedSecret", "standardSecret"] as const).flatMap((w) => {
     const previous = previousOf(destination, w);

@@ -8,7 +8,7 @@ import { describeStored, type WriteOnlyState } from "./form-state";
 import { SecretField } from "./secret-field";
 
 /**
- * A stored write-only value (docs/webhooks.md#secrets): "set · ••••abcd" with Reveal, Replace and
+ * A stored write-only value (docs/signing.md#secrets): "set · ••••abcd" with Reveal, Replace and
  * Remove. Replacing shows the secret input; a value typed on create is that input from the start.
  */
 export function WriteOnlyField({

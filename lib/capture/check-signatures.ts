@@ -18,7 +18,7 @@ export async function checkCapturedSignatures(opts: {
   const { row } = await loadCapturedRequest(opts);
   const dest = await loadSigningSettings({ workspaceId: opts.workspaceId, id: opts.destinationId });
   const input = { headers: row.headers, body: row.body, truncated: row.truncated };
-  // A rotation's old secret still signs until its grace period ends (docs/webhooks.md#secret-rotation).
+  // A rotation's old secret still signs until its grace period ends (docs/signing.md#secret-rotation).
   const inGrace = (secret: string | null | undefined, end: Date | null | undefined) =>
     secret && end && end.getTime() > Date.now() ? secret : null;
   return {

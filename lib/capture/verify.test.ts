@@ -58,7 +58,7 @@ describe("verifyStandardWebhook", () => {
   });
 });
 
-describe("during a secret rotation (docs/webhooks.md#secret-rotation)", () => {
+describe("during a secret rotation (docs/signing.md#secret-rotation)", () => {
   const hex = (k: string) => crypto.createHmac("sha1", k).update(text).digest("hex");
 
   it("X-Signature: the old secret's in X-Signature or the new one's in X-Signature-Next is valid while the old one is in grace", () => {

@@ -19,7 +19,7 @@ function sameDigest(expected: string, sent: string): boolean {
 const header = (headers: Record<string, string>, name: string) => headers[name.toLowerCase()];
 
 /**
- * `previousSecret`: a rotation's old secret while its grace period lasts (docs/webhooks.md#secret-rotation):
+ * `previousSecret`: a rotation's old secret while its grace period lasts (docs/signing.md#secret-rotation):
  * requests then carry its signature too, and either secret's match is valid.
  */
 type Check = {

@@ -140,7 +140,7 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
        ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
        ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
        ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch,
-       -- a rotation's previous secrets sign until their grace periods end (docs/webhooks.md#secret-rotation)
+       -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        ${once("t.previous_shared_secret")} AS previous_shared_secret, ${once("t.previous_shared_secret_expires_at")} AS previous_shared_secret_expires_at,
        ${once("t.previous_standard_secret")} AS previous_standard_secret, ${once("t.previous_standard_secret_expires_at")} AS previous_standard_secret_expires_at,
        ${once("t.rate_limit_per_second")} AS rate_limit_per_second, ${once("t.rate_limit_concurrency")} AS rate_limit_concurrency

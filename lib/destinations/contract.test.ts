@@ -146,7 +146,7 @@ describe("what a destination could never deliver with (issue 12 item 9)", () => 
   });
 });
 
-describe("secrets (docs/webhooks.md#secrets)", () => {
+describe("secrets (docs/signing.md#secrets)", () => {
   it("keeps a secret exactly as entered and refuses surrounding whitespace instead of trimming it", () => {
     const parsed = destinationInputSchema.parse({ name: "n", urls: ["https://a.example"], sharedSecret: "in side" });
     expect(parsed.sharedSecret).toBe("in side");

@@ -95,7 +95,7 @@ const headerPatchSchema = z.object({
   value: z.union([z.literal("").transform(() => null), z.null(), headerValue]).optional(),
 });
 
-/** Secrets are used exactly as entered (docs/webhooks.md#secrets): never trimmed, so surrounding whitespace is refused. */
+/** Secrets are used exactly as entered (docs/signing.md#secrets): never trimmed, so surrounding whitespace is refused. */
 const isUntrimmed = (v: string) => v === v.trim();
 const noControl = (v: string) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 
@@ -309,7 +309,7 @@ export type DestinationInput = z.infer<typeof destinationInputSchema>;
 export type DestinationPatch = z.infer<typeof destinationPatchSchema>;
 
 /**
- * A write-only value as responses show it (docs/webhooks.md#secrets): whether it is set, and its last
+ * A write-only value as responses show it (docs/signing.md#secrets): whether it is set, and its last
  * 4 characters when it is long enough (12+) for those not to give most of it away.
  */
 export const writeOnlyValueSchema = z.object({ set: z.boolean(), last4: z.string().nullable() });
@@ -322,7 +322,7 @@ export const writeOnlyHint = (value: string | null | undefined): WriteOnlyValue 
   value ? { set: true, last4: value.length >= HINT_MIN_LENGTH ? value.slice(-4) : null } : { set: false, last4: null };
 
 /**
- * A rotation's previous secret while it still signs beside the new one (docs/webhooks.md#secret-rotation):
+ * A rotation's previous secret while it still signs beside the new one (docs/signing.md#secret-rotation):
  * its hint (writeOnlyHint's last 4) and when its grace period ends. Never the secret.
  */
 export const previousSecretSchema = z.object({ last4: z.string().nullable(), expiresAt: z.string() });
@@ -422,7 +422,7 @@ export type RevealInput = z.infer<typeof revealSchema>;
 export const revealedSchema = z.object({ value: z.string() });
 
 /**
- * `POST /api/destinations/{id}/rotate-secret` (docs/webhooks.md#secret-rotation): a new secret that
+ * `POST /api/destinations/{id}/rotate-secret` (docs/signing.md#secret-rotation): a new secret that
  * signs at once; the current one keeps signing beside it for `graceMinutes` (the same choices as a
  * write key's rotation: none, 1 hour, 24 hours, 7 days in the dashboard; 0 to 10080 minutes in the
  * API). `value` chooses the new secret; without it one is generated.

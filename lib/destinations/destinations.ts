@@ -109,7 +109,7 @@ const batchColumn = (b: BatchSettings | null) => (b === null ? Prisma.DbNull : b
 const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
 const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
-/** A previous secret while its grace period lasts (docs/webhooks.md#secret-rotation): its hint and end; ended, nothing to show. */
+/** A previous secret while its grace period lasts (docs/signing.md#secret-rotation): its hint and end; ended, nothing to show. */
 function previousSecret(secret: string | null, expiresAt: Date | null, now = Date.now()): PreviousSecret | null {
   if (!secret || !expiresAt || expiresAt.getTime() <= now) return null;
   return { last4: writeOnlyHint(secret).last4, expiresAt: expiresAt.toISOString() };
@@ -120,7 +120,7 @@ const rateLimitColumns = (l: RateLimitInput | null) => ({
   rateLimitConcurrency: l?.concurrency ?? null,
 });
 
-/** Secrets and header values are write-only (docs/webhooks.md#secrets): the DTO says whether each is set, never what. */
+/** Secrets and header values are write-only (docs/signing.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
   name: r.name,
@@ -191,7 +191,7 @@ async function inWorkspaceLock<T>(workspaceId: string, work: (tx: Tx) => Promise
 }
 
 /**
- * Standard Webhooks signs when its secret is set (docs/webhooks.md#standard-webhooks). The older
+ * Standard Webhooks signs when its secret is set (docs/signing.md#standard-webhooks). The older
  * `standardWebhooks` flag is still accepted: true switches signing on (a secret is generated when
  * there is none), false switches it off unless a secret comes with it.
  */
@@ -307,7 +307,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         // Omitted keeps the secret; null (or "", read as null by the contract) removes it.
         ...(input.sharedSecret !== undefined && { sharedSecret: input.sharedSecret }),
         // A secret replaced or removed here takes effect at once: it ends a rotation's grace period
-        // (docs/webhooks.md#secret-rotation), whose previous secret was the one before the replaced one.
+        // (docs/signing.md#secret-rotation), whose previous secret was the one before the replaced one.
         ...(input.sharedSecret !== undefined &&
           input.sharedSecret !== current.sharedSecret && { previousSharedSecret: null, previousSharedSecretExpiresAt: null }),
         ...(standard.standardSecret !== current.standardSecret && { previousStandardSecret: null, previousStandardSecretExpiresAt: null }),
@@ -352,7 +352,7 @@ export async function deleteDestination(opts: Change & { id: string }): Promise<
 }
 
 /**
- * One write-only value, asked for on its own (docs/webhooks.md#secrets): a secret, or a custom
+ * One write-only value, asked for on its own (docs/signing.md#secrets): a secret, or a custom
  * header's value by its name (in any letter case). 404 when the destination has no such value.
  */
 export async function revealDestinationSecret(opts: Change & { id: string; which: RevealInput }): Promise<{ value: string }> {
@@ -391,7 +391,7 @@ const SECRET_COLUMNS = {
 export const generateSharedSecret = () => crypto.randomBytes(24).toString("hex");
 
 /**
- * Rotating a destination secret (docs/webhooks.md#secret-rotation): the new secret signs at once; the
+ * Rotating a destination secret (docs/signing.md#secret-rotation): the new secret signs at once; the
  * current one keeps signing beside it for the grace period (X-Signature stays its signature, with
  * X-Signature-Next the new one's; webhook-signature carries both), then only the new one signs. One
  * previous secret at a time: rotating again during a grace period ends the older one's at once. The

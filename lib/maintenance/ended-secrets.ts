@@ -4,7 +4,7 @@ import { pool } from "../platform/db";
 
 /**
  * A rotation's previous destination secrets once their grace periods have ended
- * (docs/webhooks.md#secret-rotation): no request is signed with them any more (prepareSigning checks
+ * (docs/signing.md#secret-rotation): no request is signed with them any more (prepareSigning checks
  * the end when it prepares), so the maintenance run clears them from the row. One statement: a
  * workspace holds at most 50 destinations, and few are ever in a grace period.
  */

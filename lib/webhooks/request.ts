@@ -15,7 +15,7 @@ export type SigningSettings = {
   standardSecret: string | null;
   /**
    * The secrets before their last rotation and the end of their grace periods
-   * (docs/webhooks.md#secret-rotation): each signs beside the new one until then; absent or ended, only
+   * (docs/signing.md#secret-rotation): each signs beside the new one until then; absent or ended, only
    * the new one signs.
    */
   previousSharedSecret?: string | null;
@@ -30,7 +30,7 @@ export type SigningSettings = {
 export type OutgoingRequest = { headers: Record<string, string>; body: string; loggedHeaders: Record<string, string> };
 
 /**
- * Standard Webhooks `webhook-id` (docs/webhooks.md#standard-webhooks): from the message's row id, a
+ * Standard Webhooks `webhook-id` (docs/signing.md#standard-webhooks): from the message's row id, a
  * uuid, so it is unique across the workspace (two sources may send the same messageId) and the
  * same on every retry and every replay of the message (a receiver's dedupe drops what it already
  * processed; replays go only where the message did not succeed).
@@ -58,7 +58,7 @@ export type PreparedSigning = {
 };
 
 /**
- * `now` decides whether a rotation's grace period still lasts (docs/webhooks.md#secret-rotation): it is
+ * `now` decides whether a rotation's grace period still lasts (docs/signing.md#secret-rotation): it is
  * checked when requests are prepared, from the stored end, so no job has to end it.
  */
 export function prepareSigning(dest: SigningSettings, now: Date = new Date()): PreparedSigning {
@@ -70,7 +70,7 @@ export function prepareSigning(dest: SigningSettings, now: Date = new Date()): P
   headers["user-agent"] = USER_AGENT;
   const loggedHeaders = maskHeaders(headers);
   const sharedSecret = dest.sharedSecret || null;
-  // On when its secret is set (docs/webhooks.md#standard-webhooks): the flag mirrors the secret.
+  // On when its secret is set (docs/signing.md#standard-webhooks): the flag mirrors the secret.
   const standardSecret = dest.standardSecret || null;
   return {
     headers,

@@ -1,4 +1,4 @@
-// Secret rotation's signatures (docs/webhooks.md#secret-rotation): during a grace period the previous
+// Secret rotation's signatures (docs/signing.md#secret-rotation): during a grace period the previous
 // secret signs beside the new one, for both schemes; after it only the new one signs.
 import crypto from "node:crypto";
 import { Webhook } from "standardwebhooks";
@@ -43,7 +43,7 @@ const rotating: SigningSettings = {
   previousStandardSecretExpiresAt: later(3_600_000),
 };
 
-/** What docs/webhooks.md#secret-rotation tells receivers to check: their secret's digest equals X-Signature or X-Signature-Next. */
+/** What docs/signing.md#secret-rotation tells receivers to check: their secret's digest equals X-Signature or X-Signature-Next. */
 function receiverAccepts(secret: string, headers: Record<string, string>, body: string): boolean {
   const expected = Buffer.from(crypto.createHmac("sha1", secret).update(body, "utf8").digest("hex"));
   return [headers["x-signature"], headers["x-signature-next"]]
@@ -137,7 +137,7 @@ describe("X-Signature-Next is ours", () => {
   });
 });
 
-describe("docs/webhooks.md's worked example of a rotation", () => {
+describe("docs/signing.md's worked example of a rotation", () => {
   it("gives the headers the docs show, during the grace period and after it", () => {
     const body =
       '{"version":1,"type":"track","userId":"u_123","event":"Order Completed","properties":{"total":42.5},"timestamp":"2026-11-21T15:05:50.000Z","context":{},"messageId":"m_1","receivedAt":"2026-11-21T15:05:50.120Z","sentAt":"2026-11-21T15:05:50.100Z"}';

@@ -8,7 +8,7 @@ export const RESERVED_HEADERS = [
   "content-type",
   "user-agent",
   "x-signature",
-  // the new shared secret's signature during a rotation's grace period (docs/webhooks.md#secret-rotation)
+  // the new shared secret's signature during a rotation's grace period (docs/signing.md#secret-rotation)
   "x-signature-next",
   "content-length",
   "host",

@@ -39,7 +39,7 @@ export function standardWebhooksHeaders(opts: {
 /**
  * The webhook-signature header's value, with the secret's key (standardKey). During a rotation's
  * grace period the previous secret signs too: `v1,<new> v1,<old>`, new first, space-separated as the
- * spec allows, so a receiver holding either secret verifies (docs/webhooks.md#secret-rotation).
+ * spec allows, so a receiver holding either secret verifies (docs/signing.md#secret-rotation).
  */
 export function standardSignatures(
   key: crypto.KeyObject,
@@ -53,7 +53,7 @@ export function standardSignatures(
 }
 
 /**
- * X-Signature during a shared secret's grace period (docs/webhooks.md#secret-rotation): X-Signature
+ * X-Signature during a shared secret's grace period (docs/signing.md#secret-rotation): X-Signature
  * stays the previous secret's, so receivers that have not switched yet keep verifying, and
  * X-Signature-Next carries the new one's. Without a previous secret, X-Signature is the new one's and
  * there is no X-Signature-Next: a receiver holding the new secret accepts a request when its digest

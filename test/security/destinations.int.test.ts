@@ -1,5 +1,5 @@
 // Destinations as an attacker or a careless client finds them, against a real `next start`:
-// - write-only secrets (docs/webhooks.md#secrets): no list or detail answer carries a
+// - write-only secrets (docs/signing.md#secrets): no list or detail answer carries a
 //   shared secret, a Standard Webhooks secret or a custom header value; revealing one is its own call;
 //   PATCH keeps what it omits; the attempt log masks every custom header value;
 // - secrets used exactly as entered (issue 13 item 5): surrounding whitespace refused, never trimmed;
