@@ -2,11 +2,9 @@
 
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { ChoiceGroup } from "@/components/ui/choice-group";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { GRACE_LABELS, timeLeft, type Grace } from "@/components/sources/key-rotation";
-import { ROTATION_GRACE_CHOICES } from "@/lib/sources/contract";
+import { GRACE_LABELS, GraceChoice, timeLeft, type Grace } from "@/components/sources/key-rotation";
 import type { DestinationDto, PreviousSecret } from "@/lib/destinations/contract";
 import { useRotateDestinationSecretMutation } from "./hooks";
 
@@ -96,15 +94,7 @@ function RotateButton({ destination, which, onRotated }: { destination: Destinat
       }
     >
       <span className="block">A new secret is made and signs at once. How long should the current one keep signing beside it?</span>
-      <span className="mt-3 block">
-        <ChoiceGroup
-          label="Current secret keeps signing for"
-          labelVisible
-          options={ROTATION_GRACE_CHOICES.map((m) => ({ value: `${m}` as Grace, label: GRACE_LABELS[m] }))}
-          value={grace}
-          onChange={setGrace}
-        />
-      </span>
+      <GraceChoice label="Current secret keeps signing for" value={grace} onChange={setGrace} />
       <span className="mt-3 block text-sm text-slate-600" aria-live="polite">
         {minutes === 0
           ? "Only the new secret signs from the next request: a receiver still checking with the current one rejects everything until it switches."

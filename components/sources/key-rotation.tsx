@@ -29,6 +29,21 @@ export function timeLeft(ms: number): string {
  * Rotate the write key, confirmed in the in-app dialog with a grace period for the old key (as
  * Stripe does for webhook secrets): clients keep working while they move to the new key.
  */
+/** The grace period of a rotation (a write key's, a destination secret's): one of ROTATION_GRACE_CHOICES. */
+export function GraceChoice({ label, value, onChange }: { label: string; value: Grace; onChange: (g: Grace) => void }) {
+  return (
+    <span className="mt-3 block">
+      <ChoiceGroup
+        label={label}
+        labelVisible
+        options={ROTATION_GRACE_CHOICES.map((m) => ({ value: `${m}` as Grace, label: GRACE_LABELS[m] }))}
+        value={value}
+        onChange={onChange}
+      />
+    </span>
+  );
+}
+
 export function RotateKeyButton({ source }: { source: SourceDto }) {
   const rotate = useRotateSourceKeyMutation();
   const [grace, setGrace] = useState<Grace>("1440");
@@ -44,15 +59,7 @@ export function RotateKeyButton({ source }: { source: SourceDto }) {
       onConfirm={(close) => rotate.mutate({ id: source.id, graceMinutes: minutes }, { onSuccess: close })}
     >
       <span className="block">A new key is made and works at once. How long should the current key keep working?</span>
-      <span className="mt-3 block">
-        <ChoiceGroup
-          label="Old key keeps working for"
-          labelVisible
-          options={ROTATION_GRACE_CHOICES.map((m) => ({ value: `${m}` as Grace, label: GRACE_LABELS[m] }))}
-          value={grace}
-          onChange={setGrace}
-        />
-      </span>
+      <GraceChoice label="Old key keeps working for" value={grace} onChange={setGrace} />
       <span className="mt-3 block text-sm text-slate-600" aria-live="polite">
         {minutes === 0
           ? "Clients still sending with the current key get 401 immediately."

@@ -57,6 +57,16 @@ export type DeliveryUpdate = {
  * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
  * Exported for its plan test (test/delivery-record.int.test.ts).
  */
+/** The deliveries' new states, one array parameter per column ($21–$30), and how a row takes one. */
+const UPDATES = `unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
+            $28::text[], $29::int[], $30::timestamptz[])`;
+const UPDATE_COLUMNS =
+  "id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at";
+const SET_FROM_UPDATE = `state = u.state, pending_urls = u.pending_urls::text[], attempt_count = u.attempt_count,
+  first_attempt_at = u.first_attempt_at, last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
+  next_attempt_at = u.next_attempt_at, last_error = u.last_error, last_status = u.last_status,
+  delivered_at = u.delivered_at, updated_at = now()`;
+
 export const RECORD_SQL = `
 WITH logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
@@ -82,20 +92,9 @@ WITH logged AS (
   LEFT JOIN messages m ON m.id = x.message_row_id
   RETURNING 1
 )
-UPDATE deliveries d SET
-  state = u.state,
-  pending_urls = u.pending_urls::text[],
-  attempt_count = u.attempt_count,
-  first_attempt_at = u.first_attempt_at,
-  last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
-  next_attempt_at = u.next_attempt_at,
-  last_error = u.last_error,
-  last_status = u.last_status,
-  delivered_at = u.delivered_at,
-  updated_at = now()
-FROM unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
-            $28::text[], $29::int[], $30::timestamptz[])
-  AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at)
+UPDATE deliveries d SET ${SET_FROM_UPDATE}
+FROM ${UPDATES}
+  AS u(${UPDATE_COLUMNS})
 -- The ids again as an index condition: without it the planner may hash the batch's rows and
 -- seq-scan all of deliveries to join them, a cost that grows with the table
 -- (docs/decisions/0011-delivery-batch-statements.md).
@@ -111,21 +110,10 @@ WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
 export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
   "WITH logged AS (",
   `WITH members AS (
-  UPDATE deliveries d SET
-    state = u.state,
-    pending_urls = u.pending_urls::text[],
-    attempt_count = u.attempt_count,
-    first_attempt_at = u.first_attempt_at,
-    last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
-    next_attempt_at = u.next_attempt_at,
-    last_error = u.last_error,
-    last_status = u.last_status,
-    delivered_at = u.delivered_at,
-    updated_at = now()
+  UPDATE deliveries d SET ${SET_FROM_UPDATE}
   FROM unnest($34::uuid[], $35::int[]) AS m(id, lead)
-  JOIN unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
-              $28::text[], $29::int[], $30::timestamptz[]) WITH ORDINALITY
-    AS u(id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at, n)
+  JOIN ${UPDATES} WITH ORDINALITY
+    AS u(${UPDATE_COLUMNS}, n)
     ON u.n = m.lead
   WHERE d.id = m.id AND d.id = ANY($34::uuid[])
   RETURNING 1
