@@ -4,26 +4,11 @@
 // live deliveries, retries, replays, test-sends and deletion and audience notices share its limiter,
 // outcome rules and attempt log. No other server module opens an HTTP client, except the ones named
 // below, which do not send webhooks.
-import fs from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { readSource, serverSources } from "../../test/harness/server-sources";
 
-const root = path.resolve(import.meta.dirname, "../..");
-
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name === "node_modules" || e.name === "generated" || e.name.startsWith(".")) continue;
-      out.push(...sources(p));
-    } else if (/\.tsx?$/.test(p) && !/\.test\.tsx?$/.test(p) && !p.includes(`${path.sep}testing${path.sep}`)) out.push(p);
-  }
-  return out;
-}
-
-const serverCode = ["lib", "worker", "ingest", "app"].flatMap(sources);
-const read = (f: string) => fs.readFileSync(path.join(root, f), "utf8");
+const serverCode = serverSources();
+const read = readSource;
 
 /** An HTTP client: undici, fetch, or node:http(s)'s request/get. */
 const HTTP_CLIENT = /from ["']undici["']|\bfetch\(|\bhttps?\.(?:request|get)\(/;
