@@ -29,7 +29,8 @@
  * attempt then count the preload's rows too), BENCH_BATCH=<n> (the destination batches, n events per
  * request, docs/request-shape.md#batching: the rates are then events/s, and the ceiling POSTs bodies of
  * n events each, built the same way; the result is `deliver-batch`), BENCH_MAPPING=10 (the destination
- * maps each event with a realistic 10-field mapping: what a mapping costs a delivery's CPU).
+ * maps each event with a realistic 10-field mapping: what a mapping costs a delivery's CPU),
+ * BENCH_STATEMENTS=1 (the run's statements by Postgres time per delivery, from pg_stat_statements).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -38,7 +39,7 @@ import { Pool } from "undici";
 import pg from "pg";
 import { closeRuntime } from "../lib/platform/runtime";
 import { buildIfNeeded, root } from "../scripts/lib/build";
-import { createTestDatabase } from "../test/harness/pg";
+import { adminUrl, createTestDatabase } from "../test/harness/pg";
 import { ADMIN_TOKEN, ApiClient, startApp, startWorker, type Proc } from "../test/harness/stack";
 import { insertDestination, insertWorkspace, withClient } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
@@ -81,6 +82,33 @@ const FULL_SIGNING_HEADERS = [
   { name: "X-Tenant", value: "acme-eu" },
   { name: "X-Environment", value: "production" },
 ];
+/**
+ * BENCH_STATEMENTS=1: the run's statements by Postgres time per delivery (execution and planning,
+ * wall time: on a busy machine it includes waiting for a core), from pg_stat_statements, which the
+ * server must load (shared_preload_libraries, track_planning on, the extension created in the
+ * database adminUrl names); the preload's statements are left out.
+ */
+const STATEMENTS = process.env.BENCH_STATEMENTS === "1";
+
+async function printStatements(db: { url: string; name: string }, n: number) {
+  // The extension's view lives in the server's own database (CREATE EXTENSION pg_stat_statements there).
+  await withClient(adminUrl(), async (c) => {
+    const { rows } = await c.query<{ us: number; plan_us: number; calls: number; query: string }>(
+      `SELECT (s.total_exec_time + s.total_plan_time) * 1000 / $2 AS us, s.total_plan_time * 1000 / $2 AS plan_us, s.calls::int,
+              left(regexp_replace(s.query, '\\s+', ' ', 'g'), 90) AS query
+         FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = $1 AND s.query NOT LIKE 'INSERT INTO messages%' AND s.query NOT LIKE 'INSERT INTO deliveries (id,%'
+          AND s.query NOT LIKE '%INSERT INTO pgboss.job_common%' AND s.query NOT LIKE '%pg_stat%'
+        ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT 10`,
+      [db.name, n],
+    );
+    for (const r of rows)
+      console.log(
+        `[bench] statement ${r.us.toFixed(1).padStart(6)} µs/delivery (plan ${r.plan_us.toFixed(1)}), ${r.calls} calls: ${r.query}`,
+      );
+  });
+}
+
 /** The worker's per-origin cap (WORKER_CONCURRENCY default); the ceiling uses the same. */
 const CONCURRENCY = 64;
 
@@ -218,6 +246,8 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   const cpuPool = new pg.Pool({ connectionString: db.url, max: 1 });
   await cpuPool.query("SELECT 1");
 
+  // BENCH_STATEMENTS: from here, pg_stat_statements counts the run's statements only (the seed's too, printed apart).
+  if (STATEMENTS) await withClient(adminUrl(), (c) => c.query("SELECT pg_stat_statements_reset()"));
   const tSeed = performance.now();
   await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: messages(N) });
   const t0 = performance.now();
@@ -243,6 +273,7 @@ async function throughput(db: { url: string; name: string }, sink: Sink) {
   console.log(`[bench] poller: ${polls} polls, ${pollMs.toFixed(0)} ms in all`);
   await poll.end();
   const uses: CpuUse[] = await Promise.all(cpuStops.map((stop) => stop()));
+  if (STATEMENTS) await printStatements(db, N);
   const cpu = { workerMs: uses.reduce((n, u) => n + u.appMs, 0), pgMs: uses[0]?.pgMs ?? 0, sinkMs: (await sinkCpu()).appMs };
   await cpuPool.end();
   // Stopped first: a backend flushes its statistics when it exits, an idle one up to 10 s late.

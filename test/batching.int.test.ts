@@ -88,6 +88,15 @@ const states = async (destinationId: string) =>
     )
   ).rows;
 
+/** How many of the destination's deliveries joined a batch (delivery_batch_members). */
+const joinedBatch = async (destinationId: string) =>
+  (
+    await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM deliveries d JOIN delivery_batch_members m ON m.delivery_id = d.id WHERE d.destination_id = $1",
+      [destinationId],
+    )
+  ).rows[0].n;
+
 const allDelivered = (destinationId: string, n: number) =>
   waitFor(
     async () => {
@@ -117,7 +126,10 @@ describe("the body is a JSON array of the events' bodies, signed whole", () => {
     expect(attempts[0].request_body).toBe(rx.requests[0].body);
     expect(attempts[0].user_id).toBeNull();
     expect(rx.requests[0].headers["webhook-id"]).toBe(`batch_${attempts[0].batch_id}`);
-    const { rows: batchIds } = await db.query("SELECT DISTINCT batch_id FROM deliveries WHERE destination_id = $1", [dest.id]);
+    const { rows: batchIds } = await db.query(
+      "SELECT DISTINCT m.batch_id FROM deliveries d JOIN delivery_batch_members m ON m.delivery_id = d.id WHERE d.destination_id = $1",
+      [dest.id],
+    );
     expect(batchIds).toEqual([{ batch_id: attempts[0].batch_id }]);
     // The API: the attempt shows its batch and events; an event that did not lead it shows its batch and that attempt.
     const attempt = await ctx.api.get(`/api/attempts/${attempts[0].id}`);
@@ -248,10 +260,7 @@ describe("deletion requests and batches", () => {
       { type: "track", messageId: "eo-0", userId: "gone2", event: "A" },
       { type: "track", messageId: "eo-1", userId: "stays", event: "B" },
     ]);
-    await waitFor(
-      async () => (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 2,
-      { what: "both to join the open batch" },
-    );
+    await waitFor(async () => (await joinedBatch(dest.id)) === 2, { what: "both to join the open batch" });
     const deletion = await ctx.api.post("/api/deletions", { userIds: ["gone2"] });
     await waitFor(async () => (await ctx.api.get(`/api/deletions/${deletion.id}`)).status === "completed", {
       what: "the deletion request",
@@ -270,11 +279,7 @@ describe("durability", () => {
     const rx = await receiver();
     const dest = await batched(`${rx.url}/restart`, { size: 1000, maxWaitMs: 3_000 });
     await ctx.send(dest.id, tracks(20, "rs"));
-    await waitFor(
-      async () =>
-        (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 20,
-      { what: "the events to join the open batch" },
-    );
+    await waitFor(async () => (await joinedBatch(dest.id)) === 20, { what: "the events to join the open batch" });
     expect(rx.requests).toHaveLength(0);
     const worker = ctx.stack.workers[0];
     await worker.kill("SIGKILL");
@@ -291,10 +296,7 @@ describe("settings changed under a batch", () => {
     const rx = await receiver();
     const dest = await batched(`${rx.url}/off`, { size: 10, maxWaitMs: 1_500 });
     await ctx.send(dest.id, tracks(3, "off"));
-    await waitFor(
-      async () => (await db.query("SELECT 1 FROM deliveries WHERE destination_id = $1 AND batch_id IS NOT NULL", [dest.id])).rowCount === 3,
-      { what: "the events to join the open batch" },
-    );
+    await waitFor(async () => (await joinedBatch(dest.id)) === 3, { what: "the events to join the open batch" });
     await ctx.api.patch(`/api/destinations/${dest.id}`, { batch: null });
     await allDelivered(dest.id, 3);
     expect(rx.requests).toHaveLength(1);
@@ -337,7 +339,10 @@ describe("delivery modes and pause", () => {
     await ctx.api.post(`/api/destinations/${dest.id}/pause`, {});
     await ctx.send(dest.id, tracks(3, "pz"));
     // the deliveries wait, pending and in no batch: nothing is sent while paused
-    const { rows: pending } = await db.query("SELECT state, batch_id FROM deliveries WHERE destination_id = $1", [dest.id]);
+    const { rows: pending } = await db.query(
+      "SELECT d.state, m.batch_id FROM deliveries d LEFT JOIN delivery_batch_members m ON m.delivery_id = d.id WHERE d.destination_id = $1",
+      [dest.id],
+    );
     expect(pending).toEqual([0, 1, 2].map(() => ({ state: "pending", batch_id: null })));
     expect(rx.requests).toHaveLength(0);
     await ctx.api.post(`/api/destinations/${dest.id}/resume`, {});
@@ -383,7 +388,8 @@ describe("retention", () => {
     // Left: exactly the batches with an event still pending (this one, and the deletion notices
     // other tests' deletion requests sent to destinations that wait 30 s for company).
     const { rows: left } = await db.query<{ destination_id: string; pending: boolean }>(
-      `SELECT b.destination_id, EXISTS (SELECT 1 FROM deliveries d WHERE d.batch_id = b.id AND d.state = 'pending') AS pending
+      `SELECT b.destination_id, EXISTS (SELECT 1 FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id
+                                          WHERE m.batch_id = b.id AND d.state = 'pending') AS pending
          FROM delivery_batches b`,
     );
     expect(left.map((b) => b.destination_id)).toContain(dest.id);

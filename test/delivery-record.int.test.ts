@@ -72,6 +72,28 @@ describe("recording an attempt", () => {
     );
     expect(rows).toEqual([{ request_body: null, response_body: null, response_status: 200, user_id: "u1" }]);
   });
+
+  it("keeps a batch attempt's body only while it is still the batch's: not once a deletion request erased or rebuilt it", async () => {
+    const body = '[{"userId":"u1","event":"A"},{"userId":"gone","event":"B"}]';
+    const cases = [
+      { stored: body, logged: body },
+      // erased while the attempt was in flight (batches-erase.ts), then rebuilt without the user's event
+      { stored: null, logged: null },
+      { stored: '[{"userId":"u1","event":"A"}]', logged: null },
+    ];
+    for (const c of cases) {
+      const { msg, delivery, attempt } = await seed({ type: "track", userId: "u1" });
+      const batch = crypto.randomUUID();
+      await pool.query(
+        `INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, events, bytes, close_at, body, built_at)
+         VALUES ($1, $2, $3, 'closed', $4, 2, octet_length(coalesce($5, '')), now(), $5, now())`,
+        [batch, attempt.workspace_id, attempt.destination_id, delivery, c.stored],
+      );
+      await recordRound(pool, [{ ...attempt, request_body: body, user_id: null, batch_id: batch }], []);
+      const { rows } = await pool.query("SELECT request_body, batch_id FROM attempts WHERE message_row_id = $1", [msg]);
+      expect(rows, String(c.stored)).toEqual([{ request_body: c.logged, batch_id: batch }]);
+    }
+  });
 });
 
 // Each column travels as one array literal or separator-joined text (lib/platform/pg-arrays.ts): values
@@ -229,7 +251,7 @@ describe("recording values the array encoding must not alter", () => {
 // The recording's cost must follow the batch, not the deliveries table: told the batch's size, the
 // planner hashed the batch and seq-scanned every delivery to join it (docs/webhooks.md#delivery-cost).
 describe("the recording statement's plan", () => {
-  it("reads only the batch's deliveries however many there are, with custom and generic plans", async () => {
+  it("reads only the batch's deliveries and messages however many there are, with custom and generic plans", async () => {
     const { ws, dest } = await insertWorkspaceAndDestination(pool);
     await pool.query(
       `INSERT INTO messages (id, workspace_id, message_id, type, user_id, timestamp, payload)
@@ -278,16 +300,25 @@ describe("the recording statement's plan", () => {
       for (const mode of ["force_custom_plan", "force_generic_plan"]) {
         await client.query(`SET LOCAL plan_cache_mode = ${mode}`);
         const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE record_round(${literals})`);
-        const nodes: { "Relation Name"?: string; "Node Type": string; "Actual Rows": number; "Actual Loops": number }[] = [];
+        const nodes: {
+          "Relation Name"?: string;
+          "Node Type": string;
+          "Actual Rows": number;
+          "Actual Loops": number;
+          "Rows Removed by Filter"?: number;
+        }[] = [];
         const walk = (n: any) => {
           nodes.push(n);
           for (const c of n.Plans ?? []) walk(c);
         };
         walk(plan.rows[0]["QUERY PLAN"][0].Plan);
-        const deliveryRowsRead = nodes
-          .filter((n) => n["Relation Name"] === "deliveries" && n["Node Type"] !== "ModifyTable")
-          .reduce((sum, n) => sum + n["Actual Rows"] * n["Actual Loops"], 0);
-        expect(deliveryRowsRead, mode).toBeLessThanOrEqual(batch.length);
+        // those a filter dropped too: a sequential scan returns only the batch's rows
+        const rowsRead = (table: string) =>
+          nodes
+            .filter((n) => n["Relation Name"] === table && n["Node Type"] !== "ModifyTable")
+            .reduce((sum, n) => sum + (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * n["Actual Loops"], 0);
+        expect(rowsRead("deliveries"), `${mode}: deliveries`).toBeLessThanOrEqual(batch.length);
+        expect(rowsRead("messages"), `${mode}: messages`).toBeLessThanOrEqual(batch.length);
       }
     } finally {
       await client.query("ROLLBACK");

@@ -39,7 +39,7 @@ const HAND_WRITTEN_TRIGGER =
   /^CREATE TRIGGER (captured_requests_bytes_(in|out)|destination_sources_routing_version|destinations_routing_version) /;
 const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version)\(\)[\s\S]*?\n\$\$;/g;
 /**
- * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_backfills):
+ * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_delivery_batches, *_backfills):
  * schema.prisma describes them without their WHERE. Each is named with its exact predicate, so any
  * other WHERE still shows as a difference.
  */
@@ -47,7 +47,6 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   messages_workspace_id_anonymous_id_idx: "(user_id IS NULL)",
   messages_source_id_received_at_idx: "(source_id IS NOT NULL)",
   messages_workspace_id_event_timestamp_idx: "(event IS NOT NULL)",
-  deliveries_batch_id_idx: "(batch_id IS NOT NULL)",
   attempts_batch_id_idx: "(batch_id IS NOT NULL)",
   deliveries_backfill_id_state_idx: "((backfill_id IS NOT NULL) AND (state = 'pending'::text))",
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",

@@ -59,7 +59,7 @@ export async function eraseUserData(
       WHERE message_row_id = ANY($1::uuid[]) AND state = 'pending'`,
     [ids, CANCELLED_BY_DELETION],
   );
-  await eraseFromBatches(client, ids);
+  await eraseFromBatches(client, workspaceId, ids);
   const deleted = await client.query(
     `DELETE FROM messages m WHERE m.id = ANY($1::uuid[])
         AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_row_id = m.id)`,

@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { membersLock } from "./batches";
 import { enqueueDeliveryJobs } from "./enqueue";
 
 /**
@@ -10,32 +11,31 @@ import { enqueueDeliveryJobs } from "./enqueue";
  * sent keeps no copy of their data, nor do its attempts' logged bodies; a batch whose lead was
  * erased hands the lead, with a job, to its first member left.
  */
-export async function eraseFromBatches(client: pg.PoolClient, messageRowIds: string[]): Promise<void> {
+export async function eraseFromBatches(client: pg.PoolClient, workspaceId: string, messageRowIds: string[]): Promise<void> {
   if (messageRowIds.length === 0) return;
+  // Alone: a join in flight commits its members first, and one after this finds these cancelled (batches.ts membersLock).
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [membersLock(workspaceId)]);
   // deliveries(message_row_id, destination_id, replay_number) finds them; most erasures hit no batch.
   const { rows: hit } = await client.query<{ batch_id: string }>(
-    `UPDATE deliveries SET batch_part = NULL WHERE message_row_id = ANY($1::uuid[]) AND batch_id IS NOT NULL RETURNING batch_id`,
+    `UPDATE delivery_batch_members m SET part = NULL FROM deliveries d
+      WHERE d.message_row_id = ANY($1::uuid[]) AND m.delivery_id = d.id RETURNING m.batch_id`,
     [messageRowIds],
   );
   if (hit.length === 0) return;
   const batchIds = [...new Set(hit.map((r) => r.batch_id))];
   await client.query("UPDATE delivery_batches SET body = NULL WHERE id = ANY($1::uuid[])", [batchIds]);
   // A batch's attempts are logged on the delivery that led it then, always one of its members.
-  await client.query(
-    `UPDATE attempts SET request_body = NULL
-      WHERE batch_id = ANY($1::uuid[]) AND request_body IS NOT NULL
-        AND message_row_id IN (SELECT message_row_id FROM deliveries WHERE batch_id = ANY($1::uuid[]))`,
-    [batchIds],
-  );
-  const { rows: handedOn } = await client.query<{ lead: string; next_attempt_at: Date | null }>(
+  await client.query("UPDATE attempts SET request_body = NULL WHERE batch_id = ANY($1::uuid[]) AND request_body IS NOT NULL", [batchIds]);
+  // An open batch's members wait for its close time (their own next attempt is set by the rounds after).
+  const { rows: handedOn } = await client.query<{ lead: string; due: Date | null }>(
     `UPDATE delivery_batches b SET lead_delivery_id = n.id
-       FROM (SELECT DISTINCT ON (batch_id) batch_id, id, next_attempt_at FROM deliveries
-              WHERE batch_id = ANY($1::uuid[]) AND state = 'pending' ORDER BY batch_id, id) n
+       FROM (SELECT DISTINCT ON (m.batch_id) m.batch_id, d.id, d.next_attempt_at
+               FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id
+              WHERE m.batch_id = ANY($1::uuid[]) AND d.state = 'pending' ORDER BY m.batch_id, m.delivery_id) n
       WHERE b.id = n.batch_id
         AND NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.id = b.lead_delivery_id AND l.state = 'pending')
-      RETURNING n.id AS lead, n.next_attempt_at`,
+      RETURNING n.id AS lead, COALESCE(n.next_attempt_at, CASE WHEN b.state = 'open' THEN b.close_at END) AS due`,
     [batchIds],
   );
-  // Members mirror their lead, so the new lead's own next attempt is the batch's (its close time while open).
-  for (const h of handedOn) await enqueueDeliveryJobs(client, [h.lead], h.next_attempt_at ? { startAfter: h.next_attempt_at } : {});
+  for (const h of handedOn) await enqueueDeliveryJobs(client, [h.lead], h.due ? { startAfter: h.due } : {});
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
-import { column } from "../platform/pg-arrays";
+import { column, hiddenIds, textArray } from "../platform/pg-arrays";
 import { newRowId } from "../tracking/row-ids";
-import { BATCH_BODY_LIMIT, batchBody } from "../webhooks/batching";
+import { BATCH_BODY_LIMIT, batchBody, carve } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
 import type { LoadedDelivery } from "./load";
@@ -12,13 +12,16 @@ import type { DeliveryUpdate } from "./record";
 
 /**
  * Opt-in batching (docs/request-shape.md#batching), between the engine's load and its round. A
- * batching destination's new delivery does not go on its own: it joins its destination's open
- * batch in Postgres (membership is a column, deliveries.batch_id, so a worker killed meanwhile
- * loses nothing), with its own body, fixed then (deliveries.batch_part). A batch closes when it
- * holds `size` events, when adding the next would take its body past BATCH_BODY_LIMIT, or
- * `maxWaitMs` after it opened; its lead delivery's job then sends it through the same round as
- * every other request (round.ts), and every member mirrors the lead's state after each round.
- * A batch's body is built once and stored (delivery_batches.body): every retry sends those bytes.
+ * batching destination's new delivery does not go on its own: it joins a batch in Postgres, with its
+ * own body fixed then, as one narrow row of delivery_batch_members (the delivery's own row is not
+ * written: docs/decisions/0102-batch-membership.md), so a worker killed meanwhile loses nothing.
+ * The deliveries a worker took together that fill whole batches make batches of their own, closed
+ * and built at once and sent by the same round that joined them; the rest join their destination's
+ * open batch, which closes when it holds `size` events, when adding the next would take its body past
+ * BATCH_BODY_LIMIT, or `maxWaitMs` after it opened, and its lead delivery's job then sends it. A
+ * batch goes through the same round as every other request (round.ts), every member mirrors the
+ * lead's state after each round, and its body is built once and stored (delivery_batches.body):
+ * every retry sends those bytes.
  */
 
 /** A batch being sent: what the round needs besides its lead delivery. */
@@ -30,6 +33,13 @@ export type Taken = { alone: LoadedDelivery[]; batches: LoadedDelivery[]; dueTim
 /** Standard Webhooks `webhook-id` of a batch: the same on every attempt of it (docs/request-shape.md#batch-signatures). */
 export const batchWebhookId = (batchId: string) => `batch_${batchId}`;
 
+/**
+ * The advisory lock a deletion request holds alone while it takes its user's events out of batches
+ * (batches-erase.ts), and every join shares: a join either commits before the erasure looks for
+ * members, or starts after it and finds the erased deliveries cancelled.
+ */
+export const membersLock = (workspaceId: string) => `batch-members:${workspaceId}`;
+
 /** Whether any of a batch's deliveries is a batching destination's or in a batch (the others skip takeBatches altogether). */
 export function batching(deliveries: readonly LoadedDelivery[]): boolean {
   for (const d of deliveries) if (d.destination.batch || d.batchId) return true;
@@ -39,18 +49,21 @@ export function batching(deliveries: readonly LoadedDelivery[]): boolean {
 /**
  * Splits loaded deliveries: those that go alone (a destination that does not batch, a test-send, an
  * erased message, a mapping that fails on this event: the round logs it), the new ones of batching
- * destinations, which join batches here, and the leads of batches due to be sent.
+ * destinations, which join batches here, and the leads of batches due to be sent (those built by
+ * this join, and those whose lead's job came due).
  */
 export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Promise<Taken> {
   const alone: LoadedDelivery[] = [];
   const joining: Joining[] = [];
-  const leads = new Map<string, LoadedDelivery>();
+  const joined = new Map<string, LoadedDelivery[]>();
   for (const d of deliveries) {
     const dest = d.destination;
     // A batch already joined goes as a batch, even if its destination stopped batching since: its
     // members wait on its lead (a disabled destination fails them all in the lead's round).
     if (d.batchId) {
-      leads.set(d.batchId, d);
+      const of = joined.get(d.batchId);
+      if (of) of.push(d);
+      else joined.set(d.batchId, [d]);
       continue;
     }
     if (!dest.batch || d.test || d.targetUrls || d.erased || !dest.enabled || dest.urls.length === 0) {
@@ -61,164 +74,266 @@ export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Pr
     if (shaped.targets.some((t) => "error" in t)) alone.push(d);
     else joining.push({ d, part: shaped.body, bytes: Buffer.byteLength(shaped.body, "utf8") });
   }
-  const dueTimes = joining.length > 0 ? await joinBatches(db, joining) : [];
-  const batches = leads.size > 0 ? await batchesToSend(db, leads) : [];
-  return { alone, batches, dueTimes };
+  const join = joining.length > 0 ? await joinBatches(db, joining) : { sending: [], dueTimes: [] };
+  const due = joined.size > 0 ? await batchesToSend(db, joined) : [];
+  return { alone, batches: [...join.sending, ...due], dueTimes: join.dueTimes };
 }
 
+/**
+ * The join's one statement (tryJoin): the new batches ($1–$10), the open ones grown ($11–$14), the
+ * members ($15–$17), each column one literal. A member is inserted only while its delivery is still
+ * pending: the count returned falls short when a deletion request cancelled one since its load.
+ * Exported for its plan test (test/batch-statements.int.test.ts).
+ */
+export const JOIN_SQL = `WITH fresh AS (
+  INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at, body, built_at)
+  SELECT x.id, x.workspace_id, x.destination_id, x.state, x.lead, x.urls::text[], x.events,
+         CASE WHEN x.body IS NOT NULL THEN octet_length(x.body) ELSE x.bytes END, x.close_at, x.body,
+         CASE WHEN x.body IS NOT NULL THEN now() END
+    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::timestamptz[],
+                string_to_array($10, E'\\x1e', '')) AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body)
+), grown AS (
+  UPDATE delivery_batches b SET events = x.events, bytes = x.bytes, state = x.state
+    FROM unnest($11::uuid[], $12::int[], $13::int[], $14::text[]) AS x(id, events, bytes, state)
+   WHERE b.id = x.id AND b.id = ANY($11::uuid[])
+), members AS (
+  INSERT INTO delivery_batch_members (delivery_id, batch_id, part)
+  SELECT x.id, x.batch_id, x.part
+    FROM unnest($15::uuid[], $16::uuid[], string_to_array($17, E'\\x1e', '')) AS x(id, batch_id, part)
+    JOIN deliveries d ON d.id = x.id
+   WHERE d.id = ANY(${hiddenIds(15)}) AND d.state = 'pending'
+  RETURNING 1
+)
+SELECT count(*)::int AS n FROM members`;
+
 type Joining = { d: LoadedDelivery; part: string; bytes: number };
-type OpenBatch = { id: string; lead: string; events: number; bytes: number; closeAt: Date; isNew: boolean; closed: boolean };
+
+/** A batch this join writes: a new one (full and built, or open), or the open one it adds to. */
+type JoinedBatch = {
+  id: string;
+  workspaceId: string;
+  destinationId: string;
+  urls: string[] | null;
+  /** its lead's id; the lead itself when this join made the batch */
+  lead: string;
+  events: number;
+  bytes: number;
+  closeAt: Date;
+  isNew: boolean;
+  closed: boolean;
+  /** the body, for a batch this join made full: stored now and sent by this round */
+  body: string | null;
+  /** the deliveries joining it now */
+  members: Joining[];
+};
 
 /**
- * Adds new deliveries to their destinations' open batches, in one transaction; a replay that names
- * URLs (every mode) joins a batch for those URLs only. Closed batches' leads get a job now, new
- * open batches' leads one at their close time; returns when those fall due (the retry lane's wake-ups).
+ * Adds new deliveries to batches, in one transaction; a replay that names URLs (every mode) joins a
+ * batch for those URLs only. Returns the leads of the batches it built (sent now, by the caller's
+ * round) and when the jobs it enqueued for open batches' close times fall due (the retry lane's
+ * wake-ups); an open batch it closed gets its lead's job now.
  */
-async function joinBatches(db: pg.Pool, joining: Joining[]): Promise<Date[]> {
+async function joinBatches(db: pg.Pool, joining: Joining[]): Promise<{ sending: LoadedDelivery[]; dueTimes: Date[] }> {
+  for (;;) {
+    const joined = await tryJoin(db, joining);
+    if (joined !== "stale") return joined;
+    // A deletion request cancelled some of them since they were loaded: those do not join.
+    const { rows } = await db.query<{ id: string }>("SELECT id FROM deliveries WHERE id = ANY($1::uuid[]) AND state = 'pending'", [
+      joining.map((j) => j.d.id),
+    ]);
+    const pending = new Set(rows.map((r) => r.id));
+    joining = joining.filter((j) => pending.has(j.d.id));
+    if (joining.length === 0) return { sending: [], dueTimes: [] };
+  }
+}
+
+async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: LoadedDelivery[]; dueTimes: Date[] } | "stale"> {
   const groups = new Map<string, Joining[]>();
   for (const j of joining) {
     const key = `${j.d.destinationId} ${j.d.pendingUrls?.join(" ") ?? ""}`;
-    const g = groups.get(key) ?? [];
-    g.push(j);
-    groups.set(key, g);
+    const g = groups.get(key);
+    if (g) g.push(j);
+    else groups.set(key, [j]);
   }
-  // The same order in every worker, so two joining the same destinations never wait on each other in a cycle.
-  const keys = [...groups.keys()].sort();
   const client = await db.connect();
-  const closedLeads: string[] = [];
-  const timers: { lead: string; at: Date }[] = [];
   try {
     await client.query("BEGIN");
-    const members: { id: string; batchId: string; part: string; nextAt: Date | null }[] = [];
-    const touched: OpenBatch[] = [];
-    for (const key of keys) {
+    const workspaces = [...new Set(joining.map((j) => j.d.workspaceId))].sort().map(membersLock);
+    await client.query("SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k", [workspaces]);
+    const batches: JoinedBatch[] = [];
+    // The same order in every worker, so two joining the same destinations never wait on each other in a cycle.
+    for (const key of [...groups.keys()].sort()) {
       const group = groups.get(key)!;
-      const first = group[0].d;
-      const settings = first.destination.batch!;
-      const urls = first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null;
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`batch:${first.destinationId}`]);
-      // FOR UPDATE: a lead's job closing this batch meanwhile (batchesToSend) waits for these members to commit.
-      const { rows } = await client.query<{ id: string; lead_delivery_id: string; events: number; bytes: number; close_at: Date }>(
-        `SELECT id, lead_delivery_id, events, bytes, close_at FROM delivery_batches
-          WHERE destination_id = $1 AND state = 'open' AND urls IS NOT DISTINCT FROM $2::text[] ORDER BY opened_at LIMIT 1 FOR UPDATE`,
-        [first.destinationId, urls],
-      );
-      let open: OpenBatch | null = rows[0]
-        ? {
-            id: rows[0].id,
-            lead: rows[0].lead_delivery_id,
-            events: rows[0].events,
-            bytes: rows[0].bytes,
-            closeAt: rows[0].close_at,
-            isNew: false,
-            closed: false,
-          }
-        : null;
-      if (open) touched.push(open);
-      for (const j of group) {
-        // Closes early rather than pass the limit; an event over it alone still goes, in a batch of its own.
-        if (open && (open.events >= settings.size || open.bytes + 1 + j.bytes > BATCH_BODY_LIMIT)) {
-          open.closed = true;
-          open = null;
-        }
-        if (!open) {
-          open = {
-            id: newRowId(),
-            lead: j.d.id,
-            events: 0,
-            bytes: 2,
-            closeAt: new Date(Date.now() + settings.maxWaitMs),
-            isNew: true,
-            closed: false,
-          };
-          touched.push(open);
-        }
-        open.bytes += j.bytes + (open.events > 0 ? 1 : 0);
-        open.events++;
-        members.push({ id: j.d.id, batchId: open.id, part: j.part, nextAt: open.closeAt });
-      }
-      if (open && (open.events >= settings.size || open.bytes >= BATCH_BODY_LIMIT)) open.closed = true;
-      const created = touched.filter((b) => b.isNew);
-      if (created.length > 0)
-        await client.query(
-          `INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at)
-         SELECT x.id, $1, $2, x.state, x.lead, $3::text[], x.events, x.bytes, x.close_at
-           FROM unnest($4::uuid[], $5::text[], $6::uuid[], $7::int[], $8::int[], $9::timestamptz[]) AS x(id, state, lead, events, bytes, close_at)`,
-          [
-            first.workspaceId,
-            first.destinationId,
-            urls,
-            ...columns(created, 6, (b) => [b.id, b.closed ? "closed" : "open", b.lead, b.events, b.bytes, b.closeAt]),
-          ],
-        );
-      for (const b of touched.filter((t) => !t.isNew))
-        await client.query("UPDATE delivery_batches SET events = $2, bytes = $3, state = $4 WHERE id = $1", [
-          b.id,
-          b.events,
-          b.bytes,
-          b.closed ? "closed" : "open",
-        ]);
-      for (const b of touched) {
-        if (b.closed) closedLeads.push(b.lead);
-        else if (b.isNew) timers.push({ lead: b.lead, at: b.closeAt });
-      }
-      touched.length = 0;
+      const { full, rest } = carve(group, group[0].d.destination.batch!.size);
+      for (const members of full) batches.push(newBatch(members, true));
+      if (rest.length > 0) batches.push(...(await joinOpenBatch(client, rest)));
     }
-    // A closed batch's lead is due now; the others wait for their batch (their next attempt shows its close time).
-    const closed = new Set(closedLeads);
-    for (const m of members) if (closed.has(m.id)) m.nextAt = null;
-    // Each column one literal (pg-arrays.ts): the parts, JSON texts, joined by a separator rather
-    // than escaped element by element into a text[] by node-pg and unescaped again by Postgres.
-    await client.query({
-      text: `UPDATE deliveries d SET batch_id = x.batch_id, batch_part = x.part, next_attempt_at = x.next_at, updated_at = now()
-         FROM unnest($1::uuid[], $2::uuid[], string_to_array($3, E'\\x1e', ''), $4::timestamptz[]) AS x(id, batch_id, part, next_at)
-        WHERE d.id = x.id AND d.id = ANY($1::uuid[]) AND d.state = 'pending'`,
+    const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: j.part })));
+    const fresh = batches.filter((b) => b.isNew);
+    const grown = batches.filter((b) => !b.isNew);
+    // One statement: the new batches, the open ones grown, the members, each column one literal
+    // (pg-arrays.ts; parts and bodies, JSON texts, joined by a separator rather than escaped into a
+    // text[]). A member still pending only: one a deletion request cancelled since its load makes the
+    // count fall short, and the join starts again without it.
+    const { rows } = await client.query<{ n: number }>({
+      text: JOIN_SQL,
       values: [
+        column(fresh, (b) => b.id, "bare"),
+        column(fresh, (b) => b.workspaceId, "bare"),
+        column(fresh, (b) => b.destinationId, "bare"),
+        column(fresh, (b) => (b.closed ? "closed" : "open"), "text"),
+        column(fresh, (b) => b.lead, "bare"),
+        column(fresh, (b) => (b.urls ? textArray(b.urls) : null), "text"),
+        column(fresh, (b) => b.events, "bare"),
+        column(fresh, (b) => b.bytes, "bare"),
+        column(fresh, (b) => b.closeAt.toISOString(), "bare"),
+        column(fresh, (b) => b.body, "json"),
+        column(grown, (b) => b.id, "bare"),
+        column(grown, (b) => b.events, "bare"),
+        column(grown, (b) => b.bytes, "bare"),
+        column(grown, (b) => (b.closed ? "closed" : "open"), "text"),
         column(members, (m) => m.id, "bare"),
         column(members, (m) => m.batchId, "bare"),
         column(members, (m) => m.part, "json"),
-        column(members, (m) => m.nextAt?.toISOString() ?? null, "bare"),
       ],
     });
-    await enqueueDeliveryJobs(client, closedLeads);
+    if (rows[0].n !== members.length) {
+      await client.query("ROLLBACK");
+      return "stale";
+    }
+    // An open batch this join closed is due now, on its lead's job; a new open one at its close time.
+    await enqueueDeliveryJobs(
+      client,
+      grown.filter((b) => b.closed).map((b) => b.lead),
+    );
+    const timers = fresh.filter((b) => !b.closed);
     if (timers.length > 0)
       await insertJobs(
         RETRY_LANE,
-        timers.map((t) => ({ data: { deliveryIds: [t.lead] }, startAfter: t.at })),
+        timers.map((b) => ({ data: { deliveryIds: [b.lead] }, startAfter: b.closeAt })),
         { client },
       );
     await client.query("COMMIT");
+    if (grown.some((b) => b.closed)) wakeWorkers("deliver");
+    const sending = fresh
+      .filter((b) => b.body !== null)
+      .map((b) => ({
+        ...b.members[0].d,
+        batchId: b.id,
+        sendingBatch: { id: b.id, body: b.body!, memberIds: b.members.map((j) => j.d.id) },
+      }));
+    return { sending, dueTimes: timers.map((b) => b.closeAt) };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
     throw err;
   } finally {
     client.release();
   }
-  if (closedLeads.length > 0) wakeWorkers("deliver");
-  return timers.map((t) => t.at);
+}
+
+/** A batch this join makes of `members`: full (closed, its body built now) or open. */
+function newBatch(members: Joining[], full: boolean): JoinedBatch {
+  const first = members[0].d;
+  let bytes = 2;
+  for (let i = 0; i < members.length; i++) bytes += members[i].bytes + (i > 0 ? 1 : 0);
+  return {
+    id: newRowId(),
+    workspaceId: first.workspaceId,
+    destinationId: first.destinationId,
+    urls: first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null,
+    lead: first.id,
+    events: members.length,
+    bytes,
+    closeAt: new Date(Date.now() + first.destination.batch!.maxWaitMs),
+    isNew: true,
+    closed: full,
+    body: full ? batchBody(members.map((j) => j.part)) : null,
+    members,
+  };
 }
 
 /**
- * The batches whose lead's job came due: each is closed (a lead's job on an open batch is its close
- * time, or a resume or a deletion request handing it on), its body built from its pending members'
- * parts unless already stored, and stored before anything is sent, so every attempt sends the same
- * bytes. A member that is not its batch's lead does nothing here: its lead's job sends it.
+ * Deliveries, fewer than a batch, join their destination's open batch (for their URLs), under the
+ * destination's lock: it closes if they fill it, and those left over open a new one.
  */
-async function batchesToSend(db: pg.Pool, leads: Map<string, LoadedDelivery>): Promise<LoadedDelivery[]> {
+async function joinOpenBatch(client: pg.PoolClient, rest: Joining[]): Promise<JoinedBatch[]> {
+  const first = rest[0].d;
+  const settings = first.destination.batch!;
+  const urls = first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null;
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`batch:${first.destinationId}`]);
+  // FOR UPDATE: a lead's job closing this batch meanwhile (batchesToSend) waits for these members to commit.
+  const { rows } = await client.query<{ id: string; lead_delivery_id: string; events: number; bytes: number; close_at: Date }>(
+    `SELECT id, lead_delivery_id, events, bytes, close_at FROM delivery_batches
+      WHERE destination_id = $1 AND state = 'open' AND urls IS NOT DISTINCT FROM $2::text[] ORDER BY opened_at LIMIT 1 FOR UPDATE`,
+    [first.destinationId, urls],
+  );
+  const out: JoinedBatch[] = [];
+  let open: JoinedBatch | null = rows[0]
+    ? {
+        id: rows[0].id,
+        workspaceId: first.workspaceId,
+        destinationId: first.destinationId,
+        urls,
+        lead: rows[0].lead_delivery_id,
+        events: rows[0].events,
+        bytes: rows[0].bytes,
+        closeAt: rows[0].close_at,
+        isNew: false,
+        closed: false,
+        body: null,
+        members: [],
+      }
+    : null;
+  if (open) out.push(open);
+  for (const j of rest) {
+    // Closes early rather than pass the limit.
+    if (open && open.events > 0 && (open.events >= settings.size || open.bytes + 1 + j.bytes > BATCH_BODY_LIMIT)) {
+      open.closed = true;
+      open = null;
+    }
+    if (!open) {
+      open = { ...newBatch([j], false), events: 0, bytes: 2, members: [] };
+      out.push(open);
+    }
+    open.bytes += j.bytes + (open.events > 0 ? 1 : 0);
+    open.events++;
+    open.members.push(j);
+  }
+  if (open && (open.events >= settings.size || open.bytes >= BATCH_BODY_LIMIT)) open.closed = true;
+  return out;
+}
+
+/**
+ * The pending members of batches ($1) in the order they joined, with their parts for those not yet
+ * built ($2). Each member's state by its primary key (a correlated lookup), never a scan of
+ * deliveries to join them. Exported for its plan test (test/batch-statements.int.test.ts).
+ */
+export const MEMBERS_TO_SEND_SQL = `
+SELECT m.delivery_id AS id, m.batch_id, CASE WHEN m.batch_id = ANY($2::uuid[]) THEN m.part END AS part
+  FROM delivery_batch_members m
+ WHERE m.batch_id = ANY($1::uuid[]) AND (SELECT d.state FROM deliveries d WHERE d.id = m.delivery_id) = 'pending'
+ ORDER BY m.batch_id, m.delivery_id`;
+
+/**
+ * The batches whose lead's job came due: each is closed (a lead's job on an open batch is its close
+ * time, or a resume, a crash's re-run or a deletion request handing it on), its body built from its
+ * pending members' parts unless already stored, and stored before anything is sent, so every attempt
+ * sends the same bytes. A member that is not its batch's lead does nothing here: its lead's job sends it.
+ */
+async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>): Promise<LoadedDelivery[]> {
+  const candidates = [...joined.values()].flat();
   const { rows: batches } = await db.query<{ id: string; lead_delivery_id: string; body: string | null }>(
     `UPDATE delivery_batches SET state = 'closed' WHERE id = ANY($1::uuid[]) AND lead_delivery_id = ANY($2::uuid[])
      RETURNING id, lead_delivery_id, body`,
-    [[...leads.keys()], [...leads.values()].map((d) => d.id)],
+    [[...joined.keys()], candidates.map((d) => d.id)],
   );
   if (batches.length === 0) return [];
   // Members in the order they joined (time-ordered ids); parts only of batches not yet built.
-  const { rows: members } = await db.query<{ id: string; batch_id: string; part: string | null }>(
-    `SELECT d.id, d.batch_id, CASE WHEN b.body IS NULL THEN d.batch_part END AS part
-       FROM deliveries d JOIN delivery_batches b ON b.id = d.batch_id
-      WHERE d.batch_id = ANY($1::uuid[]) AND d.state = 'pending'
-      ORDER BY d.id`,
-    [batches.map((b) => b.id)],
-  );
+  const unbuilt = batches.filter((b) => b.body === null).map((b) => b.id);
+  const { rows: members } = await db.query<{ id: string; batch_id: string; part: string | null }>(MEMBERS_TO_SEND_SQL, [
+    batches.map((b) => b.id),
+    unbuilt,
+  ]);
   const byBatch = new Map<string, { ids: string[]; parts: string[] }>();
   for (const m of members) {
     const e = byBatch.get(m.batch_id) ?? { ids: [], parts: [] };
@@ -229,9 +344,9 @@ async function batchesToSend(db: pg.Pool, leads: Map<string, LoadedDelivery>): P
   const out: LoadedDelivery[] = [];
   const built: { id: string; body: string; events: number }[] = [];
   for (const b of batches) {
-    const lead = leads.get(b.id);
+    const lead = joined.get(b.id)?.find((d) => d.id === b.lead_delivery_id);
     const m = byBatch.get(b.id);
-    if (!lead || lead.id !== b.lead_delivery_id || !m || !m.ids.includes(lead.id)) continue;
+    if (!lead || !m?.ids.includes(lead.id)) continue;
     let body = b.body;
     if (body === null) {
       body = batchBody(m.parts);
@@ -259,14 +374,4 @@ export function withMembers<R extends { update: DeliveryUpdate; members?: string
   const members: string[] = [];
   for (const id of batch.memberIds) if (id !== round.update.id) members.push(id);
   return { ...round, members };
-}
-
-/** `n` columns of rows as one array each, for unnest. */
-function columns<T>(rows: readonly T[], n: number, row: (r: T) => unknown[]): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: n }, () => []);
-  for (const r of rows) {
-    const values = row(r);
-    for (let i = 0; i < n; i++) cols[i].push(values[i]);
-  }
-  return cols;
 }

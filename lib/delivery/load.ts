@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { parseExactJson } from "../platform/exact-json";
+import { hiddenIds } from "../platform/pg-arrays";
 import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
@@ -124,9 +125,10 @@ export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
 -- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for every pending delivery
 -- and then keep the batch's, a cost that grows with the backlog instead of the batch
--- (docs/decisions/0011-delivery-batch-statements.md).
-WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY($1::uuid[]))
-SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status, d.batch_id,
+-- (docs/decisions/0011-delivery-batch-statements.md). The ids hidden from the planner (pg-arrays.ts
+-- hiddenIds): planned with hundreds of them, it scans a table of up to ~100,000 rows instead.
+WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY(${hiddenIds(1)}))
+SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status, bm.batch_id,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
@@ -147,6 +149,8 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
+-- the batch it joined, if any (docs/decisions/0102-batch-membership.md)
+LEFT JOIN delivery_batch_members bm ON bm.delivery_id = d.id
 WHERE d.state = 'pending'
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
   -- A paused destination's deliveries wait, pending, with no attempt; resuming enqueues them again

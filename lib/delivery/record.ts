@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { bareArray, column, textArray } from "../platform/pg-arrays";
+import { bareArray, column, hiddenIds, textArray } from "../platform/pg-arrays";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -74,9 +74,12 @@ WITH logged AS (
                         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
   SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
          x.started_at, x.duration_ms, x.request_headers::jsonb,
-         -- A deletion request may have erased the message while this attempt was in flight: then the
-         -- log keeps the attempt's metadata but not the user's data.
-         CASE WHEN m.payload IS NULL THEN NULL ELSE x.request_body END,
+         -- A deletion request may have erased the message while this attempt was in flight, or taken
+         -- an event out of the batch it sent (the batch's stored body then gone, or rebuilt without
+         -- it, so shorter: batches-erase.ts): then the log keeps the attempt's metadata but not the
+         -- user's data. Lengths, not bodies, compared: a stored body's length needs no decompression.
+         CASE WHEN m.payload IS NULL OR (x.batch_id IS NOT NULL AND (b.body IS NULL OR b.bytes <> octet_length(x.request_body)))
+              THEN NULL ELSE x.request_body END,
          x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
          x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
@@ -89,7 +92,9 @@ WITH logged AS (
     AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
          started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
          error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
-  LEFT JOIN messages m ON m.id = x.message_row_id
+  -- their messages and batches by primary key, the ids hidden as the deliveries' below
+  LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${hiddenIds(4)})
+  LEFT JOIN delivery_batches b ON b.id = x.batch_id AND b.id = ANY(${hiddenIds(31)})
   RETURNING 1
 )
 UPDATE deliveries d SET ${SET_FROM_UPDATE}
@@ -97,8 +102,9 @@ FROM ${UPDATES}
   AS u(${UPDATE_COLUMNS})
 -- The ids again as an index condition: without it the planner may hash the batch's rows and
 -- seq-scan all of deliveries to join them, a cost that grows with the table
--- (docs/decisions/0011-delivery-batch-statements.md).
-WHERE d.id = u.id AND d.id = ANY($21::uuid[])`;
+-- (docs/decisions/0011-delivery-batch-statements.md); hidden from the planner (pg-arrays.ts
+-- hiddenIds), or a plan made with hundreds of them scans a table of up to ~100,000 rows anyway.
+WHERE d.id = u.id AND d.id = ANY(${hiddenIds(21)})`;
 
 /**
  * RECORD_SQL for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each
@@ -115,7 +121,7 @@ export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
   JOIN ${UPDATES} WITH ORDINALITY
     AS u(${UPDATE_COLUMNS}, n)
     ON u.n = m.lead
-  WHERE d.id = m.id AND d.id = ANY($34::uuid[])
+  WHERE d.id = m.id AND d.id = ANY(${hiddenIds(34)})
   RETURNING 1
 ), logged AS (`,
 );

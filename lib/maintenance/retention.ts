@@ -51,12 +51,20 @@ export const DELETE_MESSAGES = `
   )
   SELECT FROM gone`;
 
-// A batch goes once it is as old as the messages kept and none of its events is pending (its members
-// go with their messages). Batches are few (one per up to 1,000 events) and appended in time order.
+// A batch goes once it is as old as the messages kept and none of its events is pending, with its
+// membership rows (its members' deliveries go with their messages). Batches are few (one per up to
+// 1,000 events) and appended in time order. One empty row per batch deleted.
 const DELETE_BATCHES = `
-  DELETE FROM delivery_batches WHERE ctid = ANY(ARRAY(
-    SELECT b.ctid FROM delivery_batches b WHERE b.opened_at < $1
-       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.batch_id = b.id AND d.state = 'pending') LIMIT $2))`;
+  WITH gone AS (
+    DELETE FROM delivery_batches WHERE ctid = ANY(ARRAY(
+      SELECT b.ctid FROM delivery_batches b WHERE b.opened_at < $1
+         AND NOT EXISTS (SELECT 1 FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id
+                          WHERE m.batch_id = b.id AND d.state = 'pending') LIMIT $2))
+    RETURNING id
+  ), gone_members AS (
+    DELETE FROM delivery_batch_members m USING gone WHERE m.batch_id = gone.id
+  )
+  SELECT FROM gone`;
 
 const DELETE_CAPTURES = `
   DELETE FROM captured_requests WHERE ctid = ANY(ARRAY(

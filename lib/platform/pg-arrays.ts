@@ -82,3 +82,12 @@ const same = <T>(v: T) => v;
 export const bareArray = (values: readonly (string | number | null)[]): string => column(values, same, "bare");
 export const textArray = (values: readonly (string | null)[]): string => column(values, same, "text");
 export const jsonTexts = (values: readonly (string | null)[]): string => column(values, same, "json");
+
+/**
+ * `$n::uuid[]` for `id = ANY(…)` in a statement planned per execution (unnamed), as a value the
+ * planner does not see: with a constant array of hundreds of ids, it costs an index probe per id
+ * above a sequential scan of a table of up to ~100,000 rows (random_page_cost 4 on a cached table)
+ * and scans the whole table for each batch, where the same ids through the primary key read only
+ * their rows (docs/decisions/0102-batch-membership.md). Unknown, the array counts as a few ids.
+ */
+export const hiddenIds = (n: number): string => `CAST((SELECT $${n}::uuid[]) AS uuid[])`;

@@ -137,11 +137,12 @@ const toDetail = (r: Row, batchEvents: AttemptDetailDto["batchEvents"] = null): 
   batchEvents,
 });
 
-/** The events a batch carried, in its body's order (deliveries by their partial batch_id index). */
+/** The events a batch carried, in its body's order (delivery_batch_members by batch, in the order they joined). */
 async function batchEventsOf(workspaceId: string, batchId: string): Promise<NonNullable<AttemptDetailDto["batchEvents"]>> {
   const { rows } = await pool().query<{ id: string; message_row_id: string; message_id: string; type: string; user_id: string | null }>(
-    `SELECT d.id, d.message_row_id, m.message_id, m.type, m.user_id FROM deliveries d JOIN messages m ON m.id = d.message_row_id
-      WHERE d.batch_id = $1 AND d.workspace_id = $2 ORDER BY d.id`,
+    `SELECT d.id, d.message_row_id, m.message_id, m.type, m.user_id
+       FROM delivery_batch_members bm JOIN deliveries d ON d.id = bm.delivery_id JOIN messages m ON m.id = d.message_row_id
+      WHERE bm.batch_id = $1 AND d.workspace_id = $2 ORDER BY bm.delivery_id`,
     [batchId, workspaceId],
   );
   return rows.map((r) => ({ deliveryId: r.id, messageRowId: r.message_row_id, messageId: r.message_id, type: r.type, userId: r.user_id }));
@@ -216,8 +217,8 @@ export async function listMessageAttempts(opts: {
     extra = " AND a.delivery_id = $3";
   }
   const ofBatches = opts.deliveryId
-    ? "SELECT batch_id FROM deliveries WHERE id = $3 AND batch_id IS NOT NULL"
-    : "SELECT batch_id FROM deliveries WHERE message_row_id = $2 AND batch_id IS NOT NULL";
+    ? "SELECT batch_id FROM delivery_batch_members WHERE delivery_id = $3"
+    : "SELECT bm.batch_id FROM deliveries d JOIN delivery_batch_members bm ON bm.delivery_id = d.id WHERE d.message_row_id = $2";
   const { rows } = await pool().query<Row>(
     `SELECT ${DETAIL_COLUMNS} FROM ${FROM}
      WHERE a.workspace_id = $1 AND a.message_row_id = $2${extra}

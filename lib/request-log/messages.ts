@@ -21,8 +21,11 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
     ),
     db.query(
       `SELECT d.id, d.destination_id, t.name AS destination_name, d.state, d.attempt_count, d.last_error, d.last_status,
-              d.next_attempt_at, d.delivered_at, d.replay_of, d.replay_number, d.batch_id
+              -- an event waiting in an open batch goes at the batch's close time
+              COALESCE(d.next_attempt_at, CASE WHEN d.state = 'pending' AND b.state = 'open' THEN b.close_at END) AS next_attempt_at,
+              d.delivered_at, d.replay_of, d.replay_number, bm.batch_id
        FROM deliveries d JOIN destinations t ON t.id = d.destination_id
+       LEFT JOIN delivery_batch_members bm ON bm.delivery_id = d.id LEFT JOIN delivery_batches b ON b.id = bm.batch_id
        WHERE d.message_row_id = $1 AND d.workspace_id = $2 ORDER BY d.created_at, d.replay_number, d.id`,
       [opts.id, opts.workspaceId],
     ),

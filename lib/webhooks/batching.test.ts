@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { batchBody, batchProblem, batchSettingsSchema, BATCH_BODY_LIMIT, storedBatch } from "./batching";
+import { batchBody, batchProblem, batchSettingsSchema, BATCH_BODY_LIMIT, carve, storedBatch } from "./batching";
 import { standardKey, standardSignature, xSignature } from "./signing";
 
 const issues = (v: unknown) => {
@@ -51,5 +51,55 @@ describe("batch settings (docs/request-shape.md#batching)", () => {
     expect(standardSignature(key, "batch_0192f3a4-5b6c-7d8e-9f01-23456789abcd", 1795273551, body)).toBe(
       "v1,vX0Q5iisda5fifobijfU8ERjotez1YHtK3ZSCca2lc0=",
     );
+  });
+});
+
+describe("a worker's share of a destination's events: the whole batches it fills, and the rest", () => {
+  const events = (n: number, bytes = 600) => Array.from({ length: n }, (_, i) => ({ i, bytes }));
+  const sizes = (r: { full: { i: number }[][]; rest: { i: number }[] }) => ({ full: r.full.map((b) => b.length), rest: r.rest.length });
+
+  it("cuts whole batches of `size` in order; fewer than a batch are left to join the open one", () => {
+    expect(sizes(carve(events(500), 100))).toEqual({ full: [100, 100, 100, 100, 100], rest: 0 });
+    expect(sizes(carve(events(250), 100))).toEqual({ full: [100, 100], rest: 50 });
+    expect(sizes(carve(events(99), 100))).toEqual({ full: [], rest: 99 });
+    expect(sizes(carve(events(3), 1))).toEqual({ full: [1, 1, 1], rest: 0 });
+    expect(sizes(carve([], 10))).toEqual({ full: [], rest: 0 });
+    const r = carve(events(250), 100);
+    expect([...r.full.flat(), ...r.rest].map((e) => e.i)).toEqual(events(250).map((e) => e.i));
+  });
+
+  it("closes a batch early rather than pass the body limit, counting the brackets and commas", () => {
+    // 100,000-byte parts: five fit (2 + 5 × 100,000 + 4 commas), a sixth would pass 512,000
+    const big = events(12, 100_000);
+    const r = carve(big, 1000);
+    expect(sizes(r)).toEqual({ full: [5, 5], rest: 2 });
+    for (const b of r.full) expect(2 + b.reduce((n, e) => n + e.bytes, 0) + (b.length - 1)).toBeLessThanOrEqual(BATCH_BODY_LIMIT);
+    // exactly at the limit is whole; one event over it alone is a batch of its own
+    expect(
+      sizes(
+        carve(
+          [
+            { i: 0, bytes: BATCH_BODY_LIMIT - 2 },
+            { i: 1, bytes: 10 },
+          ],
+          1000,
+        ),
+      ),
+    ).toEqual({ full: [1], rest: 1 });
+    expect(
+      sizes(
+        carve(
+          [
+            { i: 0, bytes: 10 },
+            { i: 1, bytes: BATCH_BODY_LIMIT + 1 },
+            { i: 2, bytes: 10 },
+          ],
+          1000,
+        ),
+      ),
+    ).toEqual({
+      full: [1, 1],
+      rest: 1,
+    });
   });
 });

@@ -64,3 +64,25 @@ export const batchBody = (parts: readonly string[]): string => `[${parts.join(",
 
 /** The body's length once `part` is added to a body of `bytes` holding `events` events. */
 export const bytesWith = (bytes: number, events: number, part: string): number => bytes + utf8Length(part) + (events > 0 ? 1 : 0);
+
+/**
+ * Cuts a destination's joining deliveries into the whole batches they fill (`size` events, or fewer
+ * when the next would take the body past BATCH_BODY_LIMIT; an event over it alone is a batch of
+ * one) and the rest, fewer than a batch, which join the open batch.
+ */
+export function carve<T extends { bytes: number }>(group: readonly T[], size: number): { full: T[][]; rest: T[] } {
+  const full: T[][] = [];
+  let current: T[] = [];
+  let bytes = 2;
+  for (const j of group) {
+    if (current.length > 0 && (current.length >= size || bytes + 1 + j.bytes > BATCH_BODY_LIMIT)) {
+      full.push(current);
+      current = [];
+      bytes = 2;
+    }
+    bytes += j.bytes + (current.length > 0 ? 1 : 0);
+    current.push(j);
+  }
+  if (current.length >= size || bytes >= BATCH_BODY_LIMIT) return { full: [...full, current], rest: [] };
+  return { full, rest: current };
+}
