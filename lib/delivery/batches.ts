@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
-import { column, hiddenIds, textArray } from "../platform/pg-arrays";
+import { column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
 import { newRowId } from "../tracking/row-ids";
 import { BATCH_BODY_LIMIT, batchBody, carve } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
@@ -91,7 +91,7 @@ export const JOIN_SQL = `WITH fresh AS (
          CASE WHEN x.body IS NOT NULL THEN octet_length(x.body) ELSE x.bytes END, x.close_at, x.body,
          CASE WHEN x.body IS NOT NULL THEN now() END
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::timestamptz[],
-                string_to_array($10, E'\\x1e', '')) AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body)
+                string_to_array(${hiddenText(10)}, E'\\x1e', '')) AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body)
 ), grown AS (
   UPDATE delivery_batches b SET events = x.events, bytes = x.bytes, state = x.state
     FROM unnest($11::uuid[], $12::int[], $13::int[], $14::text[]) AS x(id, events, bytes, state)
@@ -99,7 +99,7 @@ export const JOIN_SQL = `WITH fresh AS (
 ), members AS (
   INSERT INTO delivery_batch_members (delivery_id, batch_id, part)
   SELECT x.id, x.batch_id, x.part
-    FROM unnest($15::uuid[], $16::uuid[], string_to_array($17, E'\\x1e', '')) AS x(id, batch_id, part)
+    FROM unnest($15::uuid[], $16::uuid[], string_to_array(${hiddenText(17)}, E'\\x1e', '')) AS x(id, batch_id, part)
     JOIN deliveries d ON d.id = x.id
    WHERE d.id = ANY(${hiddenIds(15)}) AND d.state = 'pending'
   RETURNING 1

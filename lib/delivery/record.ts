@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { bareArray, column, hiddenIds, textArray } from "../platform/pg-arrays";
+import { bareArray, column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -84,8 +84,8 @@ WITH logged AS (
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
          x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
-              $10::timestamptz[], $11::int[], string_to_array($12, E'\\x1e', ''), string_to_array($13, E'\\x1e', ''), $14::int[],
-              string_to_array($15, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
+              $10::timestamptz[], $11::int[], string_to_array(${hiddenText(12)}, E'\\x1e', ''), string_to_array(${hiddenText(13)}, E'\\x1e', ''), $14::int[],
+              string_to_array(${hiddenText(15)}, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
               -- the attempt's batch, the rendered URL of a templated one and a method other than POST: last,
               -- after the deliveries' columns
               $31::uuid[], $32::text[], $33::text[])

@@ -91,3 +91,11 @@ export const jsonTexts = (values: readonly (string | null)[]): string => column(
  * their rows (docs/decisions/0102-batch-membership.md). Unknown, the array counts as a few ids.
  */
 export const hiddenIds = (n: number): string => `CAST((SELECT $${n}::uuid[]) AS uuid[])`;
+
+/**
+ * `$n`, a separator-joined text of JSON texts (`column(…, "json")`), as a value the planner does not
+ * see either: planned per execution, `string_to_array($n, …)` of a constant is split at planning
+ * time and the resulting array of hundreds of kilobytes copied through the plan — about a
+ * millisecond of planning per batch of 500 (docs/decisions/0102-batch-membership.md).
+ */
+export const hiddenText = (n: number): string => `(SELECT $${n}::text)`;
