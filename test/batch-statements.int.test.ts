@@ -11,6 +11,7 @@ import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg"
 import { RECORD_WITH_MEMBERS_SQL, recordParams, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
 import { JOIN_SQL, MEMBERS_TO_SEND_SQL } from "../lib/delivery/batches";
 import { column } from "../lib/platform/pg-arrays";
+import { answeredOk, rowsRead } from "./harness/delivery/plans";
 
 const TABLE = 40_000;
 const BATCHES = 5;
@@ -42,19 +43,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-type PlanNode = {
-  "Relation Name"?: string;
-  "Node Type": string;
-  "Actual Rows": number;
-  "Actual Loops": number;
-  "Rows Removed by Filter"?: number;
-  Plans?: PlanNode[];
-};
-
-/**
- * Rows of deliveries the statement's plan read (its updates aside), those a filter dropped
- * included, run with these parameters and rolled back.
- */
+/** Rows of deliveries the statement's plan read (its updates aside), run with these parameters and rolled back. */
 async function deliveryRowsRead(sql: string, values: unknown[], setup?: (c: pg.PoolClient) => Promise<void>): Promise<number> {
   const client = await pool.connect();
   try {
@@ -64,16 +53,7 @@ async function deliveryRowsRead(sql: string, values: unknown[], setup?: (c: pg.P
     // Unnamed statements are planned with their values, as EXECUTE of a custom plan is.
     await client.query(`PREPARE stmt AS ${sql}`);
     await client.query("SET LOCAL plan_cache_mode = force_custom_plan");
-    const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE stmt(${literals.join(", ")})`);
-    const nodes: PlanNode[] = [];
-    const walk = (n: PlanNode) => {
-      nodes.push(n);
-      for (const c of n.Plans ?? []) walk(c);
-    };
-    walk(plan.rows[0]["QUERY PLAN"][0].Plan);
-    return nodes
-      .filter((n) => n["Relation Name"] === "deliveries" && n["Node Type"] !== "ModifyTable")
-      .reduce((sum, n) => sum + (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * n["Actual Loops"], 0);
+    return rowsRead(await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE stmt(${literals.join(", ")})`), "deliveries");
   } finally {
     await client.query("ROLLBACK");
     // A prepared statement outlives the transaction.
@@ -114,29 +94,18 @@ describe(`the batch statements read only the batch's deliveries among ${TABLE.to
   it("recording: 5 leads' updates and their 495 other members taking them", async () => {
     const now = new Date().toISOString();
     const leads = Array.from({ length: BATCHES }, (_, b) => batchOf(b)[0]);
-    const attempts: AttemptRow[] = leads.map((d, b) => ({
-      workspace_id: ws,
-      delivery_id: d.id,
-      destination_id: dest,
-      message_row_id: d.message_row_id,
-      message_id: "b",
-      type: "track",
-      user_id: null,
-      url: "http://127.0.0.1:9/x",
-      attempt_number: 1,
-      started_at: now,
-      duration_ms: 2,
-      request_headers: { "content-type": "application/json" },
-      request_body: "[{}]",
-      response_status: 200,
-      response_headers: {},
-      response_body: "ok",
-      error_kind: null,
-      error_text: null,
-      outcome: "success",
-      next_retry_at: null,
-      batch_id: batchId(b),
-    }));
+    const attempts: AttemptRow[] = leads.map((d, b) =>
+      answeredOk({
+        workspace_id: ws,
+        delivery_id: d.id,
+        destination_id: dest,
+        message_row_id: d.message_row_id,
+        user_id: null,
+        started_at: now,
+        request_body: "[{}]",
+        batch_id: batchId(b),
+      }),
+    );
     const updates: DeliveryUpdate[] = leads.map((d) => ({
       id: d.id,
       state: "delivered",
