@@ -11,7 +11,7 @@ import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg"
 import { RECORD_WITH_MEMBERS_SQL, recordParams, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
 import { JOIN_SQL, MEMBERS_TO_SEND_SQL } from "../lib/delivery/batches";
 import { column } from "../lib/platform/pg-arrays";
-import { answeredOk, rowsRead } from "./harness/delivery/plans";
+import { answeredOk, roundUpdate, rowsRead } from "./harness/delivery/plans";
 
 const TABLE = 40_000;
 const BATCHES = 5;
@@ -106,18 +106,9 @@ describe(`the batch statements read only the batch's deliveries among ${TABLE.to
         batch_id: batchId(b),
       }),
     );
-    const updates: DeliveryUpdate[] = leads.map((d) => ({
-      id: d.id,
-      state: "delivered",
-      pending_urls: [],
-      attempt_count: 1,
-      first_attempt_at: now,
-      last_attempt_at: now,
-      next_attempt_at: null,
-      last_error: null,
-      last_status: 200,
-      delivered_at: now,
-    }));
+    const updates: DeliveryUpdate[] = leads.map((d) =>
+      roundUpdate(d.id, { first_attempt_at: now, last_attempt_at: now, delivered_at: now }),
+    );
     const members = Array.from({ length: BATCHES }, (_, b) =>
       batchOf(b)
         .slice(1)

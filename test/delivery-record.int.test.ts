@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg";
 import { RECORD_SQL, recordParams, recordRound, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
 import { toAttemptRow } from "../lib/delivery/attempt-row";
-import { answeredOk, rowsRead } from "./harness/delivery/plans";
+import { answeredOk, roundUpdate, rowsRead } from "./harness/delivery/plans";
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
@@ -31,28 +31,16 @@ async function seed(payload: object | null) {
     msg,
     dest,
   ]);
-  const attempt: AttemptRow = {
+  const attempt = answeredOk({
     workspace_id: ws,
     delivery_id: delivery,
     destination_id: dest,
     message_row_id: msg,
     message_id: `m-${msg}`,
-    type: "track",
-    user_id: "u1",
-    url: "http://127.0.0.1:9/x",
-    attempt_number: 1,
-    started_at: new Date().toISOString(),
     duration_ms: 3,
-    request_headers: { "content-type": "application/json" },
     request_body: '{"userId":"u1","event":"Secret"}',
-    response_status: 200,
-    response_headers: {},
     response_body: '{"echo":"u1"}',
-    error_kind: null,
-    error_text: null,
-    outcome: "success",
-    next_retry_at: null,
-  };
+  });
   return { msg, delivery, attempt };
 }
 
@@ -299,19 +287,9 @@ describe("the recording statement's plan", () => {
   });
 });
 
-function update(id: string, over: Partial<DeliveryUpdate>): DeliveryUpdate {
-  const now = new Date().toISOString();
-  return {
-    id,
-    state: "pending",
-    pending_urls: [],
-    attempt_count: 1,
-    first_attempt_at: now,
-    last_attempt_at: now,
-    next_attempt_at: null,
-    last_error: null,
-    last_status: 200,
-    delivered_at: null,
-    ...over,
-  };
-}
+const update = (id: string, over: Partial<DeliveryUpdate>): DeliveryUpdate => ({
+  ...roundUpdate(id),
+  state: "pending",
+  delivered_at: null,
+  ...over,
+});

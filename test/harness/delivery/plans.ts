@@ -2,7 +2,7 @@
  * What the delivery statements' plan tests share (test/delivery-record, test/delivery-load,
  * test/batch-statements): the rows a plan read from a table, and an attempt answered 200 "ok".
  */
-import type { AttemptRow } from "../../../lib/delivery/record";
+import type { AttemptRow, DeliveryUpdate } from "../../../lib/delivery/record";
 
 type PlanNode = {
   "Relation Name"?: string;
@@ -59,5 +59,23 @@ export function answeredOk(
     outcome: "success",
     next_retry_at: null,
     ...row,
+  };
+}
+
+/** A delivery's update after a round that delivered it now; the rest as given. */
+export function roundUpdate(id: string, over: Partial<DeliveryUpdate> = {}): DeliveryUpdate {
+  const now = new Date().toISOString();
+  return {
+    id,
+    state: "delivered",
+    pending_urls: [],
+    attempt_count: 1,
+    first_attempt_at: now,
+    last_attempt_at: now,
+    next_attempt_at: null,
+    last_error: null,
+    last_status: 200,
+    delivered_at: now,
+    ...over,
   };
 }
