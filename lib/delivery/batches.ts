@@ -3,7 +3,7 @@ import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
 import { column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
 import { newRowId } from "../tracking/row-ids";
-import { BATCH_BODY_LIMIT, batchBody, carve } from "../webhooks/batching";
+import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
 import type { LoadedDelivery } from "./load";
@@ -165,7 +165,7 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
     for (const key of [...groups.keys()].sort()) {
       const group = groups.get(key)!;
       const { full, rest } = carve(group, group[0].d.destination.batch!.size);
-      for (const members of full) batches.push(newBatch(members, true));
+      for (const b of full) batches.push(newBatch(b));
       if (rest.length > 0) batches.push(...(await joinOpenBatch(client, rest)));
     }
     const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: j.part })));
@@ -231,24 +231,22 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
   }
 }
 
-/** A batch this join makes of `members`: full (closed, its body built now) or open. */
-function newBatch(members: Joining[], full: boolean): JoinedBatch {
-  const first = members[0].d;
-  let bytes = 2;
-  for (let i = 0; i < members.length; i++) bytes += members[i].bytes + (i > 0 ? 1 : 0);
+/** A batch this join makes: full (closed, its body built now) or open. */
+function newBatch(b: Filled<Joining>): JoinedBatch {
+  const first = b.members[0].d;
   return {
     id: newRowId(),
     workspaceId: first.workspaceId,
     destinationId: first.destinationId,
     urls: first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null,
     lead: first.id,
-    events: members.length,
-    bytes,
+    events: b.events,
+    bytes: b.bytes,
     closeAt: new Date(Date.now() + first.destination.batch!.maxWaitMs),
     isNew: true,
-    closed: full,
-    body: full ? batchBody(members.map((j) => j.part)) : null,
-    members,
+    closed: b.full,
+    body: b.full ? batchBody(b.members.map((j) => j.part)) : null,
+    members: b.members,
   };
 }
 
@@ -258,7 +256,6 @@ function newBatch(members: Joining[], full: boolean): JoinedBatch {
  */
 async function joinOpenBatch(client: pg.PoolClient, rest: Joining[]): Promise<JoinedBatch[]> {
   const first = rest[0].d;
-  const settings = first.destination.batch!;
   const urls = first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null;
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`batch:${first.destinationId}`]);
   // FOR UPDATE: a lead's job closing this batch meanwhile (batchesToSend) waits for these members to commit.
@@ -267,40 +264,28 @@ async function joinOpenBatch(client: pg.PoolClient, rest: Joining[]): Promise<Jo
       WHERE destination_id = $1 AND state = 'open' AND urls IS NOT DISTINCT FROM $2::text[] ORDER BY opened_at LIMIT 1 FOR UPDATE`,
     [first.destinationId, urls],
   );
-  const out: JoinedBatch[] = [];
-  let open: JoinedBatch | null = rows[0]
-    ? {
-        id: rows[0].id,
-        workspaceId: first.workspaceId,
-        destinationId: first.destinationId,
-        urls,
-        lead: rows[0].lead_delivery_id,
-        events: rows[0].events,
-        bytes: rows[0].bytes,
-        closeAt: rows[0].close_at,
-        isNew: false,
-        closed: false,
-        body: null,
-        members: [],
-      }
-    : null;
-  if (open) out.push(open);
-  for (const j of rest) {
-    // Closes early rather than pass the limit.
-    if (open && open.events > 0 && (open.events >= settings.size || open.bytes + 1 + j.bytes > BATCH_BODY_LIMIT)) {
-      open.closed = true;
-      open = null;
-    }
-    if (!open) {
-      open = { ...newBatch([j], false), events: 0, bytes: 2, members: [] };
-      out.push(open);
-    }
-    open.bytes += j.bytes + (open.events > 0 ? 1 : 0);
-    open.events++;
-    open.members.push(j);
-  }
-  if (open && (open.events >= settings.size || open.bytes >= BATCH_BODY_LIMIT)) open.closed = true;
-  return out;
+  const open = rows[0];
+  const filled = fill(rest, first.destination.batch!.size, open);
+  if (!open) return filled.map(newBatch);
+  // The first is the open batch grown (its body is built when its lead's job sends it); any after, new.
+  const [grown, ...fresh] = filled;
+  return [
+    {
+      id: open.id,
+      workspaceId: first.workspaceId,
+      destinationId: first.destinationId,
+      urls,
+      lead: open.lead_delivery_id,
+      events: grown.events,
+      bytes: grown.bytes,
+      closeAt: open.close_at,
+      isNew: false,
+      closed: grown.full,
+      body: null,
+      members: grown.members,
+    },
+    ...fresh.map(newBatch),
+  ];
 }
 
 /**

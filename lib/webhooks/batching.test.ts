@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { batchBody, batchProblem, batchSettingsSchema, BATCH_BODY_LIMIT, carve, storedBatch } from "./batching";
+import { batchBody, batchProblem, batchSettingsSchema, BATCH_BODY_LIMIT, carve, fill, storedBatch } from "./batching";
 import { standardKey, standardSignature, xSignature } from "./signing";
 
 const issues = (v: unknown) => {
@@ -56,7 +56,10 @@ describe("batch settings (docs/request-shape.md#batching)", () => {
 
 describe("a worker's share of a destination's events: the whole batches it fills, and the rest", () => {
   const events = (n: number, bytes = 600) => Array.from({ length: n }, (_, i) => ({ i, bytes }));
-  const sizes = (r: { full: { i: number }[][]; rest: { i: number }[] }) => ({ full: r.full.map((b) => b.length), rest: r.rest.length });
+  const sizes = (r: { full: { members: { i: number }[] }[]; rest: { i: number }[] }) => ({
+    full: r.full.map((b) => b.members.length),
+    rest: r.rest.length,
+  });
 
   it("cuts whole batches of `size` in order; fewer than a batch are left to join the open one", () => {
     expect(sizes(carve(events(500), 100))).toEqual({ full: [100, 100, 100, 100, 100], rest: 0 });
@@ -65,7 +68,7 @@ describe("a worker's share of a destination's events: the whole batches it fills
     expect(sizes(carve(events(3), 1))).toEqual({ full: [1, 1, 1], rest: 0 });
     expect(sizes(carve([], 10))).toEqual({ full: [], rest: 0 });
     const r = carve(events(250), 100);
-    expect([...r.full.flat(), ...r.rest].map((e) => e.i)).toEqual(events(250).map((e) => e.i));
+    expect([...r.full.flatMap((b) => b.members), ...r.rest].map((e) => e.i)).toEqual(events(250).map((e) => e.i));
   });
 
   it("closes a batch early rather than pass the body limit, counting the brackets and commas", () => {
@@ -73,7 +76,10 @@ describe("a worker's share of a destination's events: the whole batches it fills
     const big = events(12, 100_000);
     const r = carve(big, 1000);
     expect(sizes(r)).toEqual({ full: [5, 5], rest: 2 });
-    for (const b of r.full) expect(2 + b.reduce((n, e) => n + e.bytes, 0) + (b.length - 1)).toBeLessThanOrEqual(BATCH_BODY_LIMIT);
+    for (const b of r.full) {
+      expect(2 + b.members.reduce((n, e) => n + e.bytes, 0) + (b.members.length - 1)).toBeLessThanOrEqual(BATCH_BODY_LIMIT);
+      expect(b.bytes).toBe(2 + b.members.reduce((n, e) => n + e.bytes, 0) + (b.members.length - 1));
+    }
     // exactly at the limit is whole; one event over it alone is a batch of its own
     expect(
       sizes(
@@ -101,5 +107,20 @@ describe("a worker's share of a destination's events: the whole batches it fills
       full: [1, 1],
       rest: 1,
     });
+  });
+
+  it("continues an open batch first: it closes when they fill it, and the rest open the next", () => {
+    const r = fill(events(30), 50, { events: 40, bytes: 40 * 601 + 1 });
+    expect(r.map((b) => [b.members.length, b.events, b.full])).toEqual([
+      [10, 50, true],
+      [20, 20, false],
+    ]);
+    expect(r[0].bytes).toBe(50 * 601 + 1);
+    // an open batch the next event would take past the limit closes taking none
+    const nearly = fill(events(1), 50, { events: 1, bytes: BATCH_BODY_LIMIT - 100 });
+    expect(nearly.map((b) => [b.members.length, b.full])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
   });
 });

@@ -44,45 +44,42 @@ export function batchProblem(urls: readonly string[] | undefined, batch: BatchSe
   return "Batching sends many events in one request, so its URLs cannot hold {{…}} templates: remove them or turn batching off";
 }
 
-/** The UTF-8 length of a string, without encoding it. */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 /** A batch's body: the JSON array of its events' bodies, in the order they joined. */
 export const batchBody = (parts: readonly string[]): string => `[${parts.join(",")}]`;
 
-/** The body's length once `part` is added to a body of `bytes` holding `events` events. */
-export const bytesWith = (bytes: number, events: number, part: string): number => bytes + utf8Length(part) + (events > 0 ? 1 : 0);
+/** A batch as events are added to it: those added now, and its events and body length in all. */
+export type Filled<T> = { members: T[]; events: number; bytes: number; full: boolean };
 
 /**
- * Cuts a destination's joining deliveries into the whole batches they fill (`size` events, or fewer
- * when the next would take the body past BATCH_BODY_LIMIT; an event over it alone is a batch of
- * one) and the rest, fewer than a batch, which join the open batch.
+ * Adds events, in order, to batches of at most `size` events whose body stays within
+ * BATCH_BODY_LIMIT, continuing `open` (an open batch's events and body length) first when given.
+ * A batch is full once it holds `size` events, or when the next event would take it past the limit
+ * (it closes early rather than pass it; an event over the limit alone is a batch of one). The last
+ * batch may not be full; the first may take none of the events, full already for the next one.
  */
-export function carve<T extends { bytes: number }>(group: readonly T[], size: number): { full: T[][]; rest: T[] } {
-  const full: T[][] = [];
-  let current: T[] = [];
-  let bytes = 2;
-  for (const j of group) {
-    if (current.length > 0 && (current.length >= size || bytes + 1 + j.bytes > BATCH_BODY_LIMIT)) {
-      full.push(current);
-      current = [];
-      bytes = 2;
+export function fill<T extends { bytes: number }>(events: readonly T[], size: number, open = { events: 0, bytes: 2 }): Filled<T>[] {
+  let current: Filled<T> = { members: [], events: open.events, bytes: open.bytes, full: false };
+  const out = [current];
+  for (const e of events) {
+    if (current.events > 0 && (current.events >= size || current.bytes + 1 + e.bytes > BATCH_BODY_LIMIT)) {
+      current.full = true;
+      current = { members: [], events: 0, bytes: 2, full: false };
+      out.push(current);
     }
-    bytes += j.bytes + (current.length > 0 ? 1 : 0);
-    current.push(j);
+    current.bytes += e.bytes + (current.events > 0 ? 1 : 0);
+    current.events++;
+    current.members.push(e);
   }
-  if (current.length >= size || bytes >= BATCH_BODY_LIMIT) return { full: [...full, current], rest: [] };
-  return { full, rest: current };
+  if (current.events >= size || current.bytes >= BATCH_BODY_LIMIT) current.full = true;
+  return out;
+}
+
+/**
+ * Cuts a destination's joining deliveries into the whole batches they fill and the rest, fewer than
+ * a batch, which join the open batch.
+ */
+export function carve<T extends { bytes: number }>(group: readonly T[], size: number): { full: Filled<T>[]; rest: T[] } {
+  const batches = fill(group, size);
+  const last = batches[batches.length - 1];
+  return last.full ? { full: batches, rest: [] } : { full: batches.slice(0, -1), rest: last.members };
 }
