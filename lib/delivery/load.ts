@@ -237,16 +237,38 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     someUrlFailed: r.some_url_failed,
     erased: r.payload === null && r.type !== "delete",
     batchId: r.batch_id,
-    message: {
-      type: r.type,
-      messageId: r.message_id,
-      userId: r.user_id,
-      anonymousId: r.anonymous_id,
-      timestamp: r.timestamp,
-      receivedAt: r.received_at,
-      sentAt: r.sent_at,
-      payload: r.payload === null ? null : (parseExactJson(r.payload).value as Record<string, unknown>),
-    },
+    message: new LoadedMessage(r),
     destination,
   };
+}
+
+/**
+ * The delivery's message, its payload parsed only when something reads it: the seed's body is
+ * written from the text (lib/webhooks/payload-text.ts); a mapping or field lists parse it.
+ */
+class LoadedMessage implements StoredMessage {
+  readonly type: string;
+  readonly messageId: string;
+  readonly userId: string | null;
+  readonly anonymousId: string | null;
+  readonly timestamp: string;
+  readonly receivedAt: string;
+  readonly sentAt: string | null;
+  readonly payloadText: string | null;
+  #parsed: Record<string, unknown> | null | undefined = undefined;
+  constructor(r: Row) {
+    this.type = r.type;
+    this.messageId = r.message_id;
+    this.userId = r.user_id;
+    this.anonymousId = r.anonymous_id;
+    this.timestamp = r.timestamp;
+    this.receivedAt = r.received_at;
+    this.sentAt = r.sent_at;
+    this.payloadText = r.payload;
+  }
+  get payload(): Record<string, unknown> | null {
+    if (this.#parsed === undefined)
+      this.#parsed = this.payloadText === null ? null : (parseExactJson(this.payloadText).value as Record<string, unknown>);
+    return this.#parsed;
+  }
 }

@@ -104,3 +104,10 @@ describe("buildPayload (docs/webhooks.md#payloads)", () => {
     });
   });
 });
+
+describe("buildPayload: an integer beyond 2^53 where an object belongs", () => {
+  it("is not taken for the object (it is a number in JSON): properties {} as for any non-object", () => {
+    const stored = parseExactJson('{"event":"E","properties":9007199254740993}').value as Record<string, unknown>;
+    expect(serializePayload(buildPayload(base("track", stored)))).toContain('"properties":{}');
+  });
+});

@@ -5,7 +5,7 @@
  * are reproducible byte for byte.
  */
 
-import { stringifyExact } from "../platform/exact-json";
+import { NumberLiteral, stringifyExact } from "../platform/exact-json";
 
 export const MESSAGE_TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
@@ -22,11 +22,14 @@ export type StoredMessage = {
   sentAt: string | null;
   /** messages.payload: the normalised Segment-shaped call (null once erased) */
   payload: Record<string, unknown> | null;
+  /** messages.payload's text as stored, when the loader has it: the seed's body is then written from it without parsing (payload-text.ts) */
+  payloadText?: string | null;
 };
 
 type Obj = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+// An integer beyond 2^53 is an object in memory (exact-json.ts), a number in JSON.
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof NumberLiteral);
 const objectOr = (v: unknown, fallback: Obj): Obj => (isObject(v) ? v : fallback);
 const nonEmpty = (v: unknown): v is Obj => isObject(v) && Object.keys(v).length > 0;
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);

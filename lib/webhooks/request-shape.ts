@@ -8,6 +8,7 @@ import { stringifyExact } from "../platform/exact-json";
 import { applyFieldLists, type FieldLists } from "../routing/field-lists";
 import { compileMapping, MappingError } from "./mapping";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
+import { seedBodyFromText } from "./payload-text";
 import { hasTemplate, renderUrl } from "./url-template";
 
 export const METHODS = ["POST", "PUT", "PATCH"] as const;
@@ -57,7 +58,12 @@ export type Shaped = { body: string; targets: Target[] };
  * seed's body alike, before anything is signed (filter → drop → mapping → sign: docs/routing.md#order).
  */
 export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: string[], fieldLists?: FieldLists | null): Shaped {
-  const seedBody = () => serializePayload(applyFieldLists(buildPayload(message), fieldLists));
+  const seedBody = () => {
+    // Without field lists, from the stored text when the loader kept it (payload-text.ts): the same bytes, no parse.
+    const unlisted = !fieldLists || (fieldLists.drop.length === 0 && fieldLists.allow.length === 0);
+    const fromText = unlisted && message.payloadText ? seedBodyFromText(message, message.payloadText) : null;
+    return fromText ?? serializePayload(applyFieldLists(buildPayload(message), fieldLists));
+  };
   if (shape === DEFAULT_SHAPE) return { body: seedBody(), targets: urls.map((u) => ({ sendTo: u })) };
   const event = shape.mapping || shape.templated ? applyFieldLists(segmentEvent(message), fieldLists) : null;
   let body: string;

@@ -7,6 +7,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { createDeliveries } from "../../../lib/delivery/enqueue";
+import { stringifyExact } from "../../../lib/platform/exact-json";
 import { newRowId } from "../../../lib/tracking/row-ids";
 
 export type SeedMessage = Record<string, unknown> & { type: string };
@@ -28,8 +29,8 @@ export async function seedMessages(
     });
     const { rows: inserted } = await client.query<{ id: string; message_id: string }>(
       `INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event, timestamp, sent_at, received_at, payload)
-       SELECT x.id, $1, $2, 'api', x.message_id, x.type, x.user_id, x.anonymous_id, x.event, x.ts, x.sent_at, $3, x.payload
-       FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, message_id text, type text, user_id text, anonymous_id text, event text, ts timestamptz, sent_at timestamptz, payload jsonb)
+       SELECT x.id, $1, $2, 'api', x.message_id, x.type, x.user_id, x.anonymous_id, x.event, x.ts, x.sent_at, $3, x.payload::json
+       FROM jsonb_to_recordset($4::jsonb) AS x(id uuid, message_id text, type text, user_id text, anonymous_id text, event text, ts timestamptz, sent_at timestamptz, payload text)
        RETURNING id, message_id`,
       [
         opts.workspaceId,
@@ -45,7 +46,8 @@ export async function seedMessages(
             event: (r.m.event as string) ?? null,
             ts: r.timestamp,
             sent_at: (r.m.sentAt as string) ?? null,
-            payload: r.payload,
+            // its text as ingest stores it (a json column keeps the text as written), not as jsonb would reorder and space it
+            payload: stringifyExact(r.payload),
           })),
         ),
       ],
