@@ -77,21 +77,23 @@ WITH logged AS (
          -- A deletion request may have erased the message while this attempt was in flight, or taken
          -- an event out of the batch it sent (the batch's stored body then gone, or rebuilt without
          -- it, so shorter: batches-erase.ts): then the log keeps the attempt's metadata but not the
-         -- user's data. Lengths, not bodies, compared: a stored body's length needs no decompression.
-         CASE WHEN m.payload IS NULL OR (x.batch_id IS NOT NULL AND (b.body IS NULL OR b.bytes <> octet_length(x.request_body)))
-              THEN NULL ELSE x.request_body END,
+         -- user's data. A batch's body is not sent again: the one stored is logged while its length
+         -- is still the one sent (a length needs no decompression, and the body is copied as stored).
+         CASE WHEN m.payload IS NULL THEN NULL
+              WHEN x.batch_id IS NOT NULL THEN CASE WHEN b.bytes = x.request_bytes THEN b.body END
+              ELSE x.request_body END,
          x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
          x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
               $10::timestamptz[], $11::int[], string_to_array(${hiddenText(12)}, E'\\x1e', ''), string_to_array(${hiddenText(13)}, E'\\x1e', ''), $14::int[],
               string_to_array(${hiddenText(15)}, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
-              -- the attempt's batch, the rendered URL of a templated one and a method other than POST: last,
-              -- after the deliveries' columns
-              $31::uuid[], $32::text[], $33::text[])
+              -- the attempt's batch, the rendered URL of a templated one, a method other than POST and a
+              -- batch attempt's body length: last, after the deliveries' columns
+              $31::uuid[], $32::text[], $33::text[], $34::int[])
     AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
          started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
+         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method, request_bytes)
   -- their messages and batches by primary key, the ids hidden as the deliveries' below
   LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${hiddenIds(4)})
   LEFT JOIN delivery_batches b ON b.id = x.batch_id AND b.id = ANY(${hiddenIds(31)})
@@ -109,7 +111,7 @@ WHERE d.id = u.id AND d.id = ANY(${hiddenIds(21)})`;
 /**
  * RECORD_SQL for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each
  * batch's other members take their lead's update, which the statement already carries ($21–$30);
- * each member travels as its id and the position of its lead's update ($34, $35), not as a copy of
+ * each member travels as its id and the position of its lead's update ($35, $36), not as a copy of
  * the update. The members never include a delivery the main update sets (a member is not its
  * batch's lead, and only leads and lone deliveries have rounds).
  */
@@ -117,11 +119,11 @@ export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
   "WITH logged AS (",
   `WITH members AS (
   UPDATE deliveries d SET ${SET_FROM_UPDATE}
-  FROM unnest($34::uuid[], $35::int[]) AS m(id, lead)
+  FROM unnest($35::uuid[], $36::int[]) AS m(id, lead)
   JOIN ${UPDATES} WITH ORDINALITY
     AS u(${UPDATE_COLUMNS}, n)
     ON u.n = m.lead
-  WHERE d.id = m.id AND d.id = ANY(${hiddenIds(34)})
+  WHERE d.id = m.id AND d.id = ANY(${hiddenIds(35)})
   RETURNING 1
 ), logged AS (`,
 );
@@ -149,7 +151,8 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
     column(a, (r) => r.started_at, "bare"),
     column(a, (r) => r.duration_ms, "bare"),
     column(requestHeaders, (h) => h, "json"),
-    column(a, (r) => r.request_body, "json"),
+    // a batch's body is the one its batch stores: only its length travels ($34)
+    column(a, (r) => (r.batch_id ? null : r.request_body), "json"),
     column(a, (r) => r.response_status, "bare"),
     column(a, (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers)), "json"),
     column(a, (r) => r.response_body, "text"),
@@ -171,6 +174,7 @@ export function recordParams(attempts: readonly AttemptRow[], updates: readonly 
     column(a, (r) => r.batch_id ?? null, "bare"),
     column(a, (r) => r.sent_to ?? null, "text"),
     column(a, (r) => r.method ?? null, "text"),
+    column(a, (r) => (r.batch_id && r.request_body !== null ? Buffer.byteLength(r.request_body, "utf8") : null), "bare"),
   ];
 }
 
