@@ -80,9 +80,7 @@ type Row = {
   sent_at: string | null;
   /** the json column's text, parsed here so that integers beyond 2^53 keep their digits (exact-json.ts) */
   payload: string | null;
-  /** true on one row per destination, the only one that carries the destination's settings */
-  first_of_destination: boolean;
-} & { [K in keyof Omit<DestinationRow, "id">]: DestinationRow[K] | null };
+};
 
 type DestinationRow = {
   id: string;
@@ -111,15 +109,14 @@ type DestinationRow = {
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A destination column on the first row of each destination only, NULL on the others. */
-const once = (expr: string) => `CASE WHEN row_number() OVER (PARTITION BY d.destination_id) = 1 THEN ${expr} END`;
 
 /**
  * The load statement ($1: the delivery ids); exported for its plan test (test/delivery-load.int.test.ts).
  * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a crash
  * finds delivered ones done and rescheduled ones not yet due, and skips them), joined with their
- * messages and destinations. A destination's settings travel on one row per destination, not on each
- * of its deliveries, and are parsed once (docs/webhooks.md#delivery-cost).
+ * messages (and their destinations, for pause and mode). The destinations' settings come in a
+ * statement of their own (DESTINATIONS_SQL), one row per destination, not on each of its deliveries'
+ * rows (docs/webhooks.md#delivery-cost).
  */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
@@ -134,18 +131,7 @@ SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls,
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
        )) AS some_url_failed,
        m.message_id, m.type, m.user_id, m.anonymous_id, ${iso("m.timestamp")} AS timestamp, ${iso("m.received_at")} AS received_at,
-       ${iso("m.sent_at")} AS sent_at, m.payload::text AS payload,
-       ${once("true")} IS NOT NULL AS first_of_destination,
-       -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
-       ${once("ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i)")} AS urls,
-       ${once("coalesce(t.disabled_urls, '{}')")} AS disabled_urls, ${once("t.headers")} AS headers, ${once("t.shared_secret")} AS shared_secret,
-       ${once("t.standard_webhooks")} AS standard_webhooks, ${once("t.standard_secret")} AS standard_secret, ${once("t.enabled")} AS enabled,
-       ${once("t.mode")} AS mode, ${once("t.retry_window_minutes")} AS retry_window_minutes, ${once("t.filter")} AS filter,
-       ${once("t.method")} AS method, ${once("t.mapping")} AS mapping, ${once("t.batch")} AS batch,
-       -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
-       ${once("t.previous_shared_secret")} AS previous_shared_secret, ${once("t.previous_shared_secret_expires_at")} AS previous_shared_secret_expires_at,
-       ${once("t.previous_standard_secret")} AS previous_standard_secret, ${once("t.previous_standard_secret_expires_at")} AS previous_standard_secret_expires_at,
-       ${once("t.rate_limit_per_second")} AS rate_limit_per_second, ${once("t.rate_limit_concurrency")} AS rate_limit_concurrency
+       ${iso("m.sent_at")} AS sent_at, m.payload::text AS payload
 FROM batch d
 JOIN messages m ON m.id = d.message_row_id
 JOIN destinations t ON t.id = d.destination_id
@@ -156,6 +142,18 @@ WHERE d.state = 'pending'
   -- A paused destination's deliveries wait, pending, with no attempt; resuming enqueues them again
   -- (docs/routing.md#pause, lib/destinations/pause.ts). A test-send is asked for by a person and goes.
   AND (t.paused_at IS NULL OR m.origin = 'test')`;
+
+/** The settings of a batch's destinations ($1), one row each (toDestination). */
+const DESTINATIONS_SQL = `
+SELECT t.id,
+       -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
+       ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
+       coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled,
+       t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.batch,
+       -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
+       t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
+       t.rate_limit_per_second, t.rate_limit_concurrency
+FROM destinations t WHERE t.id = ANY($1::uuid[])`;
 
 /**
  * Deliveries of the batch whose destination or message no longer exists. deleteDestination deletes
@@ -184,11 +182,19 @@ export async function loadDueDeliveries(
   // primary key as the custom ones do (test/delivery-load.int.test.ts).
   const { rows } = await db.query<Row>({ name: "delivery-load", text: LOAD_DUE_SQL, values: [ids] });
   const destinations = new Map<string, LoadedDestination>();
-  for (const r of rows)
-    if (r.first_of_destination) destinations.set(r.destination_id, toDestination({ ...r, id: r.destination_id } as DestinationRow));
-  const deliveries = rows.map((r) => toLoaded(r, destinations.get(r.destination_id)!));
-  if (rows.length === ids.length) return { deliveries, orphansDropped: 0 };
-  const loaded = new Set(rows.map((r) => r.id));
+  if (rows.length > 0) {
+    const destinationIds = [...new Set(rows.map((r) => r.destination_id))];
+    const { rows: settings } = await db.query<DestinationRow>({ name: "delivery-destinations", text: DESTINATIONS_SQL, values: [destinationIds] });
+    for (const t of settings) destinations.set(t.id, toDestination(t));
+  }
+  // A destination deleted between the two statements: its deliveries are orphans, dropped below.
+  const deliveries: LoadedDelivery[] = [];
+  for (const r of rows) {
+    const destination = destinations.get(r.destination_id);
+    if (destination) deliveries.push(toLoaded(r, destination));
+  }
+  if (deliveries.length === ids.length) return { deliveries, orphansDropped: 0 };
+  const loaded = new Set(deliveries.map((d) => d.id));
   const missing = ids.filter((id) => !loaded.has(id));
   const dropped = await db.query(DROP_ORPHANS_SQL, [missing]);
   return { deliveries, orphansDropped: dropped.rowCount ?? 0 };
