@@ -109,7 +109,6 @@ type DestinationRow = {
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-
 /**
  * The load statement ($1: the delivery ids); exported for its plan test (test/delivery-load.int.test.ts).
  * One round trip for a whole batch: the deliveries still pending and due (a job re-run after a crash
@@ -184,7 +183,11 @@ export async function loadDueDeliveries(
   const destinations = new Map<string, LoadedDestination>();
   if (rows.length > 0) {
     const destinationIds = [...new Set(rows.map((r) => r.destination_id))];
-    const { rows: settings } = await db.query<DestinationRow>({ name: "delivery-destinations", text: DESTINATIONS_SQL, values: [destinationIds] });
+    const { rows: settings } = await db.query<DestinationRow>({
+      name: "delivery-destinations",
+      text: DESTINATIONS_SQL,
+      values: [destinationIds],
+    });
     for (const t of settings) destinations.set(t.id, toDestination(t));
   }
   // A destination deleted between the two statements: its deliveries are orphans, dropped below.

@@ -1,4 +1,5 @@
 import "server-only";
+import { CLOSE_BRACE, CLOSE_BRACKET, closingQuote, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../platform/json-text";
 /**
  * The size of each message as the client sent it: the UTF-8 bytes of its text in the request
  * body (docs/tracking-api.md#limits). The 32 KB limit is the client's limit — Segment's libraries
@@ -9,28 +10,6 @@ import "server-only";
  * JSON.parse has already accepted, so the scan needs no error handling: it only tracks strings
  * and nesting to find where each element of the top-level `batch` array starts and ends.
  */
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const OPEN_BRACE = 123;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACE = 125;
-const CLOSE_BRACKET = 93;
-
-/**
- * Index of the quote that closes the string opened at `open`: one preceded by an even run of
- * backslashes. Strings are most of a body's bytes, and native indexOf skips them
- * (docs/decisions/0003-ingest-throughput.md).
- */
-function closingQuote(text: string, open: number): number {
-  for (let i = text.indexOf('"', open + 1); ; i = text.indexOf('"', i + 1)) {
-    if (i === -1) return text.length; // unterminated: cannot happen after JSON.parse, but never loop
-    let run = 0;
-    while (text.charCodeAt(i - 1 - run) === BACKSLASH) run++;
-    if (run % 2 === 0) return i;
-  }
-}
-
 /** Bytes of each element of the body's top-level `batch` array, in order; [] when there is none. */
 export function sentBatchMessageBytes(text: string): number[] {
   const sizes: number[] = [];
@@ -47,6 +26,7 @@ export function sentBatchMessageBytes(text: string): number[] {
     if (c === QUOTE) {
       const start = i;
       i = closingQuote(text, i);
+      if (i === -1) return sizes; // unterminated: cannot happen after JSON.parse, but never loop
       if (depth === 1 && !inBatch) lastKey = text.slice(start + 1, i);
       if (inBatch && depth === 2 && elementStart < 0) elementStart = start;
       continue;

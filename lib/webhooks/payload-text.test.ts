@@ -3,24 +3,12 @@ import { parseExactJson, stringifyExact } from "../platform/exact-json";
 import { buildPayload, MESSAGE_TYPES, serializePayload, type StoredMessage } from "./payload";
 import { SeedFields, seedBodyFromText, seedFields } from "./payload-text";
 import { shapeRequest, DEFAULT_SHAPE } from "./request-shape";
+import { storedMessage } from "../../test/harness/stored-message";
 
 /** A message as the loader gives it: its payload's text as stored (stringifyExact) and that text parsed. */
 function stored(type: string, payload: Record<string, unknown>, extra: Partial<StoredMessage> = {}): { m: StoredMessage; text: string } {
   const text = stringifyExact(payload);
-  return {
-    text,
-    m: {
-      type,
-      messageId: "m-1",
-      userId: "u-1",
-      anonymousId: "a-1",
-      timestamp: "2026-11-21T15:05:50.000Z",
-      receivedAt: "2026-11-21T15:05:51.123Z",
-      sentAt: "2026-11-21T15:05:50.500Z",
-      payload: parseExactJson(text).value as Record<string, unknown>,
-      ...extra,
-    },
-  };
+  return { text, m: storedMessage(type, parseExactJson(text).value as Record<string, unknown>, extra) };
 }
 
 const parsedPath = (m: StoredMessage) => serializePayload(buildPayload(m));

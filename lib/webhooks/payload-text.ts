@@ -11,29 +11,8 @@
  * payloads were kept as sent) has a space after each colon: it is refused (null) and the caller
  * takes the parsing path. Pure, no Node import (payload.ts is in the browser bundle).
  */
+import { CLOSE_BRACE, CLOSE_BRACKET, closingQuote, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "../platform/json-text";
 import type { StoredMessage } from "./payload";
-
-const QUOTE = 34; // "
-const BACKSLASH = 92;
-const COLON = 58;
-const COMMA = 44;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-
-/** Index of the quote that closes the string whose opening quote is at `at`; -1 if none. */
-function stringEnd(text: string, at: number): number {
-  let from = at + 1;
-  for (;;) {
-    const q = text.indexOf('"', from);
-    if (q < 0) return -1;
-    let backslashes = 0;
-    for (let k = q - 1; text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
-    if (backslashes % 2 === 0) return q;
-    from = q + 1;
-  }
-}
 
 /** A character of a number or of true, false, null: digits, letters (e, E and the words), `.`, `+`, `-`. */
 const isLiteralChar = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c === 69 || c === 46 || c === 43 || c === 45;
@@ -42,7 +21,7 @@ const isLiteralChar = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 12
 function valueEnd(text: string, at: number): number {
   const c = text.charCodeAt(at);
   if (c === QUOTE) {
-    const end = stringEnd(text, at);
+    const end = closingQuote(text, at);
     return end < 0 ? -1 : end + 1;
   }
   if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -50,7 +29,7 @@ function valueEnd(text: string, at: number): number {
     for (let i = at; i < text.length; i++) {
       const d = text.charCodeAt(i);
       if (d === QUOTE) {
-        i = stringEnd(text, i);
+        i = closingQuote(text, i);
         if (i < 0) return -1;
       } else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
       else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
@@ -92,7 +71,7 @@ export function seedFields(text: string): SeedFields | null {
   let i = 1;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return null;
-    const keyEnd = stringEnd(text, i);
+    const keyEnd = closingQuote(text, i);
     if (keyEnd < 0 || text.charCodeAt(keyEnd + 1) !== COLON) return null;
     const start = keyEnd + 2;
     const end = valueEnd(text, start);

@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildPayload, serializePayload, type StoredMessage } from "./payload";
+import { buildPayload, serializePayload } from "./payload";
 import { parseExactJson } from "../platform/exact-json";
+import { storedMessage } from "../../test/harness/stored-message";
 
-const base = (type: string, payload: Record<string, unknown>, extra: Partial<StoredMessage> = {}): StoredMessage => ({
-  type,
-  messageId: "m-1",
-  userId: "u-1",
-  anonymousId: "a-1",
-  timestamp: "2026-11-21T15:05:50.000Z",
-  receivedAt: "2026-11-21T15:05:51.123Z",
-  sentAt: "2026-11-21T15:05:50.500Z",
-  payload,
-  ...extra,
-});
+const base = storedMessage;
 const tail = '"messageId":"m-1","anonymousId":"a-1","receivedAt":"2026-11-21T15:05:51.123Z","sentAt":"2026-11-21T15:05:50.500Z"}';
 
 describe("buildPayload (docs/webhooks.md#payloads)", () => {
