@@ -78,7 +78,7 @@ type Row = {
   timestamp: string;
   received_at: string;
   sent_at: string | null;
-  /** the json column's text, parsed here so that integers beyond 2^53 keep their digits (exact-json.ts) */
+  /** the json column's text: the seed's body is written from it, and it is parsed (integers beyond 2^53 keeping their digits, exact-json.ts) only when read as an object */
   payload: string | null;
 };
 

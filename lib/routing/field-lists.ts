@@ -102,13 +102,17 @@ function omit(o: Obj, tree: Tree): Obj {
   return out ?? o;
 }
 
+/** Whether a destination's field lists change anything (applyFieldLists returns its body itself when not). */
+export const listsFields = (lists: FieldLists | null | undefined): lists is FieldLists =>
+  !!lists && (lists.drop.length > 0 || lists.allow.length > 0);
+
 /**
  * The body a destination is sent: the allow list keeps, inside each of properties, traits and context
  * it names, only the fields it names; then the drop list removes its fields. Pure; with no lists, or
  * for a deletion notice, it returns `body` itself.
  */
 export function applyFieldLists(body: Obj, lists: FieldLists | null | undefined): Obj {
-  if (!lists || (lists.drop.length === 0 && lists.allow.length === 0)) return body;
+  if (!listsFields(lists)) return body;
   // A deletion notice names the user to erase and nothing else (docs/deletions.md#notices): sent whole.
   if (body.type === "delete") return body;
   let out = body;

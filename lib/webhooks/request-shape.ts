@@ -5,7 +5,7 @@
  * Pure.
  */
 import { stringifyExact } from "../platform/exact-json";
-import { applyFieldLists, type FieldLists } from "../routing/field-lists";
+import { applyFieldLists, type FieldLists, listsFields } from "../routing/field-lists";
 import { compileMapping, MappingError } from "./mapping";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import { seedBodyFromText } from "./payload-text";
@@ -60,8 +60,7 @@ export type Shaped = { body: string; targets: Target[] };
 export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: string[], fieldLists?: FieldLists | null): Shaped {
   const seedBody = () => {
     // Without field lists, from the stored text when the loader kept it (payload-text.ts): the same bytes, no parse.
-    const unlisted = !fieldLists || (fieldLists.drop.length === 0 && fieldLists.allow.length === 0);
-    const fromText = unlisted && message.payloadText ? seedBodyFromText(message, message.payloadText) : null;
+    const fromText = !listsFields(fieldLists) && message.payloadText ? seedBodyFromText(message, message.payloadText) : null;
     return fromText ?? serializePayload(applyFieldLists(buildPayload(message), fieldLists));
   };
   if (shape === DEFAULT_SHAPE) return { body: seedBody(), targets: urls.map((u) => ({ sendTo: u })) };
