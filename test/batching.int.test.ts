@@ -232,6 +232,13 @@ describe("deletion requests and batches", () => {
     ]);
     await waitFor(async () => rx.requests.length >= 1, { what: "the first attempt" });
     expect(JSON.parse(rx.requests[0].body)).toHaveLength(4);
+    // Built when its four members joined: their parts live only in its stored body, which the
+    // erasure takes the members left's back from (lib/delivery/batches-erase.ts).
+    const { rows: parts } = await db.query<{ part: string | null }>(
+      "SELECT m.part FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id WHERE d.destination_id = $1",
+      [dest.id],
+    );
+    expect(parts.map((p) => p.part)).toEqual([null, null, null, null]);
     const deletion = await ctx.api.post("/api/deletions", { userIds: ["gone"] });
     await waitFor(async () => (await ctx.api.get(`/api/deletions/${deletion.id}`)).status === "completed", {
       what: "the deletion request",
@@ -240,6 +247,9 @@ describe("deletion requests and batches", () => {
     await waitFor(async () => rx.requests.some((r) => JSON.parse(r.body).length === 2), { what: "the rebuilt batch" });
     const last = rx.requests.at(-1)!;
     expect(JSON.parse(last.body).map((e: { messageId: string }) => e.messageId)).toEqual(["er-0", "er-2"]);
+    // the events kept are the bytes first sent for them
+    const first = JSON.parse(rx.requests[0].body) as unknown[];
+    expect(last.body).toBe(`[${JSON.stringify(first[0])},${JSON.stringify(first[2])}]`);
     expect(last.body).not.toContain("gone");
     expectSignedWhole([last]);
     const { rows: bodies } = await db.query<{ body: string | null }>("SELECT body FROM delivery_batches WHERE destination_id = $1", [

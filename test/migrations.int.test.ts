@@ -39,7 +39,8 @@ const HAND_WRITTEN_TRIGGER =
   /^CREATE TRIGGER (captured_requests_bytes_(in|out)|destination_sources_routing_version|destinations_routing_version) /;
 const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version)\(\)[\s\S]*?\n\$\$;/g;
 /**
- * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_delivery_batches, *_backfills):
+ * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_delivery_batches, *_backfills,
+ * *_pending_deliveries_index):
  * schema.prisma describes them without their WHERE. Each is named with its exact predicate, so any
  * other WHERE still shows as a difference.
  */
@@ -50,6 +51,7 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   attempts_batch_id_idx: "(batch_id IS NOT NULL)",
   deliveries_backfill_id_state_idx: "((backfill_id IS NOT NULL) AND (state = 'pending'::text))",
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",
+  deliveries_pending_idx: "(state = 'pending'::text)",
 };
 const withoutPartialPredicate = (statement: string) => {
   const m = /^(CREATE (?:UNIQUE )?INDEX (\w+) ON public\.(?:messages|deliveries|attempts) USING btree \([^)]*\)) WHERE (.*)$/.exec(

@@ -15,6 +15,10 @@ export async function eraseFromBatches(client: pg.PoolClient, workspaceId: strin
   if (messageRowIds.length === 0) return;
   // Alone: a join in flight commits its members first, and one after this finds these cancelled (batches.ts membersLock).
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [membersLock(workspaceId)]);
+  // A batch built when its members joined keeps their parts only in its body (batches.ts tryJoin):
+  // its members left take theirs back from it, the n-th element the n-th member by id, so that the
+  // body can be rebuilt without the erased ones.
+  await client.query(RESTORE_PARTS_SQL, [messageRowIds]);
   // deliveries(message_row_id, destination_id, replay_number) finds them; most erasures hit no batch.
   const { rows: hit } = await client.query<{ batch_id: string }>(
     `UPDATE delivery_batch_members m SET part = NULL FROM deliveries d
@@ -39,3 +43,30 @@ export async function eraseFromBatches(client: pg.PoolClient, workspaceId: strin
   );
   for (const h of handedOn) await enqueueDeliveryJobs(client, [h.lead], h.due ? { startAfter: h.due } : {});
 }
+
+/**
+ * The parts of the batches the erased messages ($1) sat in whose members hold none (built at
+ * join), each its member's element of the stored body: a json element is its text as stored, so
+ * the part is the bytes the batch sent. Only where the body holds one element per member (all
+ * members, by id: a deleted destination's members keep their rows, so the positions hold).
+ * Exported for its test (test/batch-erasure.int.test.ts).
+ */
+export const RESTORE_PARTS_SQL = `
+WITH hit AS (
+  SELECT DISTINCT m.batch_id FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id
+   WHERE d.message_row_id = ANY($1::uuid[])
+), built AS (
+  SELECT b.id, b.body::json AS body FROM delivery_batches b JOIN hit ON hit.batch_id = b.id
+   WHERE b.body IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM delivery_batch_members o WHERE o.batch_id = b.id AND o.part IS NOT NULL)
+), parts AS (
+  SELECT built.id AS batch_id, e.n, e.part::text AS part
+    FROM built, json_array_elements(built.body) WITH ORDINALITY AS e(part, n)
+   WHERE json_array_length(built.body) = (SELECT count(*) FROM delivery_batch_members o WHERE o.batch_id = built.id)
+), positions AS (
+  SELECT o.delivery_id, o.batch_id, row_number() OVER (PARTITION BY o.batch_id ORDER BY o.delivery_id) AS n
+    FROM delivery_batch_members o JOIN built ON built.id = o.batch_id
+)
+UPDATE delivery_batch_members m SET part = p.part
+  FROM positions x JOIN parts p ON p.batch_id = x.batch_id AND p.n = x.n
+ WHERE m.delivery_id = x.delivery_id`;

@@ -168,7 +168,9 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
       for (const b of full) batches.push(newBatch(b));
       if (rest.length > 0) batches.push(...(await joinOpenBatch(client, rest)));
     }
-    const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: j.part })));
+    // A batch built now keeps no parts: its stored body holds them, in its members' order, and an
+    // erasure takes them back from it (batches-erase.ts); an open batch's members keep theirs.
+    const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })));
     const fresh = batches.filter((b) => b.isNew);
     const grown = batches.filter((b) => !b.isNew);
     // One statement: the new batches, the open ones grown, the members, each column one literal
@@ -231,9 +233,14 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
   }
 }
 
-/** A batch this join makes: full (closed, its body built now) or open. */
+/**
+ * A batch this join makes: full (closed, its body built now) or open. Its members in the order of
+ * their ids, the order every reader of a batch's members uses (MEMBERS_TO_SEND_SQL), so that the
+ * n-th part of a body built now is its n-th member's (batches-erase.ts).
+ */
 function newBatch(b: Filled<Joining>): JoinedBatch {
-  const first = b.members[0].d;
+  const members = [...b.members].sort(byDeliveryId);
+  const first = members[0].d;
   return {
     id: newRowId(),
     workspaceId: first.workspaceId,
@@ -245,10 +252,13 @@ function newBatch(b: Filled<Joining>): JoinedBatch {
     closeAt: new Date(Date.now() + first.destination.batch!.maxWaitMs),
     isNew: true,
     closed: b.full,
-    body: b.full ? batchBody(b.members.map((j) => j.part)) : null,
-    members: b.members,
+    body: b.full ? batchBody(members.map((j) => j.part)) : null,
+    members,
   };
 }
+
+/** Ids are lower-case uuid texts: compared as strings, they sort as Postgres sorts the uuids. */
+const byDeliveryId = (a: Joining, b: Joining) => (a.d.id < b.d.id ? -1 : a.d.id > b.d.id ? 1 : 0);
 
 /**
  * Deliveries, fewer than a batch, join their destination's open batch (for their URLs), under the
@@ -289,7 +299,7 @@ async function joinOpenBatch(client: pg.PoolClient, rest: Joining[]): Promise<Jo
 }
 
 /**
- * The pending members of batches ($1) in the order they joined, with their parts for those not yet
+ * The pending members of batches ($1) in the order of their ids, with their parts for those not yet
  * built ($2). Each member's state by its primary key (a correlated lookup), never a scan of
  * deliveries to join them. Exported for its plan test (test/batch-statements.int.test.ts).
  */
@@ -313,7 +323,7 @@ async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>)
     [[...joined.keys()], candidates.map((d) => d.id)],
   );
   if (batches.length === 0) return [];
-  // Members in the order they joined (time-ordered ids); parts only of batches not yet built.
+  // Members in the order of their ids (newBatch); parts only of batches not yet built.
   const unbuilt = batches.filter((b) => b.body === null).map((b) => b.id);
   const { rows: members } = await db.query<{ id: string; batch_id: string; part: string | null }>(MEMBERS_TO_SEND_SQL, [
     batches.map((b) => b.id),

@@ -119,7 +119,7 @@ const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
  */
 export const LOAD_DUE_SQL = `
 -- The batch's deliveries by primary key first, filtered after (MATERIALIZED): with the filter beside
--- the ids, the planner may bitmap-scan deliveries(state, next_attempt_at) for every pending delivery
+-- the ids, the planner may bitmap-scan an index of every pending delivery (deliveries_pending_idx)
 -- and then keep the batch's, a cost that grows with the backlog instead of the batch
 -- (docs/decisions/0011-delivery-batch-statements.md). The ids hidden from the planner (pg-arrays.ts
 -- hiddenIds): planned with hundreds of them, it scans a table of up to ~100,000 rows instead.

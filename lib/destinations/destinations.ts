@@ -338,7 +338,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
 /**
  * Deleting a destination removes its deliveries in the same transaction; the request log keeps its
  * history. No foreign key does it (docs/architecture.md#foreign-keys-on-the-hot-path): the
- * destination first, then its deliveries by deliveries(destination_id, state, created_at), so the
+ * destination first, then its deliveries by deliveries(destination_id), so the
  * second statement's snapshot also sees deliveries an ingest committed meanwhile. One that commits
  * later still is dropped by the worker (lib/delivery/load.ts).
  */

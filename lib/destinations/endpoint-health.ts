@@ -82,7 +82,7 @@ export async function getDestinationHealth(opts: { workspaceId: string; id: stri
   };
 }
 
-/** Its pending deliveries: one range of deliveries(destination_id, state, created_at), oldest first. */
+/** Its pending deliveries: one range of the pending deliveries' index (deliveries_pending_idx: destination_id, created_at), oldest first. */
 async function backlogOf(workspaceId: string, destinationId: string): Promise<DestinationHealthDto["backlog"]> {
   const { rows } = await pool().query<{ pending: number; oldest: string | null }>(
     `SELECT count(*)::int AS pending, to_char(min(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS oldest

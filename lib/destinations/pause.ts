@@ -50,7 +50,7 @@ export async function resumeDestination(opts: Change): Promise<DestinationDto> {
     if (pausedAt === null) return 0;
     await client.query("UPDATE destinations SET paused_at = NULL, updated_at = now() WHERE id = $1", [opts.id]);
     // Due now, and the window (counted from the first attempt, docs/webhooks.md#retries) moved on by
-    // the pause, by deliveries(destination_id, state, created_at).
+    // the pause, by the pending deliveries' index (deliveries_pending_idx).
     const { rows: waiting } = await client.query<{ id: string; backfill: boolean }>(
       `UPDATE deliveries SET next_attempt_at = NULL, first_attempt_at = first_attempt_at + (now() - $2::timestamptz), updated_at = now()
         WHERE destination_id = $1 AND state = 'pending' RETURNING id, backfill_id IS NOT NULL AS backfill`,
