@@ -15,10 +15,6 @@ export async function eraseFromBatches(client: pg.PoolClient, workspaceId: strin
   if (messageRowIds.length === 0) return;
   // Alone: a join in flight commits its members first, and one after this finds these cancelled (batches.ts membersLock).
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [membersLock(workspaceId)]);
-  // A batch built when its members joined keeps their parts only in its body (batches.ts tryJoin):
-  // its members left take theirs back from it, the n-th element the n-th member by id, so that the
-  // body can be rebuilt without the erased ones.
-  await client.query(RESTORE_PARTS_SQL, [messageRowIds]);
   // deliveries(message_row_id, destination_id, replay_number) finds them; most erasures hit no batch.
   const { rows: hit } = await client.query<{ batch_id: string }>(
     `UPDATE delivery_batch_members m SET part = NULL FROM deliveries d
@@ -27,7 +23,7 @@ export async function eraseFromBatches(client: pg.PoolClient, workspaceId: strin
   );
   if (hit.length === 0) return;
   const batchIds = [...new Set(hit.map((r) => r.batch_id))];
-  await client.query("UPDATE delivery_batches SET body = NULL WHERE id = ANY($1::uuid[])", [batchIds]);
+  await client.query(DROP_BODIES_SQL, [batchIds]);
   // A batch's attempts are logged on the delivery that led it then, always one of its members.
   await client.query("UPDATE attempts SET request_body = NULL WHERE batch_id = ANY($1::uuid[]) AND request_body IS NOT NULL", [batchIds]);
   // An open batch's members wait for its close time (their own next attempt is set by the rounds after).
@@ -45,19 +41,18 @@ export async function eraseFromBatches(client: pg.PoolClient, workspaceId: strin
 }
 
 /**
- * The parts of the batches the erased messages ($1) sat in whose members hold none (built at
- * join), each its member's element of the stored body: a json element is its text as stored, so
- * the part is the bytes the batch sent. Only where the body holds one element per member (all
- * members, by id: a deleted destination's members keep their rows, so the positions hold).
- * Exported for its test (test/batch-erasure.int.test.ts).
+ * The stored bodies of batches ($1) go. A batch built when its members joined keeps their parts in
+ * its body only (batches.ts tryJoin): first, in the same statement (whose parts all read the body
+ * before it goes), its members still pending take theirs back from it — the ones a rebuild sends
+ * (batches.ts batchesToSend); the erased ones were cancelled before. A json element is its text as
+ * stored, so a part is the bytes the batch sent; the n-th element is the n-th member by id, all
+ * members counted (a deleted destination's members keep their rows), and only where the body holds
+ * one element per member.
  */
-export const RESTORE_PARTS_SQL = `
-WITH hit AS (
-  SELECT DISTINCT m.batch_id FROM delivery_batch_members m JOIN deliveries d ON d.id = m.delivery_id
-   WHERE d.message_row_id = ANY($1::uuid[])
-), built AS (
-  SELECT b.id, b.body::json AS body FROM delivery_batches b JOIN hit ON hit.batch_id = b.id
-   WHERE b.body IS NOT NULL
+const DROP_BODIES_SQL = `
+WITH built AS (
+  SELECT b.id, b.body::json AS body FROM delivery_batches b
+   WHERE b.id = ANY($1::uuid[]) AND b.body IS NOT NULL
      AND NOT EXISTS (SELECT 1 FROM delivery_batch_members o WHERE o.batch_id = b.id AND o.part IS NOT NULL)
 ), parts AS (
   SELECT built.id AS batch_id, e.n, e.part::text AS part
@@ -66,7 +61,9 @@ WITH hit AS (
 ), positions AS (
   SELECT o.delivery_id, o.batch_id, row_number() OVER (PARTITION BY o.batch_id ORDER BY o.delivery_id) AS n
     FROM delivery_batch_members o JOIN built ON built.id = o.batch_id
+), restored AS (
+  UPDATE delivery_batch_members m SET part = p.part
+    FROM positions x JOIN parts p ON p.batch_id = x.batch_id AND p.n = x.n JOIN deliveries d ON d.id = x.delivery_id
+   WHERE m.delivery_id = x.delivery_id AND d.state = 'pending'
 )
-UPDATE delivery_batch_members m SET part = p.part
-  FROM positions x JOIN parts p ON p.batch_id = x.batch_id AND p.n = x.n
- WHERE m.delivery_id = x.delivery_id`;
+UPDATE delivery_batches SET body = NULL WHERE id = ANY($1::uuid[])`;

@@ -169,7 +169,7 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
       if (rest.length > 0) batches.push(...(await joinOpenBatch(client, rest)));
     }
     // A batch built now keeps no parts: its stored body holds them, in its members' order, and an
-    // erasure takes them back from it (batches-erase.ts); an open batch's members keep theirs.
+    // erasure gives its pending members theirs back from it (batches-erase.ts); an open batch's members keep theirs.
     const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })));
     const fresh = batches.filter((b) => b.isNew);
     const grown = batches.filter((b) => !b.isNew);
