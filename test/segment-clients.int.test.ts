@@ -35,10 +35,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The webhook body delivered for a messageId, once it arrives, checked against its X-Signature. */
-async function delivered(messageId: string): Promise<string> {
-  const req = await waitFor(async () => rx.requests.find((r) => r.body.includes(`"messageId":"${messageId}"`)), {
-    what: `the delivery of ${messageId}`,
+/** The webhook body delivered for a messageId (to `/hook`, or another path), once it arrives, checked against its X-Signature. */
+async function delivered(messageId: string, path = "/hook"): Promise<string> {
+  const req = await waitFor(async () => rx.requests.find((r) => r.path === path && r.body.includes(`"messageId":"${messageId}"`)), {
+    what: `the delivery of ${messageId} to ${path}`,
   });
   expect(req.headers["x-signature"]).toBe(xSignature(SECRET, req.body));
   return req.body;
@@ -173,15 +173,31 @@ describe("answers and payloads", () => {
     expect(bad.body).toMatchObject({ code: "invalid_message", message: expect.stringMatching(/track requires an event name/) });
   });
 
-  it("delivers integers beyond 2^53 digit for digit, stored exact, signed as sent", async () => {
+  it("stores integers beyond 2^53 exact; sends them as JavaScript writes them, or digit for digit where a destination asks", async () => {
+    // Mapped and batched too: each body obeys its destination's number form (docs/webhooks.md#numbers).
+    const more = [
+      { name: "Exact", urls: [`${rx.url}/exact`], numbers: "exact" },
+      { name: "Mapped", urls: [`${rx.url}/mapped`], mapping: { "@path": "$." } },
+      { name: "Mapped exact", urls: [`${rx.url}/mapped-exact`], mapping: { "@path": "$." }, numbers: "exact" },
+      { name: "Batched", urls: [`${rx.url}/batched`], batch: { size: 2, maxWaitMs: 200 } },
+    ];
+    for (const d of more) await api.post("/api/destinations", { ...d, sourceIds: [sourceId], sharedSecret: SECRET });
     const text =
       '{"type":"track","event":"Order Completed","messageId":"big-1","userId":9007199254740993,' +
       '"properties":{"orderId":9007199254740993,"ids":[18446744073709551615,-9223372036854775808],"total":12.5}}';
     const res = await postTracking(ingest.url, "/v1/track", text, { writeKey });
     expect(res.status).toBe(200);
+    const exactProps = '"properties":{"orderId":9007199254740993,"ids":[18446744073709551615,-9223372036854775808],"total":12.5}';
+    const jsProps = '"properties":{"orderId":9007199254740992,"ids":[18446744073709552000,-9223372036854776000],"total":12.5}';
+    for (const path of ["/hook", "/mapped", "/batched"]) {
+      const body = await delivered("big-1", path);
+      expect(body, path).toContain(jsProps);
+      // The seed's recipe: HMAC over JSON.stringify(JSON.parse(body)), as Segment's customers verify.
+      expect(xSignature(SECRET, JSON.stringify(JSON.parse(body))), path).toBe(xSignature(SECRET, body));
+    }
+    for (const path of ["/exact", "/mapped-exact"]) expect(await delivered("big-1", path), path).toContain(exactProps);
     const body = await delivered("big-1");
     expect(body).toContain('"userId":"9007199254740993"');
-    expect(body).toContain('"properties":{"orderId":9007199254740993,"ids":[18446744073709551615,-9223372036854775808],"total":12.5}');
     const stored = await db.query<{ p: string }>("SELECT payload::text AS p FROM messages WHERE source_id = $1 AND message_id = 'big-1'", [
       sourceId,
     ]);

@@ -38,6 +38,7 @@ const stored: DestinationDto = {
   rateLimit: { perSecond: null, concurrency: null },
   method: "POST",
   mapping: null,
+  numbers: "canonical",
   sourceIds: [],
   batch: null,
   createdAt: "",

@@ -9,7 +9,7 @@ import {
   type DestinationFilter,
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
-import type { Method } from "@/lib/webhooks/request-shape";
+import type { Method, NumberForm } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 
 /**
@@ -97,6 +97,8 @@ export type FormState = {
   method: Method;
   /** The mapping as typed (JSON text); "" sends the default body. */
   mappingText: string;
+  /** docs/webhooks.md#numbers */
+  numbers: NumberForm;
   /** docs/request-shape.md#batching: off sends one event per request; the numbers as typed */
   batchOn: boolean;
   batchSize: string;
@@ -125,6 +127,7 @@ export const emptyForm = (): FormState => ({
   filter: allCalls(),
   method: "POST",
   mappingText: "",
+  numbers: "canonical",
   batchOn: false,
   batchSize: BATCH_DEFAULTS.size,
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
@@ -155,6 +158,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   },
   method: d.method,
   mappingText: d.mapping === null ? "" : JSON.stringify(d.mapping, null, 2),
+  numbers: d.numbers,
   batchOn: d.batch !== null,
   batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
@@ -206,6 +210,7 @@ export function formToInput(f: FormState) {
     filter: filterToInput(f.filter),
     method: f.method,
     mapping: mappingFromText(f.mappingText),
+    numbers: f.numbers,
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
     rateLimit: rateLimitToInput(f.rateLimit),
   };

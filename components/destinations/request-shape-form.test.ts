@@ -18,6 +18,7 @@ const stored: DestinationDto = {
   filter: RECEIVE_ALL,
   method: "PUT",
   mapping: { email: { "@path": "$.traits.email" } },
+  numbers: "exact",
   pausedAt: null,
   batch: null,
   rateLimit: { perSecond: null, concurrency: null },
@@ -27,9 +28,9 @@ const stored: DestinationDto = {
 };
 
 describe("the form's request shape (docs/request-shape.md)", () => {
-  it("round-trips method and mapping; an empty mapping field sends null (the default body)", () => {
-    expect(formToInput(formFromDestination(stored))).toMatchObject({ method: "PUT", mapping: stored.mapping });
-    expect(formToInput(emptyForm())).toMatchObject({ method: "POST", mapping: null });
+  it("round-trips method, mapping and number form; an empty mapping field sends null (the default body)", () => {
+    expect(formToInput(formFromDestination(stored))).toMatchObject({ method: "PUT", mapping: stored.mapping, numbers: "exact" });
+    expect(formToInput(emptyForm())).toMatchObject({ method: "POST", mapping: null, numbers: "canonical" });
   });
 
   it("says why the mapping is refused: JSON that does not parse, or the directive at fault", () => {

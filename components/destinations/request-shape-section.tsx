@@ -6,7 +6,7 @@ import { call } from "@/components/data/api-client";
 import { ErrorNote } from "@/components/ui/card";
 import { errorId, FieldError, hintId, inputClass } from "@/components/ui/field";
 import { destinationEndpoints, mappingPreviewSchema, type MappingPreviewInput } from "@/lib/destinations/contract";
-import { METHODS, type Method } from "@/lib/webhooks/request-shape";
+import { METHODS, type Method, type NumberForm } from "@/lib/webhooks/request-shape";
 import { mappingFromText, type FormState } from "./form-state";
 
 type Errors = Record<string, string[] | undefined>;
@@ -90,6 +90,26 @@ export function RequestShapeFields({
           </p>
         )}
       </div>
+      <div className="space-y-1">
+        <label htmlFor="dest-numbers" className="block text-sm font-medium text-slate-700">
+          Numbers
+        </label>
+        <select
+          id="dest-numbers"
+          className={`${inputClass} max-w-md`}
+          value={form.numbers}
+          aria-describedby={hintId("dest-numbers")}
+          onChange={(e) => onChange({ numbers: e.target.value as NumberForm })}
+        >
+          <option value="canonical">As JavaScript writes them (default)</option>
+          <option value="exact">Exact digits</option>
+        </select>
+        <p id={hintId("dest-numbers")} className="text-xs text-slate-500">
+          {form.numbers === "exact"
+            ? "Integers beyond 2^53 go out with every digit the client sent. Verify signatures over the raw body: re-serialising it in JavaScript changes those digits."
+            : "Integers beyond 2^53 go out as JavaScript reads them, as Segment sends them, so the signature recipe of Segment's Webhooks destination verifies every body. The request log keeps the digits."}
+        </p>
+      </div>
       <RequestPreview form={form} />
     </>
   );
@@ -102,6 +122,7 @@ function previewInput(form: FormState): MappingPreviewInput | null {
     urls: form.urls,
     method: form.method,
     mapping: mappingFromText(form.mappingText),
+    numbers: form.numbers,
     headers: form.headers.filter((h) => h.name.trim() !== "").map((h) => ({ name: h.name })),
     limit: 3,
   });

@@ -78,6 +78,18 @@ export function AttemptChain({
           {replayOutcome(latest, replayed)}
         </p>
       ) : null}
+      {message.data.message.roundedNumbers.length > 0 ? (
+        <p className="text-xs text-amber-800" role="note">
+          This message holds integers beyond 2^53, stored with every digit. Default bodies carry them as JavaScript writes them (a
+          destination set to exact numbers sends the digits):{" "}
+          {message.data.message.roundedNumbers.map((r, i) => (
+            <span key={r.path}>
+              {i > 0 ? ", " : null}
+              <code>{r.path}</code> {r.digits} → {r.sent}
+            </span>
+          ))}
+        </p>
+      ) : null}
       <ul className="space-y-1" aria-label="Deliveries">
         {latest.map((d) => (
           <li key={d.id} className="flex flex-wrap items-center gap-2 text-xs">

@@ -99,6 +99,7 @@ type DestinationRow = {
   retry_window_minutes: number;
   method: string;
   mapping: unknown;
+  numbers: string;
   batch: unknown;
   /** the destination filter column, for its drop and allow lists */
   filter: unknown;
@@ -148,7 +149,7 @@ SELECT t.id,
        -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
        ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
        coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled,
-       t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.batch,
+       t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
        t.rate_limit_per_second, t.rate_limit_concurrency
@@ -224,7 +225,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
   return {
     ...settings,
     signing: prepareSigning(settings),
-    shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls }),
+    shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls, numbers: t.numbers }),
     batch: storedBatch(t.batch),
     rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
   };

@@ -21,6 +21,7 @@ describe("destinationInputSchema", () => {
       filter: null,
       method: "POST",
       mapping: null,
+      numbers: "canonical",
       batch: null,
       rateLimit: null,
     });

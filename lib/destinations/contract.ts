@@ -4,7 +4,7 @@ import { attemptDetailDtoSchema } from "../request-log/contract";
 import { HEADER_NAME, isConnectionHeader, isHeaderValue, isReservedHeader, isStandardSecret } from "../webhooks/rules";
 import { MESSAGE_TYPES } from "../webhooks/payload";
 import { checkMapping } from "../webhooks/mapping";
-import { METHODS } from "../webhooks/request-shape";
+import { METHODS, NUMBER_FORMS } from "../webhooks/request-shape";
 import { urlTemplateProblem } from "../webhooks/url-template";
 import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
 import { filterConditionSchema } from "../routing/event-condition";
@@ -223,6 +223,8 @@ const fields = {
   method: z.enum(METHODS, { error: `One of ${METHODS.join(", ")}` }),
   /** null: the seed's body (the default) */
   mapping: mappingSchema.nullable(),
+  /** docs/webhooks.md#numbers: "canonical" (the default) or "exact" */
+  numbers: z.enum(NUMBER_FORMS, { error: `One of ${NUMBER_FORMS.join(", ")}` }),
   /** null: one event per request (the default); docs/request-shape.md#batching */
   batch: batchSettingsSchema.nullable(),
   /** null: no limit (the default) */
@@ -290,6 +292,7 @@ export const destinationInputSchema = z
     filter: fields.filter.default(null),
     method: fields.method.default("POST"),
     mapping: fields.mapping.default(null),
+    numbers: fields.numbers.default("canonical"),
     batch: fields.batch.default(null),
     rateLimit: fields.rateLimit.default(null),
   })
@@ -348,6 +351,8 @@ export const destinationDtoSchema = z.object({
   method: z.enum(METHODS),
   /** null: the seed's body */
   mapping: z.record(z.string(), z.unknown()).nullable(),
+  /** How bodies write integers beyond 2^53 (docs/webhooks.md#numbers) */
+  numbers: z.enum(NUMBER_FORMS),
   /** null: one event per request; else events go in batches (docs/request-shape.md#batching) */
   batch: batchSettingsSchema.nullable(),
   /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
@@ -532,6 +537,7 @@ export const mappingPreviewSchema = z.object({
   urls: fields.urls,
   method: fields.method.default("POST"),
   mapping: fields.mapping.default(null),
+  numbers: fields.numbers.default("canonical"),
   /** Custom header names (values are write-only; the preview shows them masked, as the attempt log does). */
   headers: z
     .array(z.object({ name: z.string().trim().max(100, "At most 100 characters") }))

@@ -6,7 +6,7 @@ import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
 import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
-import { METHODS, type Method } from "../webhooks/request-shape";
+import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
 import {
   DESTINATION_LIMITS,
@@ -43,6 +43,7 @@ const auditView = (r: Row) => ({
   retryWindowMinutes: r.retryWindowMinutes,
   method: r.method,
   mapping: r.mapping,
+  numbers: r.numbers,
   batch: r.batch,
   filter: r.filter,
   rateLimitPerSecond: r.rateLimitPerSecond,
@@ -80,6 +81,7 @@ const select = {
   filter: true,
   method: true,
   mapping: true,
+  numbers: true,
   batch: true,
   pausedAt: true,
   rateLimitPerSecond: true,
@@ -107,6 +109,7 @@ const mappingColumn = (m: Record<string, unknown> | null) => (m === null ? Prism
 /** null in the column: one event per request (docs/request-shape.md#batching). */
 const batchColumn = (b: BatchSettings | null) => (b === null ? Prisma.DbNull : b);
 const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
+const storedNumbers = (n: string): NumberForm => (n === "exact" ? "exact" : "canonical");
 const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
 /** A previous secret while its grace period lasts (docs/signing.md#secret-rotation): its hint and end; ended, nothing to show. */
@@ -137,6 +140,7 @@ const toDto = (r: Row): DestinationDto => ({
   filter: storedFilter(r.filter) ?? RECEIVE_ALL,
   method: storedMethod(r.method),
   mapping: storedMapping(r.mapping),
+  numbers: storedNumbers(r.numbers),
   batch: storedBatch(r.batch),
   pausedAt: r.pausedAt?.toISOString() ?? null,
   rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
@@ -230,6 +234,7 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
     filter: DestinationFilter | null;
     method: Method;
     mapping: Record<string, unknown> | null;
+    numbers: NumberForm;
   }
 > {
   const row = await findRow(opts);
@@ -238,6 +243,7 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
     filter: storedFilter(row.filter),
     method: storedMethod(row.method),
     mapping: storedMapping(row.mapping),
+    numbers: storedNumbers(row.numbers),
     urls: row.urls,
     headers: storedHeaders(row),
     sharedSecret: row.sharedSecret,
@@ -276,6 +282,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         filter: filterColumn(input.filter),
         method: input.method,
         mapping: mappingColumn(input.mapping),
+        numbers: input.numbers,
         batch: batchColumn(input.batch),
         ...rateLimitColumns(input.rateLimit),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
@@ -317,6 +324,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.filter !== undefined && { filter: filterColumn(input.filter) }),
         ...(input.method !== undefined && { method: input.method }),
         ...(input.mapping !== undefined && { mapping: mappingColumn(input.mapping) }),
+        ...(input.numbers !== undefined && { numbers: input.numbers }),
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
         ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
         ...standard,

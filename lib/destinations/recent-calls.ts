@@ -1,6 +1,7 @@
 import "server-only";
 import { pool } from "../platform/db";
 import { AppError } from "../platform/errors";
+import { parseExactJson } from "../platform/exact-json";
 import type { StoredMessage } from "../webhooks/payload";
 
 /** One of a source's recent calls, as the previews route and shape it. */
@@ -15,7 +16,7 @@ type Row = {
   timestamp: Date;
   received_at: Date;
   sent_at: Date | null;
-  payload: Record<string, unknown>;
+  payload: string;
 };
 
 /**
@@ -38,7 +39,7 @@ export async function recentCalls(opts: { workspaceId: string; sourceIds: string
 
   // Per source, its newest calls through messages(source_id, received_at); then the newest of those.
   const { rows } = await pool().query<Row>(
-    `SELECT m.type, m.event, m.message_id, m.user_id, m.anonymous_id, m.timestamp, m.received_at, m.sent_at, m.payload
+    `SELECT m.type, m.event, m.message_id, m.user_id, m.anonymous_id, m.timestamp, m.received_at, m.sent_at, m.payload::text AS payload
        FROM unnest($1::uuid[]) AS s(id)
        CROSS JOIN LATERAL (
          SELECT type, event, message_id, user_id, anonymous_id, timestamp, received_at, sent_at, payload FROM messages
@@ -56,6 +57,8 @@ export async function recentCalls(opts: { workspaceId: string; sourceIds: string
     timestamp: r.timestamp.toISOString(),
     receivedAt: r.received_at.toISOString(),
     sentAt: r.sent_at?.toISOString() ?? null,
-    payload: r.payload,
+    // The stored text, as the worker reads it (lib/delivery/load.ts): a preview parses it as a send does.
+    payloadText: r.payload,
+    payload: parseExactJson(r.payload).value as Record<string, unknown>,
   }));
 }

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ExactInteger, NonFiniteNumber, findNonFinite, parseExactJson, stringifyExact } from "./exact-json";
+import { canonicalJson, ExactInteger, NonFiniteNumber, findNonFinite, parseExactJson, roundedNumbers, stringifyExact } from "./exact-json";
 
 const roundTrip = (text: string) => stringifyExact(parseExactJson(text).value);
 
@@ -50,5 +51,43 @@ describe("parseExactJson's shortcuts", () => {
     const { value, nonFinite } = parseExactJson(text);
     expect(nonFinite).toBe(false);
     expect(value).toEqual({ card: "4111111111111111", at: "1732780800000000", n: 1 });
+  });
+});
+
+describe("canonicalJson and roundedNumbers (docs/webhooks.md#numbers)", () => {
+  it("writes a text as JavaScript does, and is the text itself when nothing in it changes", () => {
+    const text = '{"id":9007199254740993,"s":"12345678901234567","n":[18446744073709551615,1.5]}';
+    expect(canonicalJson(text)).toBe('{"id":9007199254740992,"s":"12345678901234567","n":[18446744073709552000,1.5]}');
+    const plain = '{"a":1,"b":"x"}';
+    expect(canonicalJson(plain)).toBe(plain);
+  });
+
+  it("is JSON.stringify(JSON.parse(text)) and idempotent, for generated texts written by stringifyExact", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
+            fc.string().map((s) => JSON.stringify(s)),
+          ),
+        ),
+        (parts) => {
+          const text = stringifyExact(parseExactJson(`[${parts.join(",")}]`).value);
+          const c = canonicalJson(text);
+          expect(c).toBe(JSON.stringify(JSON.parse(text)));
+          expect(canonicalJson(c)).toBe(c);
+        },
+      ),
+      { seed: 140, numRuns: 1000 },
+    );
+  });
+
+  it("names each integer whose digits JavaScript changes, with what is sent instead", () => {
+    expect(roundedNumbers('{"properties":{"orderId":9007199254740993,"ok":9007199254740992,"ids":[1,18446744073709551615]}}')).toEqual([
+      { path: "properties.orderId", digits: "9007199254740993", sent: "9007199254740992" },
+      { path: "properties.ids[1]", digits: "18446744073709551615", sent: "18446744073709552000" },
+    ]);
+    expect(roundedNumbers('{"a":"9007199254740993"}')).toEqual([]);
+    expect(roundedNumbers(null)).toEqual([]);
   });
 });

@@ -91,6 +91,48 @@ export function parseExactJson(text: string): ExactParse {
   return literals === 0 ? { value, nonFinite: false } : { value: exact, nonFinite };
 }
 
+/**
+ * Whether a JSON text may hold a number JSON.parse changes (an integer beyond 2^53, an exponent past
+ * a double's range): the two fixed-length patterns above, a few µs per 60 KB.
+ */
+export const mayHoldChangedNumber = (text: string): boolean => SIXTEEN_DIGITS.test(text) || LONG_EXPONENT.test(text);
+
+/**
+ * The text as JavaScript writes it back: `JSON.stringify(JSON.parse(text))`, which is the text
+ * itself unless it holds a number JSON.parse rounds. A body sent in the default `numbers` form is
+ * this (docs/webhooks.md#numbers): the seed's recipe, HMAC over JSON.stringify(JSON.parse(body)),
+ * then verifies every request. Idempotent: a text it returns is returned unchanged.
+ */
+export function canonicalJson(text: string): string {
+  return mayHoldChangedNumber(text) ? JSON.stringify(JSON.parse(text)) : text;
+}
+
+/** Where a JSON text holds integers that JavaScript rounds: each place with its digits and what is sent instead. */
+export type RoundedNumber = { path: string; digits: string; sent: string };
+
+/**
+ * The integers beyond 2^53 in a JSON text whose digits JavaScript changes (`properties.orderId`
+ * `9007199254740993` → `9007199254740992`), for the request log's mark on a stored message.
+ */
+export function roundedNumbers(text: string | null, max = 20): RoundedNumber[] {
+  if (text === null || !mayHoldChangedNumber(text)) return [];
+  const { value } = parseExactJson(text);
+  const out: RoundedNumber[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (out.length >= max) return;
+    if (v instanceof ExactInteger) {
+      const sent = String(Number(v.literal));
+      if (sent !== v.literal) out.push({ path, digits: v.literal, sent });
+      return;
+    }
+    if (typeof v !== "object" || v === null || v instanceof NumberLiteral) return;
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
+    else for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
+  };
+  walk(value, "");
+  return out;
+}
+
 /** JSON.stringify, writing each ExactInteger as the number it is. */
 export function stringifyExact(value: unknown): string {
   marking = true;

@@ -180,6 +180,16 @@ export const messageDetailDtoSchema = z.object({
     timestamp: z.string(),
     /** The normalised call as stored; null once erased by a deletion request. */
     payload: z.unknown(),
+    /**
+     * The stored call's text, every digit as received (`payload` is read as JavaScript reads it);
+     * null once erased (docs/webhooks.md#numbers).
+     */
+    payloadText: z.string().nullable(),
+    /**
+     * Where it holds an integer beyond 2^53 that a default body writes as JavaScript does: the
+     * field, its digits, and what is sent instead (at most 20).
+     */
+    roundedNumbers: z.array(z.object({ path: z.string(), digits: z.string(), sent: z.string() })),
   }),
   deliveries: z.array(
     z.object({

@@ -1,5 +1,6 @@
 import "server-only";
 import { pool } from "../platform/db";
+import { roundedNumbers } from "../platform/exact-json";
 import { assertUuid, notFound } from "../platform/errors";
 import type { MessageDetailDto } from "./contract";
 import { listMessageAttempts } from "./attempts";
@@ -15,7 +16,7 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
   // in parallel on separate connections, a final delivery could come back without them.
   const [msg, deliveries] = await Promise.all([
     db.query(
-      `SELECT id, message_id, type, user_id, anonymous_id, source_id, received_at, timestamp, payload
+      `SELECT id, message_id, type, user_id, anonymous_id, source_id, received_at, timestamp, payload, payload::text AS payload_text
        FROM messages WHERE id = $1 AND workspace_id = $2`,
       [opts.id, opts.workspaceId],
     ),
@@ -44,6 +45,8 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
       receivedAt: iso(m.received_at)!,
       timestamp: iso(m.timestamp)!,
       payload: m.payload,
+      payloadText: m.payload_text,
+      roundedNumbers: roundedNumbers(m.payload_text),
     },
     deliveries: deliveries.rows.map((d) => ({
       id: d.id,

@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseExactJson, stringifyExact } from "../platform/exact-json";
 import { checkMapping, compileMapping, MappingError, MAPPING_LIMITS } from "./mapping";
 
 // Every expected body below is what @segment/actions-core 3.170.0's transform() gives for the same
@@ -166,5 +168,64 @@ describe("checkMapping", () => {
     let deep: unknown = 1;
     for (let i = 0; i < MAPPING_LIMITS.depth + 2; i++) deep = { a: deep };
     expect(where(deep)[0]).toMatch(/Nested more than 20 levels deep$/);
+  });
+});
+
+describe("templates: one pass", () => {
+  it("never reads an inserted value as a template, whatever it holds", () => {
+    const data = { properties: { note: "{{properties.big}}{{{properties.big}}}", big: "x".repeat(1000) } };
+    const run = (m: unknown) => compileMapping(m)(data) as Record<string, unknown>;
+    expect(run({ n: { "@template": "{{{properties.note}}}" } })).toEqual({ n: data.properties.note });
+    expect(run({ n: { "@template": "{{properties.note}}!" } })).toEqual({ n: `${data.properties.note}!` });
+  });
+
+  it("a rendered template is as long as its text and values, for generated event text (no expansion)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("{", "}", "a", ".", " ", "p") }), fc.string(), (note, other) => {
+        const data = { p: { note, other } };
+        const out = compileMapping({ "@template": "[{{{p.note}}}|{{p.other}}]" })(data);
+        expect(out).toBe(`[${note}|${other}]`);
+      }),
+      { seed: 4747, numRuns: 3000 },
+    );
+  });
+});
+
+describe("numbers kept with their digits (exact-json.ts)", () => {
+  it("an ExactInteger is a value a mapping copies whole, never an object it rebuilds", () => {
+    const { value } = parseExactJson('{"properties":{"orderId":9007199254740993,"list":[9007199254740995]}}');
+    const body = (m: unknown) => stringifyExact(compileMapping(m)(value as Record<string, unknown>));
+    expect(body({ "@path": "$." })).toBe('{"properties":{"orderId":9007199254740993,"list":[9007199254740995]}}');
+    expect(body({ id: { "@path": "$.properties.orderId" }, all: { "@path": "$.properties.list" } })).toBe(
+      '{"id":9007199254740993,"all":[9007199254740995]}',
+    );
+    expect(body({ id: { "@path": "$.properties.orderId.literal" } })).toBe("{}");
+    expect(body({ t: { "@template": "#{{properties.orderId}}" } })).toBe('{"t":"#9007199254740993"}');
+    expect(body({ x: { "@arrayPath": ["$.properties.orderId", { a: { "@path": "$.b" } }] } })).toBe('{"x":9007199254740993}');
+  });
+});
+
+describe("bounded output (MAPPING_LIMITS.bodyBytes)", () => {
+  const big = { properties: { s: "x".repeat(32 * 1024) } };
+  it("refuses a mapping that multiplies the event past 1 MB, cheaply, with a reason", () => {
+    const copies = compileMapping({ list: Array.from({ length: 400 }, () => ({ "@path": "$." })) });
+    expect(() => copies(big)).toThrow(new MappingError("it gives a body larger than 1 MB for this event"));
+    const template = compileMapping({ t: { "@template": "{{properties.s}}".repeat(40) } });
+    expect(() => template(big)).toThrow(new MappingError("@template: it renders more than 1 MB for this event"));
+  });
+  it("keeps a body under the limit whole", () => {
+    const copies = compileMapping({ list: Array.from({ length: 20 }, () => ({ "@path": "$." })) });
+    expect(JSON.stringify(copies(big)).length).toBeGreaterThan(20 * 32 * 1024);
+  });
+});
+
+describe("checkMapping: numbers", () => {
+  it("refuses an integer literal beyond 2^53, whose digits would be lost when saved", () => {
+    expect(checkMapping(JSON.parse('{"id": {"@literal": 9007199254740993}, "ok": 9007199254740991}'))).toEqual([
+      {
+        path: ["id", "@literal"],
+        message: "An integer beyond 2^53 loses digits when saved: write it as a string, or read it from the event with @path",
+      },
+    ]);
   });
 });

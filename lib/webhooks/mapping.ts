@@ -7,18 +7,28 @@
  * browser (the destination form validates with it).
  */
 
+import { NumberLiteral } from "../platform/exact-json";
+
 type Json = unknown;
 type Obj = Record<string, unknown>;
 
 export const SUPPORTED_DIRECTIVES = ["@path", "@template", "@if", "@arrayPath", "@literal"] as const;
 /** Segment directives this subset refuses at save, by name, rather than sending something else. */
 const KNOWN_UNSUPPORTED = ["@case", "@replace", "@json", "@flatten", "@merge", "@transform", "@excludeWhenNull", "@liquid"];
-export const MAPPING_LIMITS = { bytes: 16 * 1024, depth: 20 } as const;
+/**
+ * `bytes` and `depth`: the mapping itself. `bodyBytes`: what one event's mapped body (and one rendered
+ * template) may grow to: a 16 KB mapping can copy a 32 KB event a thousand times over, and the send
+ * path and the preview refuse such a body with a reason instead of building it (docs/request-shape.md#mapping).
+ */
+export const MAPPING_LIMITS = { bytes: 16 * 1024, depth: 20, bodyBytes: 1024 * 1024 } as const;
 
 /** A mapping that could not be applied to one event (a directive met a value of the wrong type). */
 export class MappingError extends Error {}
 
-const typeOf = (v: unknown): string => Object.prototype.toString.call(v).slice(8, -1).toLowerCase();
+// An integer kept with its digits (exact-json.ts) is a number here, a value a mapping copies whole:
+// never an object to walk into or rebuild, which would send `{"literal": …}` in its place.
+const typeOf = (v: unknown): string =>
+  v instanceof NumberLiteral ? "number" : Object.prototype.toString.call(v).slice(8, -1).toLowerCase();
 const isPlainObject = (v: unknown): v is Obj => typeOf(v) === "object";
 
 /** Segment's isDirective: an object whose keys are all @-prefixed (or `_metadata`), at least one. */
@@ -53,7 +63,8 @@ function walk(obj: unknown, parts: string[]): unknown {
   let acc: unknown = obj;
   for (const key of parts) {
     if (!acc) return acc;
-    if (typeof acc === "object") acc = Object.hasOwn(acc, key) ? (acc as Obj)[key] : undefined;
+    if (acc instanceof NumberLiteral) acc = undefined;
+    else if (typeof acc === "object") acc = Object.hasOwn(acc, key) ? (acc as Obj)[key] : undefined;
     else if (typeof acc === "string") acc = key === "length" || /^\d+$/.test(key) ? acc[key as unknown as number] : undefined;
     else acc = undefined;
   }
@@ -65,16 +76,25 @@ const pathParts = (path: string) => parsePath(path.replace("$.", ""));
 
 // ───────────────────────── templates ─────────────────────────
 
-const TRIPLE = /\{\{\{([^}]+)\}\}\}/g;
-const DOUBLE = /\{\{([^}]+)\}\}/g;
+// `{{{a.b}}}` or `{{a.b}}`, tried in that order at each place, in one pass over the template.
+const PLACEHOLDER = /\{\{\{([^}]+)\}\}\}|\{\{([^}]+)\}\}/g;
 
-/** Segment's render(): `{{{a.b}}}` then `{{a.b}}` replaced by the value's String(), nothing when absent or null. */
+/**
+ * Segment's render(): each `{{{a.b}}}` and `{{a.b}}` replaced by the value's String(), nothing when
+ * absent or null. One pass (docs/request-shape.md#mapping): Segment replaces the triple braces
+ * first and then scans the result for double ones, so event text holding `{{…}}` was expanded as a
+ * template; here an inserted value is never read again, whatever it holds.
+ */
 export function renderTemplate(template: string, data: unknown, encode: (s: string) => string = (s) => s): string {
-  const replacer = (chars: number) => (match: string) => {
-    const value = walk(data, parsePath(match.slice(chars, -chars).trim()));
-    return value === undefined || value === null ? "" : encode(String(value));
-  };
-  return template.replace(TRIPLE, replacer(3)).replace(DOUBLE, replacer(2));
+  let length = template.length;
+  return template.replace(PLACEHOLDER, (_match, triple: string | undefined, double: string | undefined) => {
+    const value = walk(data, parsePath((triple ?? double ?? "").trim()));
+    const text = value === undefined || value === null ? "" : encode(String(value));
+    length += text.length;
+    if (length > MAPPING_LIMITS.bodyBytes)
+      throw new MappingError(`@template: it renders more than ${MAPPING_LIMITS.bodyBytes / 1024 / 1024} MB for this event`);
+    return text;
+  });
 }
 
 /** The paths a template reads, for URL templates (url-template.ts). */
@@ -95,7 +115,39 @@ type Compiled = (payload: unknown) => unknown;
  */
 export function compileMapping(mapping: Json): (event: Obj) => unknown {
   const run = compile(mapping);
-  return (event) => removeUndefined(run(event));
+  return (event) => {
+    const body = removeUndefined(run(event));
+    if (jsonSize(body, new Map(), MAPPING_LIMITS.bodyBytes) > MAPPING_LIMITS.bodyBytes)
+      throw new MappingError(`it gives a body larger than ${MAPPING_LIMITS.bodyBytes / 1024 / 1024} MB for this event`);
+    return body;
+  };
+}
+
+/**
+ * About how many characters JSON.stringify writes for a value (strings counted without escapes),
+ * stopping once past `limit`. A value copied many times over (`{"@path": "$."}` a thousand times)
+ * is one object referenced many times: each is sized once (`seen`), so this costs what the
+ * mapping's output holds, not what it would write.
+ */
+function jsonSize(v: unknown, seen: Map<object, number>, limit: number): number {
+  if (typeof v === "string") return v.length + 2;
+  if (typeof v !== "object" || v === null || v instanceof NumberLiteral) return String(v).length;
+  const known = seen.get(v);
+  if (known !== undefined) return known;
+  let size = 2;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      size += jsonSize(x, seen, limit) + 1;
+      if (size > limit) break;
+    }
+  } else {
+    for (const k of Object.keys(v)) {
+      size += k.length + 4 + jsonSize((v as Obj)[k], seen, limit);
+      if (size > limit) break;
+    }
+  }
+  seen.set(v, size);
+  return size;
 }
 
 function compile(m: Json): Compiled {
@@ -185,12 +237,23 @@ function compileArrayPath([path, shape]: Json[]): Compiled {
   };
 }
 
-/** Segment's removeUndefined: keys whose value is undefined go; array items stay (JSON shows them as null). */
-function removeUndefined(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(removeUndefined);
-  if (!isPlainObject(v)) return v;
-  const out: Obj = {};
-  for (const k of Object.keys(v)) if (v[k] !== undefined) out[k] = removeUndefined(v[k]);
+/**
+ * Segment's removeUndefined: keys whose value is undefined go; array items stay (JSON shows them as
+ * null). A value met again (the event copied many times over) gives the copy already made, so the
+ * output shares it as the mapping's result did rather than growing with each reference.
+ */
+function removeUndefined(v: unknown, done = new Map<object, unknown>()): unknown {
+  if (!Array.isArray(v) && !isPlainObject(v)) return v;
+  const known = done.get(v);
+  if (known !== undefined) return known;
+  let out: unknown;
+  if (Array.isArray(v)) out = v.map((x) => removeUndefined(x, done));
+  else {
+    const o: Obj = {};
+    for (const k of Object.keys(v)) if (v[k] !== undefined) o[k] = removeUndefined(v[k], done);
+    out = o;
+  }
+  done.set(v, out);
   return out;
 }
 
@@ -223,6 +286,9 @@ export function checkMapping(mapping: unknown): MappingIssue[] {
   };
   const value = (v: unknown, path: (string | number)[]): undefined => {
     if (path.length > MAPPING_LIMITS.depth) return add(path, `Nested more than ${MAPPING_LIMITS.depth} levels deep`);
+    // Read from the JSON as a double: its digits are gone before it is saved (docs/webhooks.md#numbers).
+    if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v))
+      return add(path, "An integer beyond 2^53 loses digits when saved: write it as a string, or read it from the event with @path");
     const key = isPlainObject(v) ? Object.keys(v).find((k) => k.startsWith("@")) : undefined;
     if (key !== undefined) return directive(v as Obj, path);
     if (Array.isArray(v)) for (let i = 0; i < v.length; i++) value(v[i], [...path, i]);

@@ -1,4 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseExactJson, stringifyExact } from "../platform/exact-json";
+import type { FieldLists } from "../routing/field-lists";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
 import { DEFAULT_SHAPE, prepareShape, segmentEvent, shapeRequest } from "./request-shape";
 
@@ -77,5 +80,62 @@ describe("request shape", () => {
     expect(nothing.targets[0]).toEqual({
       error: "mapping could not be applied to this event: it gave no body (its top-level directive found nothing); not sent",
     });
+  });
+});
+
+describe("numbers (docs/webhooks.md#numbers), for generated events and every shape", () => {
+  // A JSON value whose integers reach far beyond 2^53, written as a client writes it.
+  const jsonText: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
+    v: fc.oneof(
+      { depthSize: "small" },
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+      fc.string().map((s) => JSON.stringify(s)),
+      fc.constantFrom("true", "null", '"9007199254740993"'),
+      fc.array(tie("v"), { maxLength: 4 }).map((a) => `[${a.join(",")}]`),
+      fc.dictionary(fc.constantFrom("a", "b", "id", "2", "n"), tie("v"), { maxKeys: 4 }).map(
+        (o) =>
+          `{${Object.entries(o)
+            .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+            .join(",")}}`,
+      ),
+    ),
+  })).v;
+  const shapes: { name: string; stored: Parameters<typeof prepareShape>[0]; lists?: FieldLists }[] = [
+    { name: "seed", stored: {} },
+    { name: "seed with a drop list", stored: {}, lists: { drop: ["properties.a"], allow: [] } },
+    { name: "mapping $.", stored: { mapping: { "@path": "$." } } },
+    { name: "mapping of fields", stored: { mapping: { p: { "@path": "$.properties" }, x: [{ "@path": "$.properties.id" }, 1] } } },
+    { name: "URL template", stored: { urls: ["https://h.example/{{userId}}"] } },
+  ];
+
+  it("canonical bodies equal JSON.stringify(JSON.parse(body)); exact ones keep every digit; none holds an object for a number", () => {
+    fc.assert(
+      fc.property(jsonText, fc.constantFrom(...shapes), fc.constantFrom("canonical", "exact"), (props, s, numbers) => {
+        const text = stringifyExact(parseExactJson(`{"type":"track","event":"E","properties":${props},"context":{"n":${props}}}`).value);
+        const message: StoredMessage = { ...track, payloadText: text, payload: parseExactJson(text).value as Record<string, unknown> };
+        const u = s.stored.urls ?? ["https://b.example.com/hook"];
+        const { body } = shapeRequest(prepareShape({ ...s.stored, urls: u, numbers }), message, u, s.lists);
+        expect(body).not.toContain('"literal":');
+        if (numbers === "canonical") {
+          expect(body).toBe(JSON.stringify(JSON.parse(body)));
+          if (s.name !== "mapping of fields") expect(body).toContain(JSON.stringify(JSON.parse(text).context));
+        } else {
+          const exact = stringifyExact((parseExactJson(text).value as { context: unknown }).context);
+          if (s.name !== "mapping of fields") expect(body).toContain(exact);
+        }
+      }),
+      { seed: 4701, numRuns: 1500 },
+    );
+  });
+
+  it("an integer beyond 2^53 goes out as JavaScript writes it by default, with its digits in exact mode", () => {
+    const text = '{"type":"track","event":"E","properties":{"orderId":9007199254740993}}';
+    const message: StoredMessage = { ...track, payloadText: text, payload: parseExactJson(text).value as Record<string, unknown> };
+    const u = ["https://b.example.com/hook"];
+    for (const mapping of [null, { "@path": "$." }]) {
+      expect(shapeRequest(prepareShape({ mapping, urls: u }), message, u).body).toContain('"orderId":9007199254740992');
+      expect(shapeRequest(prepareShape({ mapping, urls: u, numbers: "exact" }), message, u).body).toContain('"orderId":9007199254740993');
+    }
   });
 });

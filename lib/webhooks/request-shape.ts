@@ -4,7 +4,7 @@
  * for byte; delete notices always keep theirs, so a receiver recognises them whatever the mapping.
  * Pure.
  */
-import { stringifyExact } from "../platform/exact-json";
+import { canonicalJson, stringifyExact } from "../platform/exact-json";
 import { applyFieldLists, type FieldLists, listsFields } from "../routing/field-lists";
 import { compileMapping, MappingError } from "./mapping";
 import { buildPayload, serializePayload, type StoredMessage } from "./payload";
@@ -14,20 +14,35 @@ import { hasTemplate, renderUrl } from "./url-template";
 export const METHODS = ["POST", "PUT", "PATCH"] as const;
 export type Method = (typeof METHODS)[number];
 
+/**
+ * How a body writes numbers (docs/webhooks.md#numbers): "canonical" (the default) as JavaScript
+ * writes the parsed value, so every body equals JSON.stringify(JSON.parse(body)) and the seed's
+ * signature recipe verifies it; "exact": integers beyond 2^53 with the digits the client sent.
+ */
+export const NUMBER_FORMS = ["canonical", "exact"] as const;
+export type NumberForm = (typeof NUMBER_FORMS)[number];
+
 export type RequestShape = {
   method: Method;
   mapping: ((event: Record<string, unknown>) => unknown) | null;
   templated: boolean;
+  numbers: NumberForm;
 };
 
-export const DEFAULT_SHAPE: RequestShape = { method: "POST", mapping: null, templated: false };
+export const DEFAULT_SHAPE: RequestShape = { method: "POST", mapping: null, templated: false, numbers: "canonical" };
 
-/** A destination's stored method and mapping, prepared once per destination and batch (the mapping compiled). */
-export function prepareShape(stored: { method?: string | null; mapping?: unknown; urls?: string[] }): RequestShape {
+/** A destination's stored method, mapping and number form, prepared once per destination and batch (the mapping compiled). */
+export function prepareShape(stored: {
+  method?: string | null;
+  mapping?: unknown;
+  urls?: string[];
+  numbers?: string | null;
+}): RequestShape {
   const method = METHODS.find((m) => m === stored.method) ?? "POST";
   const mapping = stored.mapping === null || stored.mapping === undefined ? null : compileMapping(stored.mapping);
   const templated = (stored.urls ?? []).some(hasTemplate);
-  return method === "POST" && !mapping && !templated ? DEFAULT_SHAPE : { method, mapping, templated };
+  const numbers: NumberForm = stored.numbers === "exact" ? "exact" : "canonical";
+  return method === "POST" && !mapping && !templated && numbers === "canonical" ? DEFAULT_SHAPE : { method, mapping, templated, numbers };
 }
 
 /**
@@ -35,8 +50,8 @@ export function prepareShape(stored: { method?: string | null; mapping?: unknown
  * the stored call in its own key order, with the fields Eventrail keeps in columns filled in when
  * the stored payload lacks them.
  */
-export function segmentEvent(m: StoredMessage): Record<string, unknown> {
-  const e: Record<string, unknown> = { ...(m.payload ?? {}) };
+export function segmentEvent(m: StoredMessage, numbers: NumberForm = "exact"): Record<string, unknown> {
+  const e: Record<string, unknown> = { ...(eventPayload(m, numbers) ?? {}) };
   e.type ??= m.type;
   e.messageId ??= m.messageId;
   if (m.userId !== null) e.userId ??= m.userId;
@@ -45,6 +60,16 @@ export function segmentEvent(m: StoredMessage): Record<string, unknown> {
   e.receivedAt ??= m.receivedAt;
   if (m.sentAt !== null) e.sentAt ??= m.sentAt;
   return e;
+}
+
+/**
+ * The stored call as a mapping reads it. Canonical: as JSON.parse gives it, as Segment's mapping kit
+ * sees it (an integer beyond 2^53 is the double JavaScript reads); exact: with ExactInteger for such
+ * an integer, which a mapping copies as a value and stringifyExact writes with its digits.
+ */
+function eventPayload(m: StoredMessage, numbers: NumberForm): Record<string, unknown> | null {
+  if (numbers === "canonical" && m.payloadText) return JSON.parse(m.payloadText) as Record<string, unknown>;
+  return m.payload;
 }
 
 /** Each URL of a round: where its request goes, or why it is not sent. */
@@ -61,16 +86,19 @@ export function shapeRequest(shape: RequestShape, message: StoredMessage, urls: 
   const seedBody = () => {
     // Without field lists, from the stored text when the loader kept it (payload-text.ts): the same bytes, no parse.
     const fromText = !listsFields(fieldLists) && message.payloadText ? seedBodyFromText(message, message.payloadText) : null;
-    return fromText ?? serializePayload(applyFieldLists(buildPayload(message), fieldLists));
+    const body = fromText ?? serializePayload(applyFieldLists(buildPayload(message), fieldLists));
+    // The seed's body keeps the stored digits; the default form writes them as JavaScript does (docs/webhooks.md#numbers).
+    return shape.numbers === "canonical" ? canonicalJson(body) : body;
   };
   if (shape === DEFAULT_SHAPE) return { body: seedBody(), targets: urls.map((u) => ({ sendTo: u })) };
-  const event = shape.mapping || shape.templated ? applyFieldLists(segmentEvent(message), fieldLists) : null;
+  const event = shape.mapping || shape.templated ? applyFieldLists(segmentEvent(message, shape.numbers), fieldLists) : null;
   let body: string;
   if (shape.mapping && message.type !== "delete") {
     try {
       const mapped = shape.mapping(event!);
       if (mapped === undefined) throw new MappingError("it gave no body (its top-level directive found nothing)");
-      body = stringifyExact(mapped);
+      // A mapped body obeys the same number form as the seed's (docs/webhooks.md#numbers).
+      body = shape.numbers === "canonical" ? canonicalJson(stringifyExact(mapped)) : stringifyExact(mapped);
     } catch (err) {
       if (!(err instanceof MappingError)) throw err;
       const error = `mapping could not be applied to this event: ${err.message}; not sent`;

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderUrl, urlTemplateProblem } from "./url-template";
 
@@ -32,6 +33,34 @@ describe("renderUrl", () => {
     expect(renderUrl("https://api.example.com/users/{{missing}}/{{empty}}", event)).toEqual({
       error: "URL template {{missing}}, {{empty}} rendered empty for this event: not sent",
     });
+  });
+
+  it("refuses a value of . or .. in the path, which URL parsing would resolve to another resource", () => {
+    const url = "https://api.vendor.example/v1/users/{{userId}}";
+    for (const userId of ["..", "."]) {
+      const r = renderUrl(url, { userId });
+      expect(r).toEqual({ error: 'URL template {{userId}} rendered "." or "..", which would change the URL\'s path: not sent' });
+    }
+    // Beside the template's own text a value can make a dot segment: refused too.
+    expect(renderUrl("https://api.vendor.example/v1/users/.{{a}}", { a: "." })).toHaveProperty("error");
+    // In the query, or as part of a segment, a dot is only text.
+    expect(renderUrl("https://api.vendor.example/v1/u?id={{userId}}", { userId: ".." })).toEqual({
+      url: "https://api.vendor.example/v1/u?id=..",
+    });
+    expect(renderUrl("https://api.vendor.example/v1/users/{{userId}}", { userId: "..a" })).toEqual({
+      url: "https://api.vendor.example/v1/users/..a",
+    });
+  });
+
+  it("never renders a URL that resolves outside the configured path (generated values)", () => {
+    const base = "https://api.vendor.example/v1/users/";
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(".", "..", "%2e", "/", "a", "?", "#", "%", "\\"), { minLength: 1, maxLength: 6 }), (parts) => {
+        const r = renderUrl(`${base}{{a}}/{{b}}`, { a: parts.join(""), b: parts.reverse().join("") });
+        if ("url" in r) expect(new URL(r.url).href.startsWith(base)).toBe(true);
+      }),
+      { seed: 47, numRuns: 2000 },
+    );
   });
 
   it("leaves a URL without templates as it is", () => {

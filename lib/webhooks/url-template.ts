@@ -34,19 +34,34 @@ export function urlTemplateProblem(url: string): string | null {
 
 export type RenderedUrl = { url: string } | { error: string };
 
+// `.` and `..` (also written %2e) as a whole path segment: URL parsing resolves them, moving the request up the path.
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+const named = (paths: string[]) => paths.map((p) => `{{${p}}}`).join(", ");
+
 /**
  * The URL for one event: each template replaced by its value, percent-encoded (encodeURIComponent,
  * so `/`, `?`, `#` and `@` in a value cannot change the URL's structure). A template whose value is
- * absent, null or "" gives an error instead: the request is not sent to a half-built URL.
+ * absent, null or "" gives an error instead: the request is not sent to a half-built URL. Nor is
+ * one whose value is `.` or `..`, which percent-encoding leaves as they are and URL parsing would
+ * resolve (`/v1/users/{{userId}}` with `..` is `/v1/`): the request, with the destination's headers,
+ * would go to another resource than the one configured (docs/request-shape.md#url-templates).
  */
 export function renderUrl(template: string, event: unknown): RenderedUrl {
   if (!hasTemplate(template)) return { url: template };
-  const missing = [...new Set(templatePaths(template).filter((p) => renderTemplate(`{{${p}}}`, event) === ""))];
-  if (missing.length > 0)
-    return { error: `URL template ${missing.map((p) => `{{${p}}}`).join(", ")} rendered empty for this event: not sent` };
+  const paths = [...new Set(templatePaths(template))];
+  const values = paths.map((p) => renderTemplate(`{{${p}}}`, event));
+  const missing = paths.filter((_, i) => values[i] === "");
+  if (missing.length > 0) return { error: `URL template ${named(missing)} rendered empty for this event: not sent` };
+  const end = originEnd(template);
+  const inPath = new Set(templatePaths(template.slice(end).split(/[?#]/, 1)[0]));
+  const dots = paths.filter((p, i) => inPath.has(p) && (values[i] === "." || values[i] === ".."));
+  if (dots.length > 0) return { error: `URL template ${named(dots)} rendered "." or "..", which would change the URL's path: not sent` };
   const url = renderTemplate(template, event, encodeURIComponent);
   // Belt and braces: encoding keeps the origin, and it must be the one saved.
-  const end = originEnd(template);
   if (url.slice(0, end) !== template.slice(0, end)) return { error: "URL template changed the host: not sent" };
+  // Values side by side (`{{a}}{{b}}`) can still make a dot segment: no rendered path segment may be one.
+  const path = url.slice(end).split(/[?#]/, 1)[0];
+  if (path.split("/").some((segment) => DOT_SEGMENT.test(segment)))
+    return { error: 'URL template rendered a "." or ".." path segment, which would change the URL\'s path: not sent' };
   return { url };
 }
