@@ -246,3 +246,72 @@ describe("preview", () => {
     expect(bad.body.error.fields).toEqual({ "mapping.a.@path": ["Should be a string or a mapping directive, not a number"] });
   });
 });
+
+describe("where features meet (issue 47)", () => {
+  it("event text is never expanded as a template, and a . or .. value never moves a request", async () => {
+    const dest = await ctx.destination({
+      urls: [`${rx.url}/meet/v1/users/{{userId}}`],
+      method: "PUT",
+      mapping: { note: { "@template": "{{{properties.note}}}" } },
+    });
+    const note = "{{properties.big}}{{{properties.big}}}";
+    await send({ type: "track", event: "E", userId: "ann", properties: { note, big: "x".repeat(20_000) }, messageId: "rs-once" });
+    expect((await arrived("/meet/v1/users/ann")).body).toBe(JSON.stringify({ note }));
+
+    const seen = rx.requests.length;
+    await send({ type: "track", event: "E", userId: "..", messageId: "rs-dots" });
+    const d = await settled("rs-dots", dest.id);
+    expect(d).toMatchObject({ state: "failed", attempt_count: 1 });
+    expect(d.attempts[0].error_text).toBe('URL template {{userId}} rendered "." or "..", which would change the URL\'s path: not sent');
+    expect(rx.requests.slice(seen).filter((r) => r.path.startsWith("/meet/"))).toEqual([]);
+  });
+
+  it("the preview shows the body sent, big integers included, in both number forms", async () => {
+    const text = '{"type":"track","event":"Big","userId":"u-big","messageId":"rs-big","properties":{"orderId":9007199254740993}}';
+    const forms = ["canonical", "exact"] as const;
+    for (const numbers of forms) await ctx.destination({ urls: [`${rx.url}/big-${numbers}`], mapping: { "@path": "$." }, numbers });
+    const res = await postTracking(ctx.stack.app.url, "/v1/track", text, { writeKey });
+    expect(res.status).toBe(200);
+    for (const numbers of forms) {
+      const sent = (await arrived(`/big-${numbers}`)).body;
+      expect(sent).not.toContain("literal");
+      expect(sent).toContain(numbers === "exact" ? '"orderId":9007199254740993' : '"orderId":9007199254740992');
+      const preview = await ctx.api.post("/api/destinations/mapping-preview", {
+        sourceIds: [ctx.sourceId],
+        urls: [`${rx.url}/big-${numbers}`],
+        mapping: { "@path": "$." },
+        numbers,
+        limit: 20,
+      });
+      expect(preview.requests.find((r: { messageId: string }) => r.messageId === "rs-big").body).toBe(sent);
+    }
+  });
+
+  it("a preview past its budget answers 422 with the reason instead of building it", async () => {
+    for (const i of [1, 2])
+      await send({ type: "track", event: "Wide", userId: "w", properties: { s: "y".repeat(30_000) }, messageId: `rs-wide-${i}` });
+    await waitFor(async () => (await db.query(`SELECT 1 FROM messages WHERE message_id LIKE 'rs-wide-%'`)).rowCount === 2, {
+      what: "the calls to be stored",
+    });
+    const copies = (n: number) => ({ list: Array.from({ length: n }, () => ({ "@path": "$.properties" })) });
+    const over = await ctx.api.request("POST", "/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/wide`],
+      mapping: copies(25),
+      limit: 2,
+    });
+    expect(over.status).toBe(422);
+    expect(over.body.error.message).toBe("The preview's bodies come to more than 1 MB: preview fewer calls or map less");
+    // One body past 1 MB is that call's reason, as when it is sent.
+    const huge = await ctx.api.post("/api/destinations/mapping-preview", {
+      sourceIds: [ctx.sourceId],
+      urls: [`${rx.url}/wide`],
+      mapping: copies(40),
+      limit: 1,
+    });
+    expect(huge.requests[0].body).toBeNull();
+    expect(huge.requests[0].urls[0].error).toBe(
+      "mapping could not be applied to this event: it gives a body larger than 1 MB for this event; not sent",
+    );
+  });
+});
