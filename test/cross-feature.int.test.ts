@@ -10,8 +10,9 @@
 // - X-Signature verifies over the raw body (and the seed's way for canonical bodies), Standard
 //   Webhooks verifies, computed here from the spec, not with the product's code;
 // - the mapping preview shows the body that was sent.
-// Seeded and bounded (CROSS_FEATURE_CASES rounds, default 3, of 3 destinations × 24 calls);
-// `CROSS_FEATURE_CASES=20 CROSS_FEATURE_SEED=… npx vitest run --project integration test/cross-feature.int.test.ts` runs longer.
+// Seeded and bounded (CROSS_FEATURE_CASES rounds, default 3, of 3 destinations × 24 calls, ~5 s);
+// `npm run soak` runs 200 rounds (SOAK_CASES, CROSS_FEATURE_SEED to change them), each with new
+// destinations made while the earlier rounds' retries are still going.
 import crypto from "node:crypto";
 import fc from "fast-check";
 import pg from "pg";
@@ -23,6 +24,7 @@ import { postTracking } from "./harness/tracking";
 const SEED = Number(process.env.CROSS_FEATURE_SEED ?? 4747);
 const CASES = Number(process.env.CROSS_FEATURE_CASES ?? 3);
 const SECRET = "cross-feature-secret";
+const NEW_SECRET = "cross-feature-secret-rotated";
 
 let stack: Stack;
 let api: ApiClient;
@@ -65,6 +67,9 @@ type Config = {
   drop: boolean;
   standard: boolean;
   flaky: boolean[];
+  /** Mid-stream: the secrets rotated (at once, or with the old one signing beside the new), the destination paused until the stream ends. */
+  rotate: "none" | "now" | "grace";
+  pause: boolean;
 };
 
 const configArb: fc.Arbitrary<Config> = fc
@@ -79,6 +84,8 @@ const configArb: fc.Arbitrary<Config> = fc
     drop: fc.boolean(),
     standard: fc.boolean(),
     flaky: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    rotate: fc.constantFrom("none", "now", "grace"),
+    pause: fc.boolean(),
   })
   // Batching sends many events per request, so its URLs hold no templates (docs/request-shape.md#batching).
   .map((c) => (c.batch !== null ? { ...c, template: false } : c));
@@ -150,123 +157,160 @@ function standardValid(secret: string, headers: Record<string, unknown>, body: s
     .some((s) => s === `v1,${expected}`);
 }
 
-const hmac = (body: string) => crypto.createHmac("sha1", SECRET).update(body).digest("hex");
+const hmac = (body: string, secret = SECRET) => crypto.createHmac("sha1", secret).update(body).digest("hex");
 
 describe("features where they meet: generated configurations and event streams, an independent ledger", () => {
-  it(`holds every invariant over ${CASES} generated rounds (seed ${SEED})`, async () => {
-    let round = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(configArb, { minLength: 3, maxLength: 3 }),
-        fc.tuple(...Array.from({ length: 24 }, (_, i) => callArb(i))),
-        fc.array(fc.integer({ min: 0, max: 23 }), { maxLength: 4 }),
-        async (configs, calls, duplicates) => {
-          round++;
-          const source = await api.post<{ id: string; writeKey: string }>("/api/sources", { name: `Round ${round}` });
-          const standardSecret = `whsec_${crypto.randomBytes(32).toString("base64")}`;
-          const dests: { id: string; prefix: string; c: Config }[] = [];
-          for (const [k, c] of configs.entries()) {
-            const prefix = `/r${round}/d${k}`;
-            for (let u = 0; u < c.urls; u++) if (c.flaky[u]) flakyPaths.add(`${prefix}/u${u}`);
-            const d = await api.post<{ id: string }>("/api/destinations", destinationBody(c, prefix, source.id, standardSecret));
-            dests.push({ id: d.id, prefix, c });
-          }
-          // The stream in two requests, then some of its calls again: a duplicate messageId is stored and routed once.
-          const texts = calls.map((c) => c.text);
-          for (const part of [texts.slice(0, 12), texts.slice(12), duplicates.map((i) => texts[i])]) {
-            if (part.length === 0) continue;
-            const res = await postTracking(stack.app.url, "/v1/batch", `{"batch":[${part.join(",")}]}`, { writeKey: source.writeKey });
-            expect(res.status).toBe(200);
-          }
-          await waitFor(
-            async () => {
-              const { rows } = await db.query(
-                `SELECT count(*) FILTER (WHERE d.state = 'pending')::int AS pending, count(DISTINCT m.id)::int AS messages
+  it(
+    `holds every invariant over ${CASES} generated rounds (seed ${SEED})`,
+    async () => {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(configArb, { minLength: 3, maxLength: 3 }),
+          fc.tuple(...Array.from({ length: 24 }, (_, i) => callArb(i))),
+          fc.array(fc.integer({ min: 0, max: 23 }), { maxLength: 4 }),
+          async (configs, calls, duplicates) => {
+            round++;
+            const source = await api.post<{ id: string; writeKey: string }>("/api/sources", { name: `Round ${round}` });
+            const standardSecret = `whsec_${crypto.randomBytes(32).toString("base64")}`;
+            const newStandardSecret = `whsec_${crypto.randomBytes(32).toString("base64")}`;
+            const dests: { id: string; prefix: string; c: Config }[] = [];
+            for (const [k, c] of configs.entries()) {
+              const prefix = `/r${round}/d${k}`;
+              for (let u = 0; u < c.urls; u++) if (c.flaky[u]) flakyPaths.add(`${prefix}/u${u}`);
+              const d = await api.post<{ id: string }>("/api/destinations", destinationBody(c, prefix, source.id, standardSecret));
+              dests.push({ id: d.id, prefix, c });
+            }
+            // The stream in two requests, then some of its calls again: a duplicate messageId is stored and
+            // routed once. Between the two, secrets rotate and destinations pause, while the first half is in flight.
+            const texts = calls.map((c) => c.text);
+            const post = async (part: string[]) => {
+              if (part.length === 0) return;
+              const res = await postTracking(stack.app.url, "/v1/batch", `{"batch":[${part.join(",")}]}`, { writeKey: source.writeKey });
+              expect(res.status).toBe(200);
+            };
+            await post(texts.slice(0, 12));
+            for (const { id, c } of dests) {
+              if (c.rotate !== "none") {
+                const graceMinutes = c.rotate === "grace" ? 60 : 0;
+                await api.post(`/api/destinations/${id}/rotate-secret`, { secret: "sharedSecret", graceMinutes, value: NEW_SECRET });
+                if (c.standard)
+                  await api.post(`/api/destinations/${id}/rotate-secret`, {
+                    secret: "standardSecret",
+                    graceMinutes,
+                    value: newStandardSecret,
+                  });
+              }
+              if (c.pause) await api.post(`/api/destinations/${id}/pause`, {});
+            }
+            await post(texts.slice(12));
+            await post(duplicates.map((i) => texts[i]));
+            for (const { id, c } of dests) if (c.pause) await api.post(`/api/destinations/${id}/resume`, {});
+            await waitFor(
+              async () => {
+                const { rows } = await db.query(
+                  `SELECT count(*) FILTER (WHERE d.state = 'pending')::int AS pending, count(DISTINCT m.id)::int AS messages
                    FROM messages m LEFT JOIN deliveries d ON d.message_row_id = m.id WHERE m.source_id = $1`,
-                [source.id],
-              );
-              return rows[0].messages === calls.length && rows[0].pending === 0;
-            },
-            { what: `round ${round}'s deliveries to settle`, timeoutMs: 90_000 },
-          );
+                  [source.id],
+                );
+                return rows[0].messages === calls.length && rows[0].pending === 0;
+              },
+              { what: `round ${round}'s deliveries to settle`, timeoutMs: 90_000 },
+            );
 
-          for (const { id, prefix, c } of dests) {
-            const routed = calls.filter((call) => !c.filter || call.type !== "track" || call.event !== "C");
-            const received = rx.requests.map((r, i) => ({ ...r, status: answered.get(i) })).filter((r) => r.path.startsWith(`${prefix}/`));
-            // Per URL, per messageId: how many requests carrying it were answered 2xx.
-            const ok = new Map<string, number>();
-            const bodies = new Map<string, string>();
-            for (const r of received) {
-              const parsed = JSON.parse(r.body);
-              const events: { messageId?: string; id?: string }[] = c.batch !== null ? parsed : [parsed];
-              expect(Array.isArray(parsed), `${prefix}: a batch body is an array, a single one is not`).toBe(c.batch !== null);
-              const at = r.path.split("/").slice(0, 4).join("/");
-              // Signatures: over the raw bytes; the seed's recipe too for canonical bodies; Standard Webhooks from the spec.
-              expect(r.headers["x-signature"]).toBe(hmac(r.body));
-              if (c.numbers === "canonical") {
-                expect(r.body, `${prefix}: canonical`).toBe(JSON.stringify(JSON.parse(r.body)));
-                expect(hmac(JSON.stringify(JSON.parse(r.body)))).toBe(r.headers["x-signature"]);
+            for (const { id, prefix, c } of dests) {
+              const routed = calls.filter((call) => !c.filter || call.type !== "track" || call.event !== "C");
+              const received = rx.requests
+                .map((r, i) => ({ ...r, status: answered.get(i) }))
+                .filter((r) => r.path.startsWith(`${prefix}/`));
+              // Per URL, per messageId: how many requests carrying it were answered 2xx.
+              const ok = new Map<string, number>();
+              const bodies = new Map<string, string>();
+              for (const r of received) {
+                const parsed = JSON.parse(r.body);
+                const events: { messageId?: string; id?: string }[] = c.batch !== null ? parsed : [parsed];
+                expect(Array.isArray(parsed), `${prefix}: a batch body is an array, a single one is not`).toBe(c.batch !== null);
+                const at = r.path.split("/").slice(0, 4).join("/");
+                // Signatures: over the raw bytes with the secret of the moment (docs/signing.md#secret-rotation); the
+                // seed's recipe too for canonical bodies; Standard Webhooks from the spec.
+                const secret = [SECRET, NEW_SECRET].find((k) => hmac(r.body, k) === r.headers["x-signature"]);
+                expect(secret, `${prefix}: X-Signature`).toBeDefined();
+                if (c.rotate !== "now") expect(secret, `${prefix}: the old secret signs X-Signature unless rotated at once`).toBe(SECRET);
+                const next = r.headers["x-signature-next"];
+                if (next !== undefined) {
+                  expect(c.rotate).toBe("grace");
+                  expect(next).toBe(hmac(r.body, NEW_SECRET));
+                }
+                if (c.numbers === "canonical") {
+                  expect(r.body, `${prefix}: canonical`).toBe(JSON.stringify(JSON.parse(r.body)));
+                  expect(hmac(JSON.stringify(JSON.parse(r.body)), secret)).toBe(r.headers["x-signature"]);
+                }
+                if (c.standard)
+                  expect(
+                    [standardSecret, newStandardSecret].some((k) => standardValid(k, r.headers, r.body)),
+                    `${prefix}: webhook-signature`,
+                  ).toBe(true);
+                expect(r.body).not.toContain('"literal":');
+                for (const e of events) {
+                  const mid = e.messageId ?? e.id ?? "";
+                  if (r.status === 200) ok.set(`${at} ${mid}`, (ok.get(`${at} ${mid}`) ?? 0) + 1);
+                  if (c.batch === null) bodies.set(mid, r.body);
+                }
               }
-              if (c.standard) expect(standardValid(standardSecret, r.headers, r.body), `${prefix}: webhook-signature`).toBe(true);
-              expect(r.body).not.toContain('"literal":');
-              for (const e of events) {
-                const mid = e.messageId ?? e.id ?? "";
-                if (r.status === 200) ok.set(`${at} ${mid}`, (ok.get(`${at} ${mid}`) ?? 0) + 1);
-                if (c.batch === null) bodies.set(mid, r.body);
+              for (const call of calls) {
+                const isRouted = routed.includes(call);
+                const perUrl = Array.from({ length: c.urls }, (_, u) => ok.get(`${prefix}/u${u} ${call.messageId}`) ?? 0);
+                const what = `${prefix} ${JSON.stringify(c)} ${call.text}`;
+                // Never twice at one URL, whatever the mode.
+                for (const n of perUrl) expect(n, `${what}: 2xx receipts at one URL`).toBeLessThanOrEqual(1);
+                if (!isRouted) {
+                  expect(
+                    perUrl.every((n) => n === 0),
+                    `${what}: filtered out`,
+                  ).toBe(true);
+                  continue;
+                }
+                const dots = call.userId === "." || call.userId === "..";
+                const reachable = perUrl.map((_, u) => !(u === 0 && c.template && dots));
+                if (!reachable[0]) expect(perUrl[0], `${what}: a dot user id is never sent`).toBe(0);
+                if (c.mode === "every")
+                  for (const [u, n] of perUrl.entries())
+                    if (reachable[u]) expect(n, `${what}: URL ${u}`).toBe(1);
+                    else if (reachable.some(Boolean))
+                      expect(
+                        perUrl.reduce((a, b) => a + b, 0),
+                        `${what}: some URL`,
+                      ).toBeGreaterThanOrEqual(1);
+                // Exact bodies keep every digit (unless the drop list or the mapping left the number out).
+                const body = bodies.get(call.messageId);
+                if (body && call.big && c.numbers === "exact") expect(body, what).toContain(`"n":${call.big}`);
+                if (body && call.big && c.numbers === "canonical") expect(body, what).toContain(`"n":${JSON.stringify(Number(call.big))}`);
+                if (body && c.drop && c.mapping !== "fields") expect(body, what).not.toContain('"s":');
               }
+              // The preview is the send path: the same body for each recent call (without field lists, which it does not take).
+              if (c.batch === null && !c.drop) {
+                const preview = await api.post<{ requests: { messageId: string; body: string | null }[] }>(
+                  "/api/destinations/mapping-preview",
+                  {
+                    sourceIds: [source.id],
+                    urls: [`${rx.url}${prefix}/u0`],
+                    mapping: c.mapping === "none" ? null : MAPPINGS[c.mapping],
+                    numbers: c.numbers,
+                    limit: 20,
+                  },
+                );
+                for (const p of preview.requests) {
+                  const sent = bodies.get(p.messageId);
+                  if (sent !== undefined) expect(p.body, `${prefix} preview of ${p.messageId}`).toBe(sent);
+                }
+              }
+              expect(id).toBeTruthy();
             }
-            for (const call of calls) {
-              const isRouted = routed.includes(call);
-              const perUrl = Array.from({ length: c.urls }, (_, u) => ok.get(`${prefix}/u${u} ${call.messageId}`) ?? 0);
-              const what = `${prefix} ${JSON.stringify(c)} ${call.text}`;
-              // Never twice at one URL, whatever the mode.
-              for (const n of perUrl) expect(n, `${what}: 2xx receipts at one URL`).toBeLessThanOrEqual(1);
-              if (!isRouted) {
-                expect(
-                  perUrl.every((n) => n === 0),
-                  `${what}: filtered out`,
-                ).toBe(true);
-                continue;
-              }
-              const dots = call.userId === "." || call.userId === "..";
-              const reachable = perUrl.map((_, u) => !(u === 0 && c.template && dots));
-              if (!reachable[0]) expect(perUrl[0], `${what}: a dot user id is never sent`).toBe(0);
-              if (c.mode === "every")
-                for (const [u, n] of perUrl.entries())
-                  if (reachable[u]) expect(n, `${what}: URL ${u}`).toBe(1);
-                  else if (reachable.some(Boolean))
-                    expect(
-                      perUrl.reduce((a, b) => a + b, 0),
-                      `${what}: some URL`,
-                    ).toBeGreaterThanOrEqual(1);
-              // Exact bodies keep every digit (unless the drop list or the mapping left the number out).
-              const body = bodies.get(call.messageId);
-              if (body && call.big && c.numbers === "exact") expect(body, what).toContain(`"n":${call.big}`);
-              if (body && call.big && c.numbers === "canonical") expect(body, what).toContain(`"n":${JSON.stringify(Number(call.big))}`);
-              if (body && c.drop && c.mapping !== "fields") expect(body, what).not.toContain('"s":');
-            }
-            // The preview is the send path: the same body for each recent call (without field lists, which it does not take).
-            if (c.batch === null && !c.drop) {
-              const preview = await api.post<{ requests: { messageId: string; body: string | null }[] }>(
-                "/api/destinations/mapping-preview",
-                {
-                  sourceIds: [source.id],
-                  urls: [`${rx.url}${prefix}/u0`],
-                  mapping: c.mapping === "none" ? null : MAPPINGS[c.mapping],
-                  numbers: c.numbers,
-                  limit: 20,
-                },
-              );
-              for (const p of preview.requests) {
-                const sent = bodies.get(p.messageId);
-                if (sent !== undefined) expect(p.body, `${prefix} preview of ${p.messageId}`).toBe(sent);
-              }
-            }
-            expect(id).toBeTruthy();
-          }
-        },
-      ),
-      { seed: SEED, numRuns: CASES, endOnFailure: true },
-    );
-  }, 600_000);
+          },
+        ),
+        { seed: SEED, numRuns: CASES, endOnFailure: true },
+      );
+    },
+    120_000 + CASES * 30_000,
+  );
 });

@@ -51,6 +51,8 @@ export type LoadedDelivery = {
   erased: boolean;
   /** the batch it joined (batches.ts), or null */
   batchId: string | null;
+  /** queued again while an earlier job of it may be queued too: claimed before it is sent (claims.ts) */
+  contested: boolean;
   /** set on a batch's lead when the round sends its batch (batches.ts batchesToSend) */
   sendingBatch?: SendingBatch;
   /** the same object for every delivery of the batch to this destination */
@@ -71,6 +73,7 @@ type Row = {
   last_status: number | null;
   some_url_failed: boolean;
   batch_id: string | null;
+  contested: boolean;
   message_id: string;
   type: string;
   user_id: string | null;
@@ -126,6 +129,8 @@ export const LOAD_DUE_SQL = `
 -- hiddenIds): planned with hundreds of them, it scans a table of up to ~100,000 rows instead.
 WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY(${hiddenIds(1)}))
 SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status, bm.batch_id,
+       -- queued again while an earlier job of it may be queued too: its round is claimed first (claims.ts)
+       d.claimed_until IS NOT NULL AS contested,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
@@ -247,6 +252,7 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     someUrlFailed: r.some_url_failed,
     erased: r.payload === null && r.type !== "delete",
     batchId: r.batch_id,
+    contested: r.contested,
     message: new LoadedMessage(r),
     destination,
   };

@@ -4,6 +4,7 @@ import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
 import { batching, takeBatches } from "./batches";
+import { claimRounds } from "./claims";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
@@ -51,7 +52,9 @@ export async function processDeliveryBatch(opts: {
   const { deliveries: loaded, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
   // Batching destinations' new deliveries join batches; the leads of batches due go, each as one round (batches.ts).
   const taken = batching(loaded) ? await takeBatches(pool(), loaded) : null;
-  const deliveries = taken ? [...taken.alone, ...taken.batches] : loaded;
+  // One send per round (claims.ts): the rounds another job holds are not this job's to send.
+  const lost = await claimRounds(pool(), taken ? taken.alone : loaded);
+  const deliveries = (taken ? [...taken.alone, ...taken.batches] : loaded).filter((d) => !lost.has(d.id));
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
   // Rate limits (docs/webhooks.md#rate-limits): the deliveries held back wait for their turn, not sent.
   const admission = await admitDeliveries(deliveries);

@@ -65,7 +65,9 @@ const UPDATE_COLUMNS =
 const SET_FROM_UPDATE = `state = u.state, pending_urls = u.pending_urls::text[], attempt_count = u.attempt_count,
   first_attempt_at = u.first_attempt_at, last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
   next_attempt_at = u.next_attempt_at, last_error = u.last_error, last_status = u.last_status,
-  delivered_at = u.delivered_at, updated_at = now()`;
+  delivered_at = u.delivered_at, updated_at = now(),
+  -- a recorded round lets go of its claim; a contested delivery stays contested (lib/delivery/claims.ts)
+  claimed_until = CASE WHEN d.claimed_until IS NULL THEN NULL ELSE '-infinity'::timestamptz END`;
 
 export const RECORD_SQL = `
 WITH logged AS (

@@ -3,6 +3,7 @@ import { withTransaction } from "../platform/db";
 import { assertUuid, notFound } from "../platform/errors";
 import { wakeWorkers } from "../platform/queue";
 import { recordAudit, type Actor } from "../audit/record";
+import { CONTESTED } from "../delivery/claims";
 import { enqueueDeliveryJobs } from "../delivery/enqueue";
 import { getDestination } from "./destinations";
 import type { DestinationDto } from "./contract";
@@ -52,7 +53,9 @@ export async function resumeDestination(opts: Change): Promise<DestinationDto> {
     // Due now, and the window (counted from the first attempt, docs/webhooks.md#retries) moved on by
     // the pause, by the pending deliveries' index (deliveries_pending_idx).
     const { rows: waiting } = await client.query<{ id: string; backfill: boolean }>(
-      `UPDATE deliveries SET next_attempt_at = NULL, first_attempt_at = first_attempt_at + (now() - $2::timestamptz), updated_at = now()
+      `UPDATE deliveries SET next_attempt_at = NULL, first_attempt_at = first_attempt_at + (now() - $2::timestamptz), updated_at = now(),
+              -- a job of theirs from before the pause may still be queued: whichever runs first sends (claims.ts)
+              claimed_until = coalesce(claimed_until, ${CONTESTED})
         WHERE destination_id = $1 AND state = 'pending' RETURNING id, backfill_id IS NOT NULL AS backfill`,
       [opts.id, pausedAt],
     );

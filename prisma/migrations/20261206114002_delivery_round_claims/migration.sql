@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "deliveries" ADD COLUMN     "claimed_until" TIMESTAMPTZ(3);
