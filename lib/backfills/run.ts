@@ -3,8 +3,7 @@ import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pool, withTransaction } from "../platform/db";
 import { recordAudit, systemActor } from "../audit/record";
-import { enqueueDeliveryJobs } from "../delivery/enqueue";
-import { newRowId } from "../tracking/row-ids";
+import { requestDeliveries } from "../delivery/enqueue";
 import { loadBackfillRow, pendingOf, storedScope, type BackfillRow } from "./backfills";
 import { firstCursor, readPage, type Cursor } from "./pages";
 
@@ -83,23 +82,11 @@ async function queuePage(backfillId: string): Promise<number | "ended"> {
  * with it, the next replay number. Either way a call this backfill queued before is skipped.
  */
 async function createBackfillDeliveries(client: pg.PoolClient, row: BackfillRow, messageRowIds: string[]): Promise<string[]> {
-  if (messageRowIds.length === 0) return [];
-  const replayNumber = row.resend
-    ? "coalesce((SELECT max(p.replay_number) + 1 FROM deliveries p WHERE p.message_row_id = x.m AND p.destination_id = $2), 0)"
-    : "0";
-  const conflict = row.resend
-    ? "ON CONFLICT (backfill_id, message_row_id) WHERE backfill_id IS NOT NULL DO NOTHING"
-    : "ON CONFLICT DO NOTHING";
-  const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, backfill_id, replay_number)
-     SELECT x.i, $1, x.m, $2, $3, ${replayNumber} FROM unnest($4::uuid[], $5::uuid[]) AS x(i, m)
-     ${conflict}
-     RETURNING id`,
-    [row.workspace_id, row.destination_id, row.id, messageRowIds.map(() => newRowId()), messageRowIds],
+  return requestDeliveries(
+    client,
+    messageRowIds.map((m) => ({ workspaceId: row.workspace_id, messageRowId: m, destinationId: row.destination_id, backfillId: row.id })),
+    { conflict: row.resend ? "backfill" : "pair", nextReplayNumber: row.resend, lane: "deliverBackfill" },
   );
-  const ids = rows.map((r) => r.id);
-  await enqueueDeliveryJobs(client, ids, { lane: "deliverBackfill" });
-  return ids;
 }
 
 /** Every page queued and every delivery settled: finished, written to the audit log as the system's doing. */

@@ -9,6 +9,14 @@ export const DELIVERIES_PER_JOB = 100;
 export type NewDelivery = { workspaceId: string; messageRowId: string; destinationId: string };
 
 /**
+ * The one producer of deliveries (a house rule, lib/delivery/one-producer.test.ts;
+ * docs/architecture.md#one-plan): ingest's (deliveriesAndJobsCtes, inside its one statement), those
+ * made from stored messages (createDeliveries: audience syncs, deletion notices, tests' seeding) and
+ * those a person asks for (requestDeliveries: replays, backfills, test-sends), each id from the
+ * row-id scheme (lib/tracking/row-ids.ts).
+ */
+
+/**
  * Creates deliveries (one per message and destination) and their `deliver` jobs on the caller's
  * client, inside the caller's transaction: a committed message always has its jobs. Deliveries that
  * already exist (same message and destination; replay_number 0, replays are made by
@@ -26,6 +34,67 @@ export async function createDeliveries(client: pg.PoolClient, rows: NewDelivery[
   );
   const ids = created.map((r) => r.id);
   await enqueueDeliveryJobs(client, ids, opts);
+  return ids;
+}
+
+/** A delivery made by someone's request rather than by ingest: a replay, a backfill's, a test-send. */
+export type RequestedDelivery = NewDelivery & {
+  /** the URLs its rounds go to, a replay's in `every` mode; null: the destination's */
+  pendingUrls?: string[] | null;
+  /** the only URLs it ever goes to (a test-send's chosen URL, kept by its replays); null: the destination's */
+  targetUrls?: string[] | null;
+  replayOf?: string | null;
+  replayNumber?: number;
+  backfillId?: string | null;
+};
+
+/**
+ * Deliveries that replays, backfills and test-sends ask for, with their jobs (none for a test-send,
+ * which its caller processes at once), their ids from the row-id scheme like every other delivery.
+ * `conflict`: "pair" skips a (message, destination, replay number) that exists — a replay racing
+ * another, a backfill's call that has its delivery; "backfill" skips a call the backfill queued
+ * before. `nextReplayNumber`: each takes the next free replay number of its pair (a backfill's `resend`).
+ */
+export async function requestDeliveries(
+  client: pg.PoolClient,
+  rows: RequestedDelivery[],
+  opts: { conflict?: "pair" | "backfill"; nextReplayNumber?: boolean; lane?: "deliver" | "deliverBackfill"; enqueue?: boolean } = {},
+): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const replayNumber = opts.nextReplayNumber
+    ? "coalesce((SELECT max(p.replay_number) + 1 FROM deliveries p WHERE p.message_row_id = x.message_row_id AND p.destination_id = x.destination_id), 0)"
+    : "x.replay_number";
+  const conflict =
+    opts.conflict === "backfill"
+      ? "ON CONFLICT (backfill_id, message_row_id) WHERE backfill_id IS NOT NULL DO NOTHING"
+      : opts.conflict === "pair"
+        ? "ON CONFLICT DO NOTHING"
+        : "";
+  const { rows: created } = await client.query<{ id: string }>(
+    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number, backfill_id)
+     SELECT x.id, x.workspace_id, x.message_row_id, x.destination_id, x.pending_urls, x.target_urls, x.replay_of, ${replayNumber}, x.backfill_id
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, workspace_id uuid, message_row_id uuid, destination_id uuid, pending_urls text[],
+                                             target_urls text[], replay_of uuid, replay_number int, backfill_id uuid)
+     ${conflict}
+     RETURNING id`,
+    [
+      JSON.stringify(
+        rows.map((r) => ({
+          id: newRowId(),
+          workspace_id: r.workspaceId,
+          message_row_id: r.messageRowId,
+          destination_id: r.destinationId,
+          pending_urls: r.pendingUrls ?? null,
+          target_urls: r.targetUrls ?? null,
+          replay_of: r.replayOf ?? null,
+          replay_number: r.replayNumber ?? 0,
+          backfill_id: r.backfillId ?? null,
+        })),
+      ),
+    ],
+  );
+  const ids = created.map((r) => r.id);
+  if (opts.enqueue !== false) await enqueueDeliveryJobs(client, ids, { lane: opts.lane });
   return ids;
 }
 

@@ -5,7 +5,7 @@ import { hiddenIds } from "../platform/pg-arrays";
 import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
-import { storedFieldLists } from "../routing/field-lists";
+import { storedSettings } from "../destinations/stored";
 import { storedBatch, type BatchSettings } from "../webhooks/batching";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
@@ -210,11 +210,23 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
+  // The stored settings read as the API and the capture page read them (lib/destinations/stored.ts).
+  const stored = storedSettings({
+    method: t.method,
+    mapping: t.mapping,
+    numbers: t.numbers,
+    mode: t.mode,
+    headers: t.headers,
+    filter: t.filter,
+    batch: t.batch,
+    rateLimitPerSecond: t.rate_limit_per_second,
+    rateLimitConcurrency: t.rate_limit_concurrency,
+  });
   const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
-    headers: Array.isArray(t.headers) ? t.headers : [],
+    headers: stored.headers,
     sharedSecret: t.shared_secret,
     standardWebhooks: t.standard_webhooks,
     standardSecret: t.standard_secret,
@@ -223,16 +235,16 @@ function toDestination(t: DestinationRow): LoadedDestination {
     previousStandardSecret: t.previous_standard_secret,
     previousStandardSecretExpiresAt: t.previous_standard_secret_expires_at,
     enabled: t.enabled,
-    mode: t.mode === "every" ? "every" : "any",
+    mode: stored.mode,
     retryWindowMinutes: t.retry_window_minutes,
-    fieldLists: storedFieldLists(t.filter),
+    fieldLists: stored.fieldLists,
   };
   return {
     ...settings,
     signing: prepareSigning(settings),
-    shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls, numbers: t.numbers }),
-    batch: storedBatch(t.batch),
-    rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
+    shape: prepareShape({ method: stored.method, mapping: stored.mapping, urls: t.urls, numbers: stored.numbers }),
+    batch: stored.batch,
+    rateLimit: stored.rateLimit,
   };
 }
 

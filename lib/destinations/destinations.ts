@@ -27,7 +27,7 @@ import {
 import { mergeHeaders, type StoredHeader } from "./headers";
 import { recordAudit, type Actor } from "../audit/record";
 import { diffFields } from "../audit/diff";
-import { storedFieldLists } from "../routing/field-lists";
+import { storedSettings } from "./stored";
 
 /** A destination as the audit log compares it: header values and secrets only ever as "changed". */
 const auditView = (r: Row) => ({
@@ -92,7 +92,7 @@ const select = {
 } satisfies Prisma.DestinationSelect;
 type Row = Prisma.DestinationGetPayload<{ select: typeof select }>;
 
-const storedHeaders = (r: Pick<Row, "headers">): StoredHeader[] => (Array.isArray(r.headers) ? (r.headers as StoredHeader[]) : []);
+const storedHeaders = (r: Row): StoredHeader[] => storedSettings(r).headers;
 
 /** The stored filter (written through the contract's schema); none, or one that no longer parses, receives all. */
 export const storedFilter = (raw: unknown): DestinationFilter | null => {
@@ -108,9 +108,6 @@ const filterColumn = (f: DestinationFilter | null) => (f === null ? Prisma.DbNul
 const mappingColumn = (m: Record<string, unknown> | null) => (m === null ? Prisma.DbNull : (m as Prisma.InputJsonObject));
 /** null in the column: one event per request (docs/request-shape.md#batching). */
 const batchColumn = (b: BatchSettings | null) => (b === null ? Prisma.DbNull : b);
-const storedMethod = (m: string) => METHODS.find((x) => x === m) ?? "POST";
-const storedNumbers = (n: string): NumberForm => (n === "exact" ? "exact" : "canonical");
-const storedMapping = (m: unknown) => (m !== null && typeof m === "object" && !Array.isArray(m) ? (m as Record<string, unknown>) : null);
 
 /** A previous secret while its grace period lasts (docs/signing.md#secret-rotation): its hint and end; ended, nothing to show. */
 function previousSecret(secret: string | null, expiresAt: Date | null, now = Date.now()): PreviousSecret | null {
@@ -124,30 +121,33 @@ const rateLimitColumns = (l: RateLimitInput | null) => ({
 });
 
 /** Secrets and header values are write-only (docs/signing.md#secrets): the DTO says whether each is set, never what. */
-const toDto = (r: Row): DestinationDto => ({
-  id: r.id,
-  name: r.name,
-  urls: r.urls,
-  headers: storedHeaders(r).map((h) => ({ name: h.name, value: writeOnlyHint(h.value) })),
-  sharedSecret: writeOnlyHint(r.sharedSecret),
-  standardWebhooks: r.standardWebhooks,
-  standardSecret: writeOnlyHint(r.standardSecret),
-  previousSharedSecret: r.sharedSecret ? previousSecret(r.previousSharedSecret, r.previousSharedSecretExpiresAt) : null,
-  previousStandardSecret: r.standardSecret ? previousSecret(r.previousStandardSecret, r.previousStandardSecretExpiresAt) : null,
-  enabled: r.enabled,
-  mode: r.mode === "every" ? "every" : "any",
-  retryWindowMinutes: r.retryWindowMinutes,
-  filter: storedFilter(r.filter) ?? RECEIVE_ALL,
-  method: storedMethod(r.method),
-  mapping: storedMapping(r.mapping),
-  numbers: storedNumbers(r.numbers),
-  batch: storedBatch(r.batch),
-  pausedAt: r.pausedAt?.toISOString() ?? null,
-  rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
-  sourceIds: r.sources.map((s) => s.sourceId),
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
-});
+const toDto = (r: Row): DestinationDto => {
+  const stored = storedSettings(r);
+  return {
+    id: r.id,
+    name: r.name,
+    urls: r.urls,
+    headers: stored.headers.map((h) => ({ name: h.name, value: writeOnlyHint(h.value) })),
+    sharedSecret: writeOnlyHint(r.sharedSecret),
+    standardWebhooks: r.standardWebhooks,
+    standardSecret: writeOnlyHint(r.standardSecret),
+    previousSharedSecret: r.sharedSecret ? previousSecret(r.previousSharedSecret, r.previousSharedSecretExpiresAt) : null,
+    previousStandardSecret: r.standardSecret ? previousSecret(r.previousStandardSecret, r.previousStandardSecretExpiresAt) : null,
+    enabled: r.enabled,
+    mode: stored.mode,
+    retryWindowMinutes: r.retryWindowMinutes,
+    filter: storedFilter(r.filter) ?? RECEIVE_ALL,
+    method: stored.method,
+    mapping: stored.mapping,
+    numbers: stored.numbers,
+    batch: stored.batch,
+    pausedAt: r.pausedAt?.toISOString() ?? null,
+    rateLimit: stored.rateLimit,
+    sourceIds: r.sources.map((s) => s.sourceId),
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+};
 
 type Tx = Prisma.TransactionClient;
 
@@ -238,14 +238,15 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
   }
 > {
   const row = await findRow(opts);
+  const stored = storedSettings(row);
   return {
     id: row.id,
     filter: storedFilter(row.filter),
-    method: storedMethod(row.method),
-    mapping: storedMapping(row.mapping),
-    numbers: storedNumbers(row.numbers),
+    method: stored.method,
+    mapping: stored.mapping,
+    numbers: stored.numbers,
     urls: row.urls,
-    headers: storedHeaders(row),
+    headers: stored.headers,
     sharedSecret: row.sharedSecret,
     standardWebhooks: row.standardWebhooks,
     standardSecret: row.standardSecret,
@@ -253,7 +254,7 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
     previousSharedSecretExpiresAt: row.previousSharedSecretExpiresAt,
     previousStandardSecret: row.previousStandardSecret,
     previousStandardSecretExpiresAt: row.previousStandardSecretExpiresAt,
-    fieldLists: storedFieldLists(row.filter),
+    fieldLists: stored.fieldLists,
   };
 }
 

@@ -1,10 +1,10 @@
 import "server-only";
 import crypto from "node:crypto";
 import { withTransaction } from "../platform/db";
+import { requestDeliveries } from "../delivery/enqueue";
 import { processDeliveryBatch } from "../delivery/process";
 import { listMessageAttempts } from "../request-log/attempts";
 import { insertMessage } from "../tracking/produce";
-import { newRowId } from "../tracking/row-ids";
 import { filterVerdict } from "../routing/destination-filter";
 import { samplePayload } from "./samples";
 import type { TestSendInput, TestSendResult } from "./contract";
@@ -41,10 +41,11 @@ export async function sendTestMessage(opts: { workspaceId: string; destinationId
       receivedAt: now,
       payload: { ...payload, messageId },
     });
-    const deliveryId = newRowId();
-    await client.query(
-      `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, target_urls) VALUES ($1, $2, $3, $4, $5)`,
-      [deliveryId, opts.workspaceId, messageRowId, dest.id, urls],
+    // No job: it is processed here and now (below).
+    const [deliveryId] = await requestDeliveries(
+      client,
+      [{ workspaceId: opts.workspaceId, messageRowId, destinationId: dest.id, targetUrls: urls }],
+      { enqueue: false },
     );
     return { messageRowId, deliveryId };
   });

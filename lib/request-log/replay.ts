@@ -3,7 +3,7 @@ import { recordAudit, type Actor } from "../audit/record";
 import { withTransaction } from "../platform/db";
 import type { ReplayInput, ReplayResult } from "./contract";
 import { attemptWhere } from "./attempts";
-import { enqueueDeliveryJobs } from "../delivery/enqueue";
+import { requestDeliveries } from "../delivery/enqueue";
 
 /** At most this many deliveries per replay call; the caller can repeat. */
 export const REPLAY_LIMIT = 10_000;
@@ -30,18 +30,31 @@ export async function replayMessages(opts: { workspaceId: string; actor: Actor; 
       const { rows } = await client.query<{ n: number }>(`${chosen.sql} SELECT count(*)::int AS n FROM chosen`, chosen.values);
       return { count: rows[0].n };
     }
-    const { rows } = await client.query<{ id: string }>(
+    const { rows: picked } = await client.query<{
+      id: string;
+      workspace_id: string;
+      message_row_id: string;
+      destination_id: string;
+      pending_urls: string[] | null;
+      target_urls: string[] | null;
+      replay_number: number;
+    }>(
       `${chosen.sql}
-       INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number)
-       SELECT gen_random_uuid(), c.workspace_id, c.message_row_id, c.destination_id, c.pending_urls, c.target_urls, c.id, c.replay_number + 1
-       FROM chosen c
-       ON CONFLICT (message_row_id, destination_id, replay_number) DO NOTHING
-       RETURNING id`,
+       SELECT c.id, c.workspace_id, c.message_row_id, c.destination_id, c.pending_urls, c.target_urls, c.replay_number FROM chosen c`,
       chosen.values,
     );
-    await enqueueDeliveryJobs(
+    const rows = await requestDeliveries(
       client,
-      rows.map((r) => r.id),
+      picked.map((c) => ({
+        workspaceId: c.workspace_id,
+        messageRowId: c.message_row_id,
+        destinationId: c.destination_id,
+        pendingUrls: c.pending_urls,
+        targetUrls: c.target_urls,
+        replayOf: c.id,
+        replayNumber: c.replay_number + 1,
+      })),
+      { conflict: "pair" },
     );
     if (rows.length > 0) {
       await recordAudit(client, {
