@@ -52,10 +52,10 @@ export function bundlesNeedBuild(): boolean {
 }
 
 /**
- * What a first build takes on a 2-core machine (docs/decisions/0150-first-start.md), said before it
+ * What a first build takes on a 2-core machine (docs/decisions/0153-first-start.md), said before it
  * starts so that a first `npm start` does not look stuck.
  */
-export const USUAL_BUILD_TIME = "usually 1–2 minutes on 2 cores";
+export const USUAL_BUILD_TIME = "usually about a minute on 2 cores, longer on a busy machine";
 
 /**
  * `npm run build` (the app and the bundles) when the app is stale; only the bundles (seconds) when
