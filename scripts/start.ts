@@ -51,18 +51,31 @@ function statusOf(url: string): Promise<number> {
   });
 }
 
-async function waitForHealth(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls `<url>/api/health` until it answers 200, silently: refusals and 503s are expected while the
+ * processes start. Only a deadline passed is an error, naming the last answer.
+ */
+async function waitForHealth(url: string, deadline: number): Promise<void> {
+  let last = "no answer";
   while (Date.now() < deadline) {
     try {
       // 200 only: until the worker has installed the queue schema the app answers 503, and "ready"
       // must mean ready to accept events.
-      if ((await statusOf(`${url}/api/health`)) === 200) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
+      const status = await statusOf(`${url}/api/health`);
+      if (status === 200) return;
+      last = `HTTP ${status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`the web app did not become healthy on ${url} within ${timeoutMs / 1000}s`);
+  throw new Error(`the web app did not become healthy on ${url} within ${READY_TIMEOUT_MS / 1000}s (last answer: ${last})`);
 }
+
+const READY_TIMEOUT_MS = 60_000;
+
+/** Seconds since `from` (a performance.now()), as `npm start`'s timing line writes them. */
+const secondsSince = (from: number) => `${((performance.now() - from) / 1000).toFixed(1)} s`;
 
 /** A free port on 127.0.0.1 for the web app, which only the ingest server in front talks to. */
 function freeLocalPort(): Promise<number> {
@@ -118,12 +131,18 @@ async function main() {
   process.on("SIGHUP", () => void stopAll(0, "SIGHUP"));
 
   const url = `http://localhost:${port}`;
+  // Each step's time goes into the `ready:` line (docs/operations.md#starting).
+  const started = performance.now();
+  const steps: string[] = [];
   let prepared: Prepared;
   try {
-    buildIfNeeded(say);
+    const built = buildIfNeeded(say);
+    if (built) steps.push(`${built === "app" ? "build" : "compile"} ${secondsSince(started)}`);
     if (stopping) return;
+    const preparingFrom = performance.now();
     preparing = prepare(url, (kill) => (stopPreparing = kill));
     prepared = (await preparing) as Prepared;
+    steps.push(`database ${secondsSince(preparingFrom)}`);
   } catch (err) {
     warn((err as Error).message);
     await stopAll(1, "start-up failed");
@@ -170,14 +189,21 @@ async function main() {
     },
     { name: "worker", args: bundleNodeArgs("worker", bundlePath("worker")), env: { ...env, EVENTRAIL_PROCESS: "worker" } },
   ];
+  const processesFrom = performance.now();
   children = supervise(specs, { cwd: root, say, warn, onStartFailure: (reason) => void stopAll(1, reason) });
 
   try {
-    await waitForHealth(url);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    // The web app on its own port first: polled through the ingest server while it starts, each
+    // refused request would be logged there as a failure to reach it. Then the public port.
+    await waitForHealth(`http://127.0.0.1:${webPort}`, deadline);
+    await waitForHealth(url, deadline);
     if (stopping) return;
     children.markStarted();
-    say(`ready: ${url}`);
-    // A fresh install is claimed with the one-time code in this link (docs/operations.md#first-run).
+    steps.push(`processes ${secondsSince(processesFrom)}`);
+    say(`ready: ${url} (started in ${secondsSince(started)}: ${steps.join(", ")})`);
+    // A fresh install is claimed with the one-time code in this link (docs/operations.md#first-run);
+    // the last line printed, so nothing scrolls it away (`npm run setup-link` prints it again).
     if (prepared.setupLink) say(`first run: create the owner account at ${prepared.setupLink}`);
   } catch (err) {
     warn((err as Error).message);

@@ -1,7 +1,7 @@
 // `npm start` as an operator runs it (docs/operations.md#starting): the embedded Postgres, data that
 // survives a restart, a web app that comes back after it is killed, and nothing left behind when a
 // process manager signals npm's own PID (issue 17 items 1, 2 and 6).
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -52,6 +52,17 @@ async function start(port: number, how: "node" | "npm") {
   return { child, exit, output: () => out, pidsOf };
 }
 
+/** `npm run setup-link` against the embedded Postgres `npm start` runs in dataDir: its exit code and output. */
+function setupLink(port: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), EVENTRAIL_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  return new Promise((resolve) => {
+    execFile("npm", ["run", "-s", "setup-link"], { cwd: root, env }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 const portAnswers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -76,6 +87,20 @@ describe("npm start on the embedded Postgres", () => {
     // A fresh install prints the setup link with its one-time code (issue 12 item 6); the code claims it.
     const printed = new RegExp(`first run: create the owner account at http://localhost:${port}/setup\\?code=([A-Za-z0-9_-]+)`);
     const link = await waitFor(async () => printed.exec(first.output()), { what: "the setup link" });
+    // The link is the last line, after the ready line with each step's time; readiness polling
+    // printed nothing on the way (issue 53).
+    const lines = first.output().trimEnd().split("\n");
+    expect(lines.at(-1)).toMatch(printed);
+    expect(lines.at(-2)).toMatch(
+      new RegExp(
+        `^\\[eventrail\\] ready: http://localhost:${port} \\(started in \\d+\\.\\d s: (.+, )?database \\d+\\.\\d s, processes \\d+\\.\\d s\\)$`,
+      ),
+    );
+    expect(first.output()).not.toContain("web app unreachable");
+    // Asked again while it runs, from the same database: the same link, alone on stdout.
+    const repeated = await setupLink(port);
+    expect(repeated).toMatchObject({ code: 0, stderr: "" });
+    expect(repeated.stdout.trim()).toBe(lines.at(-1));
     const claim = (code: string) =>
       fetch(`http://127.0.0.1:${port}/api/auth/setup`, {
         method: "POST",
@@ -84,6 +109,11 @@ describe("npm start on the embedded Postgres", () => {
       });
     expect((await claim("not-the-printed-code")).status).toBe(403);
     expect((await claim(link[1])).status).toBe(201);
+    // Claimed: no link any more, and saying so is a failure for a script that wanted one.
+    const claimed = await setupLink(port);
+    expect(claimed.code).toBe(1);
+    expect(claimed.stdout).toBe("");
+    expect(claimed.stderr).toContain(`this install has an owner already; sign in at http://localhost:${port}/login`);
 
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
     const ws = await (
@@ -106,6 +136,9 @@ describe("npm start on the embedded Postgres", () => {
       }).then((r) => r.status);
     await waitFor(async () => (await track()) === 200, { timeoutMs: 60_000, what: "the restarted web app to accept events" });
     expect(first.output()).not.toContain("stopping");
+    // Requests were made all along, and none of them printed a line: request lines are at debug,
+    // so the setup link stays in sight (docs/operations.md#logs).
+    expect(first.output()).not.toMatch(/"msg":"(api|tracking) request"/);
 
     first.child.kill("SIGTERM");
     expect(await first.exit).toBe(0);

@@ -88,12 +88,13 @@ function toResponse(result: unknown, requestId: string, status = 200): Response 
 }
 
 /**
- * One access log line per API request, with its request id. The path only: query strings carry
+ * One access log line per API request, with its request id, at debug: the console `npm start`
+ * leaves stays quiet by default (docs/operations.md#logs). The path only: query strings carry
  * filters such as userId, and headers (Authorization, Cookie) never reach the line at all.
  */
 function logRequest(req: Request, requestId: string, res: Response, started: number, principal?: Principal): void {
   if (!res.headers.has("x-request-id")) res.headers.set("x-request-id", requestId);
-  logger().info(
+  logger().debug(
     {
       requestId,
       method: req.method,

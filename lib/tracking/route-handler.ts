@@ -28,8 +28,8 @@ export const errorBody = (code: string, message: string) => ({ success: false, c
  * One Tracking API call, answered. Segment's response shapes: 200 `{"success": true}` (+ `rejected`
  * on /v1/batch and /v1/import), otherwise `{"success": false, code, message, "error": {code, message}}` — a
  * single-message endpoint's rejected message included (single-call.ts). A 200 is only ever sent
- * after the transaction committed. Logs one line per request; never the body or the Authorization
- * header (the write key).
+ * after the transaction committed. Logs one line per request, at debug (docs/operations.md#logs);
+ * never the body or the Authorization header (the write key).
  */
 export async function answerTrackingCall(req: IncomingCall, endpoint: TrackingEndpoint): Promise<TrackingAnswer> {
   const requestId = requestIdOf(req);
@@ -38,7 +38,7 @@ export async function answerTrackingCall(req: IncomingCall, endpoint: TrackingEn
   res.headers["x-request-id"] = requestId;
   const ms = performance.now() - started;
   countTrackingRequest(endpoint, res.status, ms / 1000);
-  logger().info({ requestId, endpoint, status: res.status, ms: Math.round(ms) }, "tracking request");
+  logger().debug({ requestId, endpoint, status: res.status, ms: Math.round(ms) }, "tracking request");
   return res;
 }
 

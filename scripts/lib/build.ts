@@ -51,18 +51,31 @@ export function bundlesNeedBuild(): boolean {
   return changedSince(built, ["lib", "ingest", "worker", "scripts", "package.json", "prisma"]);
 }
 
-/** `npm run build` (the app and the bundles) when the app is stale; only the bundles (seconds) when only they are. */
-export function buildIfNeeded(log: (msg: string) => void = console.log, opts: { outputToStderr?: boolean } = {}): void {
+/**
+ * What a first build takes on a 2-core machine (docs/decisions/0153-first-start.md), said before it
+ * starts so that a first `npm start` does not look stuck.
+ */
+export const USUAL_BUILD_TIME = "usually about a minute on 2 cores, longer on a busy machine";
+
+/**
+ * `npm run build` (the app and the bundles) when the app is stale; only the bundles (seconds) when
+ * only they are. Returns what it built, if anything.
+ */
+export function buildIfNeeded(log: (msg: string) => void = console.log, opts: { outputToStderr?: boolean } = {}): "app" | "bundles" | null {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
   // `start.mjs --args` prints its answer on stdout: the build's output must not mix into it.
   const stdio: StdioOptions = opts.outputToStderr ? ["ignore", 2, 2] : "inherit";
   if (needsBuild()) {
-    log("building the web app and the processes (first run or sources changed)…");
+    log(`building the web app and the processes, once after install or a change of sources (${USUAL_BUILD_TIME})…`);
     const r = spawnSync("npm", ["run", "build"], { cwd: root, stdio, env });
     if (r.status !== 0) throw new Error("the build failed");
-  } else if (bundlesNeedBuild()) {
+    return "app";
+  }
+  if (bundlesNeedBuild()) {
     log("compiling the ingest server and the worker (sources changed)…");
     const r = spawnSync("npm", ["run", "-s", "bundle"], { cwd: root, stdio, env });
     if (r.status !== 0) throw new Error("compiling the processes failed");
+    return "bundles";
   }
+  return null;
 }

@@ -1,5 +1,5 @@
 /**
- * Stopping the embedded Postgres from the supervisor, which did not start it itself (the start-up
+ * Finding and stopping the embedded Postgres from the supervisor, which did not start it itself (the start-up
  * step did, scripts/prepare.ts, and it runs on as its own process group): by the pid in its
  * postmaster.pid, with SIGINT, Postgres' "fast" shutdown, and waiting until it is gone.
  */
@@ -26,6 +26,17 @@ export function postmasterPid(dataDir: string): number | null {
   try {
     const pid = Number(fs.readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
     return pid > 0 && alive(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The port the running postmaster of a data directory listens on (its postmaster.pid's fourth line), or null. */
+export function postmasterPort(dataDir: string): number | null {
+  if (postmasterPid(dataDir) === null) return null;
+  try {
+    const port = Number(fs.readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[3]);
+    return port > 0 ? port : null;
   } catch {
     return null;
   }
