@@ -2,14 +2,15 @@
 // jobs comes first (the one enqueued when the batch filled, its close-time job, a crashed worker's
 // re-run) claims the round, and every other one finds it claimed and sends nothing. Against a real
 // Postgres, pg-boss and a loopback receiver; the engine runs in this process, two calls at once
-// standing for two workers taking the lead's jobs at the same moment.
+// standing for two workers taking the lead's jobs at the same moment; then two worker processes take
+// a stream whose batches fill about when their close time comes.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./harness/pg";
 import { startReceiver, type Receiver, type Reply } from "./harness/delivery/receiver";
 import { insertDestination, insertWorkspace } from "./harness/delivery/direct";
 import { seedMessages } from "./harness/delivery/seed";
-import { waitFor } from "./harness/stack";
+import { startWorker, waitFor, type Proc } from "./harness/stack";
 
 type Db = Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Db;
@@ -21,6 +22,7 @@ let lib: {
   runtime: typeof import("../lib/platform/runtime");
 };
 const receivers: Receiver[] = [];
+const procs: Proc[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -38,6 +40,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
   await lib?.runtime.closeRuntime();
   await client?.end();
   await Promise.all(receivers.map((r) => r.close()));
@@ -183,5 +186,44 @@ describe("one send per batch round", () => {
     expect(rx.requests).toHaveLength(1);
     expect(JSON.parse(rx.requests[0].body)).toHaveLength(2);
     expect(await attemptsOf(open.id)).toEqual([{ attempt_number: 1, n: 1 }]);
+  });
+});
+
+describe("two workers", () => {
+  it("a stream whose batches fill around their close time, taken by two workers: every batch and every event received once", async () => {
+    // A receiver slow enough that a batch's fill job and its close-time job are both in flight at once.
+    const rx = await slowReceiver(150);
+    const dest = await batchingDestination(`${rx.url}/stream`, { size: 4, maxWaitMs: 300 });
+    const env = { EVENTRAIL_RETRY_BASE_MS: "200" };
+    procs.push(await startWorker(db.url, env), await startWorker(db.url, env));
+    // 40 sends of 1–3 events, one every ~100 ms (traffic's pace, not a wait): most batches fill in about their 300 ms.
+    let n = 0;
+    for (let i = 0; i < 40; i++) {
+      const k = 1 + (i % 3);
+      await seedMessages(db.url, { workspaceId, destinationIds: [dest], messages: tracks(k, `stream-${i}`) });
+      n += k;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitFor(
+      async () => {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM deliveries WHERE destination_id = $1 AND state = 'delivered'",
+          [dest],
+        );
+        return rows[0].n === n;
+      },
+      { timeoutMs: 60_000, what: `${n} deliveries delivered` },
+    );
+    // Before one claim decided, 14 of 35 requests here were a batch sent a second time.
+    const ids = rx.requests.map((r) => r.headers["webhook-id"] ?? r.body);
+    expect(new Set(ids).size).toBe(ids.length);
+    const events = rx.requests.flatMap((r) => (JSON.parse(r.body) as { messageId: string }[]).map((e) => e.messageId));
+    expect(events).toHaveLength(n);
+    expect(new Set(events).size).toBe(n);
+    const { rows: twice } = await client.query(
+      "SELECT a.batch_id, a.attempt_number FROM attempts a WHERE a.destination_id = $1 GROUP BY 1, 2 HAVING count(*) > 1",
+      [dest],
+    );
+    expect(twice).toEqual([]);
   });
 });
