@@ -226,4 +226,34 @@ describe("two workers", () => {
     );
     expect(twice).toEqual([]);
   });
+
+  it("a worker killed while its batch's request is in flight: no other job sends the round while its claim holds; then one does, once", async () => {
+    await Promise.all(procs.splice(0).map((p) => p.stop()));
+    // The first request never gets an answer; later ones do.
+    const rx = await startReceiver((_req, i): Reply => (i === 0 ? "hang" : { status: 200, body: "ok" }));
+    receivers.push(rx);
+    const dest = await batchingDestination(`${rx.url}/killed`, { size: 2, maxWaitMs: 30_000 });
+    const env = { EVENTRAIL_RETRY_BASE_MS: "200" };
+    const first = await startWorker(db.url, env);
+    procs.push(first);
+    await seedMessages(db.url, { workspaceId, destinationIds: [dest], messages: tracks(2, "killed") });
+    await waitFor(async () => rx.requests.length === 1, { what: "the batch's first request" });
+    await first.kill("SIGKILL");
+    procs.push(await startWorker(db.url, env));
+    const batch = await batchOf(dest);
+    await waitFor(
+      async () => {
+        const { rows } = await client.query<{ state: string }>("SELECT state FROM deliveries WHERE id = $1", [batch.lead]);
+        return rows[0].state === "delivered";
+      },
+      { timeoutMs: 90_000, what: "the batch delivered by the second worker" },
+    );
+    // Sent again only once the dead worker's claim ended (CLAIM_S after it was taken), the same bytes.
+    expect(rx.requests).toHaveLength(2);
+    expect(rx.requests[1].at - rx.requests[0].at).toBeGreaterThanOrEqual((lib.batches.CLAIM_S - 1) * 1000);
+    expect(rx.requests[1].body).toBe(rx.requests[0].body);
+    expect(rx.requests[1].headers["webhook-id"] ?? null).toBe(rx.requests[0].headers["webhook-id"] ?? null);
+    // The dead worker logged nothing: the round that was answered is attempt 1.
+    expect(await attemptsOf(batch.id)).toEqual([{ attempt_number: 1, n: 1 }]);
+  }, 120_000);
 });
