@@ -327,12 +327,13 @@ SELECT m.delivery_id AS id, m.batch_id, CASE WHEN m.batch_id = ANY($2::uuid[]) T
  ORDER BY m.batch_id, m.delivery_id`;
 
 /**
- * The claim of batches' rounds ($1: batch ids, $2: deliveries of theirs, $3: their rounds as loaded), in
- * one statement (docs/request-shape.md#one-send-per-round, docs/decisions/0106-batch-round-claims.md). A round is claimed, and its batch closed,
- * only while its lead is still pending at those rounds (its row locked, so a round being recorded
- * meanwhile is waited for and seen) and no other job holds a claim on that round that has not
- * ended: of several jobs of one lead that come due together (its batch filling, its close time, a
- * crashed worker's re-run), exactly one sends. Exported for its test (test/batch-claims.int.test.ts).
+ * The claim of batches' rounds ($1: batch ids, $2: deliveries of theirs, $3: their rounds as
+ * loaded), in one statement (docs/request-shape.md#one-send-per-round,
+ * docs/decisions/0106-batch-round-claims.md). A round is claimed, and its batch closed, only while
+ * its lead is still pending at those rounds (its row locked, so a round being recorded meanwhile is
+ * waited for and seen) and no other job holds a claim on that round that has not ended: of several
+ * jobs of one lead that come due together (its batch filling, its close time, a crashed worker's
+ * re-run), exactly one sends. Exported for its test (test/batch-claims.int.test.ts).
  */
 export const CLAIM_SQL = `
 WITH leads AS (
@@ -448,8 +449,8 @@ export function withMembers<R extends { update: DeliveryUpdate; members?: string
 /**
  * Lets go of the claims on batches whose round ended with no request sent (held back by a rate
  * limit, deferred by its origin, ended unsent): its lead's next job claims the same round again
- * (docs/request-shape.md#one-send-per-round, docs/decisions/0106-batch-round-claims.md). A round that sent moved its lead's rounds on, which
- * no earlier claim matches.
+ * (docs/request-shape.md#one-send-per-round, docs/decisions/0106-batch-round-claims.md). A round
+ * that sent moved its lead's rounds on, which no earlier claim matches.
  */
 export async function releaseClaims(db: Pick<pg.PoolClient, "query">, batchIds: string[]): Promise<void> {
   if (batchIds.length === 0) return;
