@@ -5,6 +5,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readPage, firstCursor } from "../lib/backfills/pages";
+import { PAGE_SIZE } from "../lib/backfills/run";
 import { closeRuntime } from "../lib/platform/runtime";
 import { startStack, startWorker, waitFor, type ApiClient, type Stack } from "./harness/stack";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
@@ -244,6 +245,31 @@ describe("backfills", () => {
     expect(
       audit.events.some((e: { action: string; resourceId: string }) => e.action === "backfill.cancel" && e.resourceId === dest.id),
     ).toBe(true);
+  });
+
+  it("a resend backfill over more than one page reads each page once, from its stored cursor: every call sent once more", async () => {
+    const calls = 2 * PAGE_SIZE + 1;
+    const paged = await newSource(api, "paged");
+    await post(paged, "paged", calls);
+    const dest = await api.post("/api/destinations", { name: "paged", urls: [`${rx.url}/paged`], sourceIds: [paged.id] });
+    const body = { sourceIds: [paged.id], from: hourAgo() };
+    const first = await api.post(`/api/destinations/${dest.id}/backfills`, body);
+    expect(await finished(dest.id, first.id, 120_000)).toMatchObject({ state: "finished", total: calls, queued: calls });
+    const resent = await api.post(`/api/destinations/${dest.id}/backfills`, { ...body, resend: true });
+    expect(await finished(dest.id, resent.id, 120_000)).toMatchObject({ state: "finished", total: calls, queued: calls });
+    // Three pages, each read once: the runner ended with no cursor, and one delivery per call and backfill.
+    const { rows: stored } = await db.query("SELECT cursor, exhausted FROM backfills WHERE id = $1", [resent.id]);
+    expect(stored[0]).toEqual({ cursor: null, exhausted: true });
+    const { rows } = await db.query<{ n: number; distinct: number }>(
+      "SELECT count(*)::int AS n, count(DISTINCT message_row_id)::int AS distinct FROM deliveries WHERE backfill_id = $1",
+      [resent.id],
+    );
+    expect(rows[0]).toEqual({ n: calls, distinct: calls });
+    const got = received("/paged");
+    const times = new Map<string, number>();
+    for (const m of got) times.set(m, (times.get(m) ?? 0) + 1);
+    expect(times.size).toBe(calls);
+    expect([...times.values()].every((n) => n === 2)).toBe(true);
   });
 
   it("a worker killed mid-backfill: the next one resumes from the cursor, one delivery per call, none skipped", async () => {

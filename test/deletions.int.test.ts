@@ -108,6 +108,7 @@ describe("deletion job", () => {
           identityLinks: 1,
           audienceMemberships: 2,
           sourceCalls: 2,
+          capturedRequests: 0,
         },
       }),
     ]);

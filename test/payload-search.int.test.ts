@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAYLOAD_SEARCH_MAX_MESSAGES } from "../lib/request-log/contract";
 import { startStack, type ApiClient, type Stack } from "./harness/stack";
 
 /** GET /api/attempts?q=: text inside payloads, within a required window (docs/dashboard.md#search-inside-payloads). */
@@ -82,6 +83,35 @@ describe("search inside payloads", () => {
     const failed = await a.get(`/api/attempts?q=Kettle&outcome=failed&${window(at(0), at(60))}`);
     expect(failed.attempts).toEqual([]);
     expect((await a.get(`/api/attempts?q=Kettle&${window(at(0), at(60))}`)).attempts).toHaveLength(3);
+  });
+
+  it("lists the attempts of the 1,000 newest matching messages only: the 1,001st newest is not read", async () => {
+    // 1,001 matching messages a second apart, three days after the others, each with one attempt a second later.
+    const base = at(60 * 24 * 3);
+    await db.query(
+      `INSERT INTO messages (id, workspace_id, message_id, type, event, timestamp, received_at, payload)
+       SELECT gen_random_uuid(), $1, 'cap-' || i, 'track', 'Order Completed', $2::timestamptz + i * interval '1 second',
+              $2::timestamptz + i * interval '1 second', json_build_object('type', 'track', 'properties', json_build_object('tag', 'Cap-Needle'))
+         FROM generate_series(1, $3::int) AS i`,
+      [a.workspaceId, base, PAYLOAD_SEARCH_MAX_MESSAGES + 1],
+    );
+    await db.query(
+      `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number,
+                             started_at, duration_ms, request_headers, request_body, outcome)
+       SELECT workspace_id, gen_random_uuid(), gen_random_uuid(), id, message_id, 'track', 'https://example.com/hook', 1,
+              received_at + interval '1 second', 12, '{}', '{}', 'success'
+         FROM messages WHERE workspace_id = $1 AND message_id LIKE 'cap-%'`,
+      [a.workspaceId],
+    );
+    const w = window(base, at(60 * 24 * 3 + 60));
+    const found = async (messageId: string) =>
+      (await a.get(`/api/attempts?q=cap-needle&messageId=${messageId}&${w}`)).attempts.map((x: { messageId: string }) => x.messageId);
+    // The newest and the 1,000th newest are searched; the 1,001st newest, the oldest, is past the cap.
+    expect(await found(`cap-${PAYLOAD_SEARCH_MAX_MESSAGES + 1}`)).toEqual([`cap-${PAYLOAD_SEARCH_MAX_MESSAGES + 1}`]);
+    expect(await found("cap-2")).toEqual(["cap-2"]);
+    expect(await found("cap-1")).toEqual([]);
+    // without the search, the filter finds it: it is the cap that leaves it out
+    expect((await a.get(`/api/attempts?messageId=cap-1&${w}`)).attempts).toHaveLength(1);
   });
 
   it("refuses a search without a window, a window over 7 days or a too-short text, naming the field", async () => {

@@ -46,6 +46,20 @@ describe("the rate limit's shared row", () => {
     expect(second.bookedMs).toBeLessThanOrEqual(2001);
   });
 
+  it("an idle destination saves at most one second's tokens: after an hour at 10/s it bursts 10, not 36,000", async () => {
+    const id = await newDestination();
+    const limit = { perSecond: 10, concurrency: null };
+    expect((await take(id, 1, limit)).granted).toBe(1);
+    // An hour without a take (its last refill moved back an hour rather than waited for).
+    await pool.query("UPDATE rate_limit_state SET refilled_at = refilled_at - interval '1 hour' WHERE destination_id = $1", [id]);
+    const burst = await take(id, 1000, limit);
+    expect(burst.granted).toBe(10);
+    // the 990 left wait their turns at 10/s: the last ~99 s from now
+    expect(burst.bookedMs).toBeGreaterThan(98_000);
+    const { rows } = await pool.query<{ tokens: number }>("SELECT tokens FROM rate_limit_state WHERE destination_id = $1", [id]);
+    expect(rows[0].tokens).toBeLessThan(1);
+  });
+
   it("holds concurrency slots until they are given back, and frees expired ones", async () => {
     const id = await newDestination();
     const limit = { perSecond: null, concurrency: 3 };

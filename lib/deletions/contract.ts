@@ -56,6 +56,8 @@ export const erasedCountsSchema = z.object({
   audienceMemberships: count,
   /** debugger entries of the user's calls */
   sourceCalls: count,
+  /** capture URL requests carrying the user's events (absent from requests finished before it was counted) */
+  capturedRequests: count.optional(),
 });
 
 export const userResultSchema = z.object({

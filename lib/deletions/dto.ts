@@ -34,6 +34,7 @@ const NO_COUNTS = {
   identityLinks: 0,
   audienceMemberships: 0,
   sourceCalls: 0,
+  capturedRequests: 0,
 };
 
 export function toDetail(

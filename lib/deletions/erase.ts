@@ -3,6 +3,7 @@ import type pg from "pg";
 import { inLogDays } from "../request-log/attempt-days";
 import type { ErasedCounts } from "./contract";
 import { eraseFromBatches } from "../delivery/batches-erase";
+import { eraseFromCaptureBins } from "../capture/erase";
 
 export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a deletion request";
 
@@ -19,6 +20,7 @@ export const CANCELLED_BY_DELETION = "Cancelled: the message was erased by a del
  *   yet delivered is rebuilt without them before its next attempt; a sent batch's stored body goes.
  * - Request log rows keep their metadata (URL, status, timing, userId) and lose request and
  *   response bodies, which carry the user's payload.
+ * - Capture URL requests carrying the user's events are deleted (lib/capture/erase.ts).
  * - Profile, identity links, audience memberships and debugger entries are deleted.
  */
 export async function eraseUserData(
@@ -37,11 +39,11 @@ export async function eraseUserData(
   const anonymousIds = anon.map((r) => r.id);
 
   // Two index scans (workspace_id, user_id, …) and (workspace_id, anonymous_id) rather than one OR.
-  const { rows: targets } = await client.query<{ id: string; sourceId: string | null }>(
-    `SELECT id, source_id AS "sourceId" FROM messages
+  const { rows: targets } = await client.query<{ id: string; sourceId: string | null; messageId: string }>(
+    `SELECT id, source_id AS "sourceId", message_id AS "messageId" FROM messages
       WHERE workspace_id = $1 AND user_id = $2 AND origin <> 'deletion'
      UNION
-     SELECT id, source_id FROM messages
+     SELECT id, source_id, message_id FROM messages
       WHERE workspace_id = $1 AND anonymous_id = ANY($3::text[]) AND user_id IS NULL AND origin <> 'deletion'`,
     [workspaceId, userId, anonymousIds],
   );
@@ -59,6 +61,14 @@ export async function eraseUserData(
       WHERE message_row_id = ANY($1::uuid[]) AND state = 'pending'`,
     [ids, CANCELLED_BY_DELETION],
   );
+  // Before the batches lose their members' parts: a captured batch is found by its webhook-id.
+  const capturedRequests = await eraseFromCaptureBins(client, {
+    workspaceId,
+    userId,
+    anonymousIds,
+    messageRowIds: ids,
+    messageIds: targets.map((t) => t.messageId),
+  });
   await eraseFromBatches(client, workspaceId, ids);
   const deleted = await client.query(
     `DELETE FROM messages m WHERE m.id = ANY($1::uuid[])
@@ -94,6 +104,7 @@ export async function eraseUserData(
       identityLinks: links.rowCount ?? 0,
       audienceMemberships: members.rowCount ?? 0,
       sourceCalls: sourceCalls.rowCount ?? 0,
+      capturedRequests,
     },
   };
 }

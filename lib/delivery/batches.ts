@@ -7,7 +7,7 @@ import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
 import type { LoadedDelivery } from "./load";
-import { RETRY_LANE } from "./policy";
+import { RETRY_LANE, SAFETY_DELAY_S } from "./policy";
 import type { DeliveryUpdate } from "./record";
 
 /**
@@ -21,7 +21,8 @@ import type { DeliveryUpdate } from "./record";
  * BATCH_BODY_LIMIT, or `maxWaitMs` after it opened, and its lead delivery's job then sends it. A
  * batch goes through the same round as every other request (round.ts), every member mirrors the
  * lead's state after each round, and its body is built once and stored (delivery_batches.body):
- * every retry sends those bytes.
+ * every retry sends those bytes. Each round of a batch is sent by the one job that claims it
+ * (claimRounds, docs/request-shape.md#one-send-per-round), whichever of its lead's jobs comes first.
  */
 
 /** A batch being sent: what the round needs besides its lead delivery. */
@@ -29,6 +30,12 @@ export type SendingBatch = { id: string; body: string; memberIds: string[] };
 
 /** What the engine does with a batch of loaded deliveries: those that go alone, and the batches to send now (their leads). */
 export type Taken = { alone: LoadedDelivery[]; batches: LoadedDelivery[]; dueTimes: Date[] };
+
+/**
+ * How long a claim on a batch's round holds unless its round is recorded first: the engine's safety
+ * delay, past which a round still unrecorded is taken for lost (policy.ts SAFETY_DELAY_S).
+ */
+export const CLAIM_S = SAFETY_DELAY_S;
 
 /** Standard Webhooks `webhook-id` of a batch: the same on every attempt of it (docs/request-shape.md#batch-signatures). */
 export const batchWebhookId = (batchId: string) => `batch_${batchId}`;
@@ -80,18 +87,23 @@ export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Pr
 }
 
 /**
- * The join's one statement (tryJoin): the new batches ($1–$10), the open ones grown ($11–$14), the
- * members ($15–$17), each column one literal. A member is inserted only while its delivery is still
- * pending: the count returned falls short when a deletion request cancelled one since its load.
- * Exported for its plan test (test/batch-statements.int.test.ts).
+ * The join's one statement (tryJoin): the new batches ($1–$10, and $18: their leads' rounds), the
+ * open ones grown ($11–$14), the members ($15–$17), each column one literal. A member is inserted only while its delivery is still
+ * pending: the count returned falls short when a deletion request cancelled one since its load. A
+ * batch built now is claimed for its lead's round now: the round that joined it sends it
+ * (claimRounds). Exported for its plan test (test/batch-statements.int.test.ts).
  */
 export const JOIN_SQL = `WITH fresh AS (
-  INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at, body, built_at)
+  INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at, body, built_at,
+                                claimed_round, claimed_until)
   SELECT x.id, x.workspace_id, x.destination_id, x.state, x.lead, x.urls::text[], x.events,
          CASE WHEN x.body IS NOT NULL THEN octet_length(x.body) ELSE x.bytes END, x.close_at, x.body,
-         CASE WHEN x.body IS NOT NULL THEN now() END
+         CASE WHEN x.body IS NOT NULL THEN now() END,
+         CASE WHEN x.body IS NOT NULL THEN x.round END,
+         CASE WHEN x.body IS NOT NULL THEN now() + make_interval(secs => ${CLAIM_S}) END
     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::timestamptz[],
-                string_to_array(${hiddenText(10)}, E'\\x1e', '')) AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body)
+                string_to_array(${hiddenText(10)}, E'\\x1e', ''), $18::int[])
+         AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body, round)
 ), grown AS (
   UPDATE delivery_batches b SET events = x.events, bytes = x.bytes, state = x.state
     FROM unnest($11::uuid[], $12::int[], $13::int[], $14::text[]) AS x(id, events, bytes, state)
@@ -116,6 +128,8 @@ type JoinedBatch = {
   urls: string[] | null;
   /** its lead's id; the lead itself when this join made the batch */
   lead: string;
+  /** its lead's rounds so far (a new batch's; a batch built now is claimed for them) */
+  leadRounds: number;
   events: number;
   bytes: number;
   closeAt: Date;
@@ -197,6 +211,7 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
         column(members, (m) => m.id, "bare"),
         column(members, (m) => m.batchId, "bare"),
         column(members, (m) => m.part, "json"),
+        column(fresh, (b) => b.leadRounds, "bare"),
       ],
     });
     if (rows[0].n !== members.length) {
@@ -247,6 +262,7 @@ function newBatch(b: Filled<Joining>): JoinedBatch {
     destinationId: first.destinationId,
     urls: first.pendingUrls && first.pendingUrls.length > 0 ? first.pendingUrls : null,
     lead: first.id,
+    leadRounds: first.rounds,
     events: b.events,
     bytes: b.bytes,
     closeAt: new Date(Date.now() + first.destination.batch!.maxWaitMs),
@@ -286,6 +302,7 @@ async function joinOpenBatch(client: pg.PoolClient, rest: Joining[]): Promise<Jo
       destinationId: first.destinationId,
       urls,
       lead: open.lead_delivery_id,
+      leadRounds: 0,
       events: grown.events,
       bytes: grown.bytes,
       closeAt: open.close_at,
@@ -310,18 +327,44 @@ SELECT m.delivery_id AS id, m.batch_id, CASE WHEN m.batch_id = ANY($2::uuid[]) T
  ORDER BY m.batch_id, m.delivery_id`;
 
 /**
- * The batches whose lead's job came due: each is closed (a lead's job on an open batch is its close
- * time, or a resume, a crash's re-run or a deletion request handing it on), its body built from its
- * pending members' parts unless already stored, and stored before anything is sent, so every attempt
- * sends the same bytes. A member that is not its batch's lead does nothing here: its lead's job sends it.
+ * The claim of batches' rounds ($1: batch ids, $2: deliveries of theirs, $3: their rounds as
+ * loaded), in one statement (docs/request-shape.md#one-send-per-round,
+ * docs/decisions/0106-batch-round-claims.md). A round is claimed, and its batch closed, only while
+ * its lead is still pending at those rounds (its row locked, so a round being recorded meanwhile is
+ * waited for and seen) and no other job holds a claim on that round that has not ended: of several
+ * jobs of one lead that come due together (its batch filling, its close time, a crashed worker's
+ * re-run), exactly one sends. Exported for its test (test/batch-claims.int.test.ts).
+ */
+export const CLAIM_SQL = `
+WITH leads AS (
+  SELECT x.id, x.lead, x.round FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS x(id, lead, round)
+    JOIN delivery_batches o ON o.id = x.id AND o.lead_delivery_id = x.lead
+    JOIN deliveries l ON l.id = x.lead
+   WHERE l.id = ANY($2::uuid[]) AND l.state = 'pending' AND l.attempt_count = x.round
+     FOR UPDATE OF l
+)
+UPDATE delivery_batches b SET state = 'closed', claimed_round = x.round, claimed_until = now() + make_interval(secs => ${CLAIM_S})
+  FROM leads x
+ WHERE b.id = x.id AND b.id = ANY($1::uuid[]) AND b.lead_delivery_id = x.lead
+   AND (b.claimed_round IS DISTINCT FROM x.round OR b.claimed_until IS NULL OR b.claimed_until <= now())
+RETURNING b.id, b.lead_delivery_id, b.body`;
+
+/**
+ * The batches whose lead's job came due and whose round this job claims (CLAIM_SQL): each is closed
+ * (a lead's job on an open batch is its close time, or a resume, a crash's re-run or a deletion
+ * request handing it on), its body built from its pending members' parts unless already stored, and
+ * stored before anything is sent, so every attempt sends the same bytes. A member that is not its
+ * batch's lead does nothing here: its lead's job sends it.
  */
 async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>): Promise<LoadedDelivery[]> {
+  // Every delivery of theirs this job loaded: the statement keeps those that lead their batch.
   const candidates = [...joined.values()].flat();
-  const { rows: batches } = await db.query<{ id: string; lead_delivery_id: string; body: string | null }>(
-    `UPDATE delivery_batches SET state = 'closed' WHERE id = ANY($1::uuid[]) AND lead_delivery_id = ANY($2::uuid[])
-     RETURNING id, lead_delivery_id, body`,
-    [[...joined.keys()], candidates.map((d) => d.id)],
-  );
+  const { rows: batches } = await db.query<{ id: string; lead_delivery_id: string; body: string | null }>(CLAIM_SQL, [
+    column(candidates, (d) => d.batchId, "bare"),
+    column(candidates, (d) => d.id, "bare"),
+    column(candidates, (d) => d.rounds, "bare"),
+  ]);
+  if (batches.length < joined.size) await comeBackAfterClaims(db, joined, candidates, batches);
   if (batches.length === 0) return [];
   // Members in the order of their ids (newBatch); parts only of batches not yet built.
   const unbuilt = batches.filter((b) => b.body === null).map((b) => b.id);
@@ -360,13 +403,56 @@ async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>)
 }
 
 /**
- * A batch's round: its other members, which take its lead's update (record.ts recordRound, in the
- * same statement: one array of their ids, not a copy of the update per member). Others pass through.
+ * Batches whose round this job did not claim because another job holds the claim: their lead gets a
+ * job for when that claim ends, so a round whose worker died is still sent (a claim recorded before
+ * then leaves that job nothing to do). Rare: every job of a lead but one finds nothing to claim.
  */
-export function withMembers<R extends { update: DeliveryUpdate; members?: string[] }>(d: LoadedDelivery, round: R): R {
+async function comeBackAfterClaims(
+  db: pg.Pool,
+  joined: Map<string, LoadedDelivery[]>,
+  candidates: LoadedDelivery[],
+  claimed: { id: string }[],
+): Promise<void> {
+  const taken = new Set(claimed.map((b) => b.id));
+  const rest = [...joined.keys()].filter((id) => !taken.has(id));
+  const { rows } = await db.query<{ lead: string; until: Date }>(
+    `SELECT b.lead_delivery_id AS lead, b.claimed_until AS until FROM delivery_batches b
+      WHERE b.id = ANY($1::uuid[]) AND b.lead_delivery_id = ANY($2::uuid[]) AND b.claimed_until > now()
+        AND EXISTS (SELECT 1 FROM deliveries l WHERE l.id = b.lead_delivery_id AND l.state = 'pending')`,
+    [rest, candidates.map((d) => d.id)],
+  );
+  if (rows.length === 0) return;
+  const client = await db.connect();
+  try {
+    await insertJobs(
+      RETRY_LANE,
+      rows.map((r) => ({ data: { deliveryIds: [r.lead] }, startAfter: r.until })),
+      { client },
+    );
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A batch's round: its batch and its other members, which take its lead's update (record.ts recordRound,
+ * in the same statement: one array of their ids, not a copy of the update per member). Others pass through.
+ */
+export function withMembers<R extends { update: DeliveryUpdate; members?: string[]; batchId?: string }>(d: LoadedDelivery, round: R): R {
   const batch = d.sendingBatch;
   if (!batch) return round;
   const members: string[] = [];
   for (const id of batch.memberIds) if (id !== round.update.id) members.push(id);
-  return { ...round, members };
+  return { ...round, members, batchId: batch.id };
+}
+
+/**
+ * Lets go of the claims on batches whose round ended with no request sent (held back by a rate
+ * limit, deferred by its origin, ended unsent): its lead's next job claims the same round again
+ * (docs/request-shape.md#one-send-per-round, docs/decisions/0106-batch-round-claims.md). A round
+ * that sent moved its lead's rounds on, which no earlier claim matches.
+ */
+export async function releaseClaims(db: Pick<pg.PoolClient, "query">, batchIds: string[]): Promise<void> {
+  if (batchIds.length === 0) return;
+  await db.query("UPDATE delivery_batches SET claimed_until = NULL WHERE id = ANY($1::uuid[])", [batchIds]);
 }

@@ -3,7 +3,7 @@ import { pool } from "../platform/db";
 import { deleteJob, insertJobs, sendJob } from "../platform/queue";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
-import { batching, takeBatches } from "./batches";
+import { batching, releaseClaims, takeBatches } from "./batches";
 import { claimRounds } from "./claims";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
@@ -168,14 +168,19 @@ async function commitRounds(
   const retries = rounds.map((r) => r.update).filter((u) => u.state === "pending" && u.next_attempt_at);
   const dueTimes = [...new Set(retries.map((u) => u.next_attempt_at!))].map((t) => new Date(t));
   const lateIds = opts.lateIds ?? [];
+  // A batch's round that sent nothing lets go of its claim when recorded (batches.ts releaseClaims).
+  const unsent: string[] = [];
+  for (const r of rounds) if (r.batchId && r.attempts.length === 0) unsent.push(r.batchId);
   if (retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
     await recordRound(pool(), attempts, updates, members);
+    await releaseClaims(pool(), unsent);
     return { safetyJobId: null, dueTimes };
   }
   const client = await pool().connect();
   try {
     await client.query("BEGIN");
     await recordRound(client, attempts, updates, members);
+    await releaseClaims(client, unsent);
     if (retries.length > 0) await insertJobs(RETRY_LANE, retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {

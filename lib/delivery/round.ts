@@ -20,10 +20,10 @@ import type { AttemptRow, DeliveryUpdate } from "./record";
 
 /**
  * A settled round: its attempts as logged and its delivery's new state; a batch's round also carries
- * its other members' ids (batches.ts), which take the same state, recorded with it but never given
- * jobs of their own.
+ * its batch's id and its other members' ids (batches.ts), which take the same state, recorded with it
+ * but never given jobs of their own.
  */
-export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate; members?: string[] };
+export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate; members?: string[]; batchId?: string };
 
 /** A round whose requests have ended, or that ended without any. */
 export type SentRound =

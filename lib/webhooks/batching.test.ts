@@ -109,6 +109,41 @@ describe("a worker's share of a destination's events: the whole batches it fills
     });
   });
 
+  it("counts the comma before an event: a body that would be 512,001 bytes closes first, at the byte, new or open", () => {
+    // Real parts, as JSON texts of given UTF-8 lengths; the body is what batchBody builds from them.
+    const part = (bytes: number, i: number) => {
+      const text = `"${"é".repeat(Math.floor((bytes - 2) / 2))}${"x".repeat((bytes - 2) % 2)}"`;
+      expect(Buffer.byteLength(text)).toBe(bytes);
+      return { i, text, bytes };
+    };
+    // [ + 511,987 + , + 11 + ] is 512,001 bytes: one past the limit by its comma alone.
+    const first = BATCH_BODY_LIMIT - 13;
+    const pair = [part(first, 0), part(11, 1)];
+    const r = fill(pair, 1000);
+    expect(r.map((b) => b.members.map((e) => e.i))).toEqual([[0], [1]]);
+    for (const b of r) {
+      const body = batchBody(b.members.map((e) => e.text));
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(BATCH_BODY_LIMIT);
+      expect(b.bytes).toBe(Buffer.byteLength(body));
+    }
+    // one byte less and the two make exactly 512,000 bytes: together
+    const exact = [part(first, 0), part(10, 1)];
+    const together = fill(exact, 1000);
+    expect(together.map((b) => b.members.length)).toEqual([2]);
+    expect(Buffer.byteLength(batchBody(exact.map((e) => e.text)))).toBe(BATCH_BODY_LIMIT);
+    expect(together[0].bytes).toBe(BATCH_BODY_LIMIT);
+    expect(together[0].full).toBe(true);
+    // the same through an open batch holding the first: the second does not join it
+    const open = fill([part(11, 1)], 1000, { events: 1, bytes: 2 + first });
+    expect(open.map((b) => [b.members.length, b.full])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
+    expect(fill([part(10, 1)], 1000, { events: 1, bytes: 2 + first }).map((b) => [b.members.length, b.bytes, b.full])).toEqual([
+      [1, BATCH_BODY_LIMIT, true],
+    ]);
+  });
+
   it("continues an open batch first: it closes when they fill it, and the rest open the next", () => {
     const r = fill(events(30), 50, { events: 40, bytes: 40 * 601 + 1 });
     expect(r.map((b) => [b.members.length, b.events, b.full])).toEqual([

@@ -30,7 +30,15 @@ export const seed = (db: Q) => ({
 
   message(
     workspaceId: string,
-    o: { sourceId: string | null; userId?: string | null; anonymousId?: string | null; type?: string; event?: string; origin?: string },
+    o: {
+      sourceId: string | null;
+      userId?: string | null;
+      anonymousId?: string | null;
+      type?: string;
+      event?: string;
+      origin?: string;
+      properties?: Record<string, unknown>;
+    },
   ) {
     const messageId = crypto.randomUUID();
     const type = o.type ?? "track";
@@ -40,7 +48,7 @@ export const seed = (db: Q) => ({
       userId: o.userId ?? undefined,
       anonymousId: o.anonymousId ?? undefined,
       event: o.event,
-      properties: { secret: "pii" },
+      properties: o.properties ?? { secret: "pii" },
     };
     return one(
       db,
