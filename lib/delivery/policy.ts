@@ -6,6 +6,7 @@ import { processWide } from "../platform/runtime";
 import { originOf } from "../webhooks/post";
 import type { LoadedDelivery } from "./load";
 import { OriginLimiter } from "./origins";
+import { endsUnsent } from "./fate";
 import { releaseLeases, takeRateLimited, type RateLimit, type TakeRequest } from "./rate-limit";
 
 /**
@@ -160,7 +161,8 @@ export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Adm
   const limited = new Map<string, number[]>();
   deliveries.forEach((d, i) => {
     const { perSecond, concurrency } = d.destination.rateLimit;
-    if ((perSecond === null && concurrency === null) || d.test || d.erased || !d.destination.enabled) return;
+    // A delivery that ends unsent this round takes no turn (fate.ts).
+    if ((perSecond === null && concurrency === null) || d.test || endsUnsent(d) !== null) return;
     const list = limited.get(d.destinationId) ?? [];
     list.push(i);
     limited.set(d.destinationId, list);

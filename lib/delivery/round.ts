@@ -8,6 +8,7 @@ import { toAttemptRow } from "./attempt-row";
 import { batchWebhookId, withMembers } from "./batches";
 import type { LoadedDelivery } from "./load";
 import { acquireSlot, deferTurnMs, retryTurnMs } from "./policy";
+import { endsUnsent } from "./fate";
 import { decideRound, type UrlResult } from "./plan";
 import type { AttemptRow, DeliveryUpdate } from "./record";
 
@@ -41,18 +42,8 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
   const startedAt = new Date();
   // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
-  // A test-send (targetUrls) tests the endpoint: it goes whether or not the destination is enabled.
-  const pending = d.pendingUrls ?? [];
-  const onlyDisabledLeft =
-    d.destination.urls.length === 0 || (pending.length > 0 && pending.every((u) => d.destination.disabledUrls.includes(u)));
-  if (d.erased || (!d.targetUrls && (!d.destination.enabled || onlyDisabledLeft))) {
-    const why = d.erased
-      ? "message was erased by a deletion request"
-      : d.destination.enabled
-        ? "the URLs it was for are disabled after failing for days"
-        : "destination is disabled";
-    return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
-  }
+  const why = endsUnsent(d);
+  if (why !== null) return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
   // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template;
   // a batch's stored body as built, signed now (docs/request-shape.md#batch-signatures).
   const batch = d.sendingBatch;
