@@ -56,9 +56,10 @@ describe("one send per round", () => {
     await ctx.api.post(`/api/destinations/${dest.id}/pause`, {});
     const [rowId] = await ctx.send(dest.id, [{ type: "track", event: "E", userId: "u", messageId: "claim-held" }]);
     const { id } = await deliveryOf(rowId);
-    // Held by a job that is still sending it (its claim ends in a minute).
-    await db.query("UPDATE destinations SET paused_at = NULL WHERE id = $1", [dest.id]);
+    // Held by a job that is still sending it (its claim ends in a minute); then unpaused, so that
+    // its own job, whenever the worker takes it, meets the claim too.
     await db.query("UPDATE deliveries SET claimed_until = now() + interval '60 seconds' WHERE id = $1", [id]);
+    await db.query("UPDATE destinations SET paused_at = NULL WHERE id = $1", [dest.id]);
     const held = await processDeliveryBatch({ deliveryIds: [id] });
     expect(held.attempts).toBe(0);
     expect(rx.requests.filter((r) => r.path === "/held")).toHaveLength(0);
