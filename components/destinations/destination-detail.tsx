@@ -25,6 +25,7 @@ import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
 import { RotationNotice } from "./secret-rotation";
 import { StoredValue } from "./write-only-field";
+import { describeShape } from "./describe-shape";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -51,6 +52,7 @@ export function DestinationDetail({ id }: { id: string }) {
   const d = destination.data;
   const s = stats.data?.[d.id];
   const sourceName = new Map(sources.data?.map((x) => [x.id, x.name]));
+  const shape = describeShape(d);
 
   return (
     <>
@@ -234,6 +236,17 @@ export function DestinationDetail({ id }: { id: string }) {
               <Row label="Receives">
                 <span className="[overflow-wrap:anywhere]">{describeFilter(d.filter)}</span>
               </Row>
+              <Row label="Request">{shape.request}</Row>
+              <Row label="Numbers">{shape.numbers}</Row>
+              <Row label="Batching">{shape.batching}</Row>
+              <Row label="Rate limit">{shape.rateLimit}</Row>
+              {canEdit ? (
+                <div className="py-2 text-xs">
+                  <Link href={`/destinations/${d.id}/edit`} className="underline">
+                    Change what it sends
+                  </Link>
+                </div>
+              ) : null}
             </dl>
           </Card>
         </div>
