@@ -39,7 +39,7 @@ test("a failing endpoint raises the banner, is disabled after days, and is re-en
     await page.goto("/overview");
     const banner = page.getByRole("region", { name: "Endpoint alerts" });
     await expect(banner).toContainText("Broken endpoint");
-    await expect(banner).toContainText("failing with no success (last error: HTTP 500)");
+    await expect(banner).toContainText("failing with no success (last error: 500 Internal Server Error)");
     await expect(banner.getByRole("button", { name: /Re-enable/ })).toHaveCount(0);
 
     expect((await at(5 * 24 * 60 * MINUTE + MINUTE)).events.map((e) => e.kind)).toEqual(["disabled"]);

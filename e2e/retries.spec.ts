@@ -77,7 +77,7 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   await expect(page.getByRole("img", { name: /^Bar chart of attempts by outcome/ })).toBeVisible();
   // What failed and why: the 500s grouped, with a link to exactly those attempts.
   const failures = page.getByRole("list", { name: "Failures by reason" }).getByRole("listitem").filter({ hasText: "Flaky endpoint" });
-  await expect(failures.filter({ hasText: "HTTP 500" })).toHaveCount(1);
+  await expect(failures.filter({ hasText: "500 Internal Server Error" })).toHaveCount(1);
   await expect(failures.getByRole("link", { name: "View in the log" })).toHaveAttribute("href", /status=500/);
   await expect(failures.getByRole("button", { name: "Replay these…" })).toBeVisible();
   await shot(page, "overview");

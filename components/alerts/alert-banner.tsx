@@ -9,10 +9,11 @@ import { Button } from "@/components/ui/button";
 import { TimeAgo } from "@/components/ui/format";
 import { alertStateKey, alertSummary, dismissalStorageKey } from "./dismissal";
 import { useAlerts, useEnableUrlMutation } from "./hooks";
+import { describeErrorText } from "@/components/ui/describe-error";
 
 /** What is wrong, in the words of docs/alerts.md#notices. */
 function problem(a: EndpointAlertDto): string {
-  const error = a.lastError ? ` (last error: ${a.lastError})` : "";
+  const error = a.lastError ? ` (last error: ${describeErrorText(a.lastError)})` : "";
   if (a.disabledAt) return `disabled after failing for days${error}: it gets no deliveries until re-enabled`;
   if (a.reason === "success_rate" && a.successRate !== null) {
     return `only ${Math.round(a.successRate * 100)}% of attempts succeeded over the last hour${error}`;

@@ -7,6 +7,7 @@ import { ScrollBox } from "@/components/ui/scroll-box";
 import { isActive, useDeletion } from "./hooks";
 import { erasedLabel } from "./describe";
 import { StatusBadge } from "./status-badge";
+import { describeErrorText, statusText } from "@/components/ui/describe-error";
 
 const th = "px-4 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500";
 const td = "px-4 py-2 text-sm text-slate-700";
@@ -158,7 +159,13 @@ function Notifications({ d }: { d: DeletionDetailDto }) {
                       )}
                     </td>
                     <td className={`${td} max-w-xs truncate`} title={n.lastError ?? undefined}>
-                      {n.deliveredAt ? `Delivered ${when(n.deliveredAt)}` : (n.lastError ?? (n.lastStatus ? `HTTP ${n.lastStatus}` : "—"))}
+                      {n.deliveredAt
+                        ? `Delivered ${when(n.deliveredAt)}`
+                        : n.lastError
+                          ? describeErrorText(n.lastError)
+                          : n.lastStatus
+                            ? statusText(n.lastStatus)
+                            : "—"}
                     </td>
                   </tr>
                 ))}

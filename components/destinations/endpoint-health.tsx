@@ -7,6 +7,7 @@ import { useEnableUrlMutation } from "@/components/alerts/hooks";
 import { Button } from "@/components/ui/button";
 import { Badge, ErrorNote, Spinner } from "@/components/ui/card";
 import { useDestinationHealth } from "./hooks";
+import { describeErrorText } from "@/components/ui/describe-error";
 
 /**
  * Per-URL health of one destination (GET /api/destinations/:id/health): state, success rate of the
@@ -72,7 +73,7 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
               </p>
             ) : null}
             {!compact && u.lastError && u.state !== "healthy" ? (
-              <p className="mt-0.5 truncate text-xs text-red-700">Last error: {u.lastError}</p>
+              <p className="mt-0.5 truncate text-xs text-red-700">Last error: {describeErrorText(u.lastError)}</p>
             ) : null}
           </div>
           {u.disabled ? <DisabledUrl destinationId={destinationId} url={u.url} /> : <EndpointHealthBadge state={u.state} />}

@@ -12,6 +12,7 @@ import { OutcomeBadge, StatusBadge } from "./attempt-bits";
 import { AttemptChain } from "./attempt-chain";
 import { CopyCurl } from "./copy-curl";
 import { useAttempt } from "./hooks";
+import { describeFailure } from "@/components/ui/describe-error";
 
 function Section({ title, children, copy }: { title: string; children: React.ReactNode; copy?: string | null }) {
   return (
@@ -51,7 +52,7 @@ function Outcome({ a }: { a: AttemptDetailDto }) {
       </div>
       {a.errorText ? (
         <p role="note" className="rounded-md bg-red-50 px-3 py-2 text-xs text-red-700 ring-1 ring-red-200">
-          <strong>{a.errorKind ?? "error"}</strong>: {a.errorText}
+          {describeFailure(a)}
         </p>
       ) : null}
       {a.responseStatus == null ? (

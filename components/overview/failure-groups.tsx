@@ -11,9 +11,11 @@ import { Badge, Card, ErrorNote, Spinner } from "@/components/ui/card";
 import { TimeAgo, plural, statusTone } from "@/components/ui/format";
 import { ShortValue } from "@/components/ui/short-url";
 import { statsKeys } from "./hooks";
+import { describeErrorText, KIND_WORDS, statusText } from "@/components/ui/describe-error";
 
 /** The reason as the log shows it: the status the endpoint answered, or the kind of error without one. */
-const reason = (g: FailureGroupDto) => (g.responseStatus != null ? `HTTP ${g.responseStatus}` : (g.errorKind ?? "error"));
+const reason = (g: FailureGroupDto) =>
+  g.responseStatus != null ? statusText(g.responseStatus) : g.errorKind ? (KIND_WORDS[g.errorKind] ?? g.errorKind) : "Error";
 
 /** The log filter of one group: "View in the log" opens exactly these attempts, "Replay these" re-sends their messages. */
 export function groupFilter(g: FailureGroupDto, from: string): LogFilter {
@@ -73,9 +75,9 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
                   <div className="truncate font-mono text-xs text-slate-500">
                     <ShortValue value={g.url} max={64} />
                   </div>
-                  {g.lastError && g.lastError !== reason(g) ? (
+                  {g.lastError && describeErrorText(g.lastError) !== reason(g) ? (
                     <p className="truncate text-xs text-red-700" title={g.lastError}>
-                      {g.lastError}
+                      {describeErrorText(g.lastError)}
                     </p>
                   ) : null}
                 </div>
