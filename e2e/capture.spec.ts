@@ -39,8 +39,9 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await expect(page.getByText("Waiting for the first request…")).toBeVisible();
   await expect(page.getByText("Keeps the newest 500 requests")).toBeVisible();
 
-  // Signatures are checked by the server against a destination's secrets; the page only picks which one.
-  await page.getByLabel("Check signatures against").selectOption({ label: "Signed receiver" });
+  // Signatures are checked by the server against a destination's secrets: by default the one that
+  // sent each request, found from the request itself; the page can pick another.
+  await expect(page.getByLabel("Check signatures against")).toHaveValue("");
   await page.getByLabel("Sign as destination").selectOption({ label: "Signed receiver" });
 
   for (const type of TYPES) {
@@ -66,6 +67,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     if (type === "delete") expect(Object.keys(body).sort()).toEqual(["messageId", "timestamp", "type", "userId"]);
     await expect(details.getByLabel("X-Signature verified")).toBeVisible();
     await expect(details.getByLabel("Standard Webhooks verified")).toBeVisible();
+    await expect(details.getByText("Checked against Signed receiver, which sent it")).toBeVisible();
     await expect(details.getByRole("table", { name: "Request headers" }).getByText("growth")).toBeVisible();
   }
   await shot(page, "capture");

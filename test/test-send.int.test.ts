@@ -101,7 +101,22 @@ describe("send test behind a real edge (npm start's layout)", () => {
       const [captured] = (await api.get(`/api/capture-bins/${bin.id}/requests`)).requests;
       expect(captured).toMatchObject({ method: "POST", path: `/c/${bin.id}` });
       const check = await api.post(`/api/capture-bins/${bin.id}/requests/${captured.id}/verify`, { destinationId: dest.id });
-      expect(check).toMatchObject({ xSignature: { state: "valid" }, standardWebhooks: { state: "valid" } });
+      expect(check).toMatchObject({ xSignature: { state: "valid" }, standardWebhooks: { state: "valid" }, checkedAgainst: "chosen" });
+      // Without a destination named, the capture URL finds the one that sent it (its webhook-id's message).
+      const found = await api.post(`/api/capture-bins/${bin.id}/requests/${captured.id}/verify`, {});
+      expect(found).toMatchObject({
+        destinationId: dest.id,
+        destinationName: "Receiver",
+        checkedAgainst: "sender",
+        xSignature: { state: "valid", detail: "HMAC-SHA1 of the body matches the destination's current shared secret" },
+        standardWebhooks: { state: "valid" },
+      });
+      // During a rotation, the check says which secret matched.
+      await api.post(`/api/destinations/${dest.id}/rotate-secret`, { secret: "sharedSecret", graceMinutes: 60, value: "edge-secret-2" });
+      const rotated = await api.post(`/api/capture-bins/${bin.id}/requests/${captured.id}/verify`, {});
+      expect(rotated.xSignature.detail).toBe(
+        "HMAC-SHA1 of the body matches the destination's previous shared secret, still signing during its rotation",
+      );
 
       await api.post("/api/messages/replay", { ids: [attempts[0].messageRowId], includeDelivered: true });
       await waitFor(async () => (await api.get(`/api/capture-bins/${bin.id}/requests`)).requests.length === 2, {

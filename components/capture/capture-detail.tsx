@@ -118,7 +118,8 @@ export function CaptureDetail({ id }: { id: string }) {
           <Card className="p-5">
             <h2 className="text-sm font-semibold text-slate-900">Verify signatures</h2>
             <p className="mt-1 text-xs text-slate-500">
-              Checked by the server with the destination's shared secret and Standard Webhooks secret; the secrets never reach this page.
+              Each request is checked by the server against the destination that sent it, or the one you choose, with its shared secret and
+              Standard Webhooks secret; the secrets never reach this page.
             </p>
             <div className="mt-3">
               <Field label="Check signatures against" htmlFor="verify-destination">
@@ -128,7 +129,7 @@ export function CaptureDetail({ id }: { id: string }) {
                   value={checkedId ?? ""}
                   onChange={(e) => setDestinationId(e.target.value || null)}
                 >
-                  <option value="">No destination (don't check)</option>
+                  <option value="">The destination that sent it</option>
                   {destinations.data?.map((d) => (
                     <option key={d.id} value={d.id}>
                       {d.name}

@@ -30,8 +30,9 @@ export const fetchCapturedRequests = (id: string, after: string | null, signal?:
 
 export const fetchCapturedRequest = (id: string, requestId: string, signal?: AbortSignal) =>
   call(captureEndpoints.request, { params: { id, requestId }, signal });
-export const checkCapturedSignatures = (id: string, requestId: string, destinationId: string, signal?: AbortSignal) =>
-  call(captureEndpoints.verify, { params: { id, requestId }, body: { destinationId }, signal });
+/** Without a destination, the server checks against the one that sent the request (docs/dashboard.md#capture-urls). */
+export const checkCapturedSignatures = (id: string, requestId: string, destinationId: string | null, signal?: AbortSignal) =>
+  call(captureEndpoints.verify, { params: { id, requestId }, body: destinationId ? { destinationId } : {}, signal });
 
 /** `live` refreshes counts and last-request times every 5 s (the list page). */
 export function useCaptureBins({ live = false, enabled = true }: { live?: boolean; enabled?: boolean } = {}) {
@@ -96,8 +97,7 @@ export function useCapturedRequest(binId: string, requestId: string | undefined)
 export function useSignatureCheck(binId: string, requestId: string, destinationId: string | null) {
   return useQuery({
     queryKey: captureKeys.signatures(binId, requestId, destinationId ?? ""),
-    queryFn: ({ signal }) => checkCapturedSignatures(binId, requestId, destinationId!, signal),
-    enabled: !!destinationId,
+    queryFn: ({ signal }) => checkCapturedSignatures(binId, requestId, destinationId, signal),
   });
 }
 

@@ -26,28 +26,34 @@ export function VerdictBadge({ name, verdict }: { name: string; verdict: Verdict
 }
 
 /**
- * Both signature checks of one request against the chosen destination, done by the server with the
- * destination's secrets (docs/dashboard.md#capture-urls).
+ * Both signature checks of one request, done by the server with a destination's secrets: the one
+ * chosen under "Verify signatures", or by default the one that sent it (docs/dashboard.md#capture-urls).
  */
 export function SignatureChecks({ binId, requestId, destinationId }: { binId: string; requestId: string; destinationId: string | null }) {
   const check = useSignatureCheck(binId, requestId, destinationId);
-  if (!destinationId) {
-    return (
-      <p className="mt-2 text-xs text-slate-500">Choose a destination under “Verify signatures” to check this request's signatures.</p>
-    );
-  }
   if (check.isError) return <p className="mt-2 text-xs text-red-600">{(check.error as Error).message}</p>;
   const v = check.data;
+  if (v?.checkedAgainst === "none") {
+    return (
+      <p className="mt-2 text-xs text-slate-500">
+        No destination of this workspace sends here: choose one under “Verify signatures” to check.
+      </p>
+    );
+  }
   return (
     <>
+      {v?.destinationName ? (
+        <p className="mt-2 text-xs text-slate-500">
+          Checked against <bdi className="font-medium text-slate-700">{v.destinationName}</bdi>
+          {v.checkedAgainst === "sender" ? ", which sent it" : ""}
+        </p>
+      ) : null}
       <fieldset className="mt-3 flex min-w-0 flex-wrap gap-2" aria-label="Signature checks" aria-busy={check.isPending}>
         <VerdictBadge name="X-Signature" verdict={v?.xSignature} />
         <VerdictBadge name="Standard Webhooks" verdict={v?.standardWebhooks} />
       </fieldset>
-      {v && (v.xSignature.state === "invalid" || v.xSignature.state === "unverifiable") ? (
-        <p className="mt-1 text-xs text-slate-500">X-Signature: {v.xSignature.detail}</p>
-      ) : null}
-      {v && (v.standardWebhooks.state === "invalid" || v.standardWebhooks.state === "unverifiable") ? (
+      {v && v.xSignature.state !== "absent" ? <p className="mt-1 text-xs text-slate-500">X-Signature: {v.xSignature.detail}</p> : null}
+      {v && v.standardWebhooks.state !== "absent" ? (
         <p className="mt-1 text-xs text-slate-500">Standard Webhooks: {v.standardWebhooks.detail}</p>
       ) : null}
     </>
@@ -60,7 +66,7 @@ export function SignedMark({ req }: { req: CapturedRequestSummaryDto }) {
   return (
     <span
       role="img"
-      title="Signed: open it to check the signature against a destination"
+      title="Signed: open it to see its signatures checked"
       aria-label="signed"
       className="inline-flex h-5 items-center justify-center rounded-full px-1.5 text-[10px] font-medium text-indigo-700 ring-1 ring-inset ring-indigo-200"
     >

@@ -110,10 +110,18 @@ export const verdictSchema = z.object({
   detail: z.string(),
 });
 
-/** `POST …/requests/{requestId}/verify`: check the request's signatures against a destination's secrets, on the server. */
-export const signatureCheckInputSchema = z.object({ destinationId: z.uuid("Not a destination id") }).strict();
+/**
+ * `POST …/requests/{requestId}/verify`: check the request's signatures against a destination's
+ * secrets, on the server. Without `destinationId`, against the destination that sent it (its
+ * webhook-id's message, or a destination whose URLs name this capture URL): docs/dashboard.md#capture-urls.
+ */
+export const signatureCheckInputSchema = z.object({ destinationId: z.uuid("Not a destination id").optional() }).strict();
 export const signatureCheckDtoSchema = z.object({
-  destinationId: z.string(),
+  /** the destination checked against; null when none was chosen and no sender was found */
+  destinationId: z.string().nullable(),
+  destinationName: z.string().nullable(),
+  /** "chosen": the one asked for; "sender": found from the request itself */
+  checkedAgainst: z.enum(["chosen", "sender", "none"]),
   xSignature: verdictSchema,
   standardWebhooks: verdictSchema,
 });

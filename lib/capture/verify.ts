@@ -40,14 +40,19 @@ export function verifyXSignature(opts: Check): Verdict {
   if (opts.truncated) return { state: "unverifiable", detail: "The body was truncated, so the signature cannot be checked" };
   if (!opts.secret) return { state: "unverifiable", detail: "The destination has no shared secret to check against" };
   const digests = [sent, header(opts.headers, "x-signature-next")].filter((d): d is string => !!d).map((d) => d.trim());
-  const secrets = [opts.secret, opts.previousSecret].filter((s): s is string => !!s);
-  const matches = secrets.some((s) => {
+  const matchesWith = (s: string | null | undefined) => {
+    if (!s) return false;
     const expected = crypto.createHmac("sha1", s).update(opts.body).digest("hex");
     return digests.some((d) => sameDigest(expected, d));
-  });
-  return matches
-    ? { state: "valid", detail: "HMAC-SHA1 of the body matches the destination's shared secret" }
-    : { state: "invalid", detail: "Does not match the destination's shared secret: another secret, or the body changed on the way" };
+  };
+  // Which secret matched, during a rotation (docs/signing.md#secret-rotation).
+  if (matchesWith(opts.secret)) return { state: "valid", detail: "HMAC-SHA1 of the body matches the destination's current shared secret" };
+  if (matchesWith(opts.previousSecret))
+    return {
+      state: "valid",
+      detail: "HMAC-SHA1 of the body matches the destination's previous shared secret, still signing during its rotation",
+    };
+  return { state: "invalid", detail: "Does not match the destination's shared secret: another secret, or the body changed on the way" };
 }
 
 /** Standard Webhooks: base64 HMAC-SHA256 of `${webhook-id}.${webhook-timestamp}.${body}` with the whsec_ key. */
@@ -62,15 +67,19 @@ export function verifyStandardWebhook(opts: Check): Verdict {
   const keys = [opts.secret, opts.previousSecret].filter((s): s is string => !!s).map((s) => s.replace(/^whsec_/, ""));
   if (!keys.every((b64) => /^[A-Za-z0-9+/]+={0,2}$/.test(b64)))
     return { state: "unverifiable", detail: "The destination's secret is not valid base64 (whsec_…)" };
-  const expected = keys.map((b64) =>
-    crypto.createHmac("sha256", Buffer.from(b64, "base64")).update(`${id}.${ts}.`).update(opts.body).digest("base64"),
-  );
   const candidates = sig
     .split(" ")
     .map((s) => s.split(","))
     .filter(([v]) => v === "v1")
     .map(([, s]) => s ?? "");
-  return candidates.some((c) => expected.some((e) => sameDigest(e, c)))
-    ? { state: "valid", detail: "v1 signature matches the destination's secret" }
-    : { state: "invalid", detail: "No v1 signature matches the destination's secret" };
+  const matches = (b64: string | undefined) => {
+    if (!b64) return false;
+    const e = crypto.createHmac("sha256", Buffer.from(b64, "base64")).update(`${id}.${ts}.`).update(opts.body).digest("base64");
+    return candidates.some((c) => sameDigest(e, c));
+  };
+  // Which secret matched, during a rotation (docs/signing.md#secret-rotation).
+  if (matches(keys[0])) return { state: "valid", detail: "v1 signature matches the destination's current secret" };
+  if (matches(keys[1]))
+    return { state: "valid", detail: "v1 signature matches the destination's previous secret, still signing during its rotation" };
+  return { state: "invalid", detail: "No v1 signature matches the destination's secret" };
 }

@@ -230,6 +230,7 @@ export async function getDestination(opts: { workspaceId: string; id: string }):
 export async function loadSigningSettings(opts: { workspaceId: string; id: string }): Promise<
   SigningSettings & {
     id: string;
+    name: string;
     urls: string[];
     filter: DestinationFilter | null;
     method: Method;
@@ -241,6 +242,7 @@ export async function loadSigningSettings(opts: { workspaceId: string; id: strin
   const stored = storedSettings(row);
   return {
     id: row.id,
+    name: row.name,
     filter: storedFilter(row.filter),
     method: stored.method,
     mapping: stored.mapping,
