@@ -78,6 +78,15 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   const app = Fastify({
     logger: false,
     exposeHeadRoutes: false,
+    // A target fastify cannot route (a malformed % escape in its path) is the client's mistake: 400
+    // in the edge's own shape (docs/edge.md#hosts-and-targets).
+    frameworkErrors: (err, _request, reply) =>
+      void edgeError(
+        reply,
+        400,
+        "bad_request",
+        err.code === "FST_ERR_BAD_URL" ? "The path has a malformed % escape" : "The request cannot be read",
+      ),
     routerOptions: { ignoreTrailingSlash: true },
     // Absolute-form targets (`GET http://host/path`) are routed by their path, as RFC 9112 §3.2.2 asks.
     rewriteUrl: (req) => {

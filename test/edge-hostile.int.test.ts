@@ -1,0 +1,90 @@
+/**
+ * Anonymous requests that must cost nobody else anything (issue 48, docs/edge.md#hosts-and-targets):
+ * the edge and `next start` as `npm start` runs them, Postgres. An invalid Host, a backslash or a
+ * malformed escape is refused 400 with a reason; none of them damages the connections, slots or
+ * queues other clients share, so the dashboard keeps answering afterwards.
+ */
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+
+let s: IngestStack;
+let port: number;
+beforeAll(async () => {
+  s = await startIngestStack("edge-hostile");
+  port = Number(new URL(s.ingest.url).port);
+});
+afterAll(() => s?.stop());
+
+/** One request on a connection of its own: the status and body of the answer, or null when none came. */
+function exchange(bytes: string, to = port, idleMs = 5_000): Promise<{ status: number | null; head: string; body: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(to, "127.0.0.1");
+    let text = "";
+    const timer = setTimeout(() => socket.destroy(), idleMs);
+    socket.on("data", (d: Buffer) => {
+      text += d.toString("latin1");
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      const m = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+      const [head, ...body] = text.split("\r\n\r\n");
+      resolve({ status: m ? Number(m[1]) : null, head: head.toLowerCase(), body: body.join("\r\n\r\n") });
+    });
+    socket.write(bytes);
+  });
+}
+
+const get = (target: string, host: string, to = port) =>
+  exchange(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, to);
+
+/** The dashboard answers: more requests in a row than the edge keeps connections to the web app. */
+async function expectDashboardAnswers() {
+  for (let i = 0; i < 12; i++) {
+    const started = performance.now();
+    // Answered by the web app, which asked Postgres (with no worker running its queue check says 503).
+    const health = await fetch(`${s.ingest.url}/api/health`, { signal: AbortSignal.timeout(10_000) });
+    expect(await health.json()).toMatchObject({ database: "ok" });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  }
+  const login = await fetch(`${s.ingest.url}/login`, { signal: AbortSignal.timeout(10_000), redirect: "manual" });
+  expect(login.status).toBeLessThan(400);
+}
+
+describe("a Host that is not a host", () => {
+  it("twenty of them, on any web path, leave the dashboard answering; each is refused 400 with a reason", async () => {
+    const hosts = ["[", "[::1", "a[b", "]", "a b", 'a"b', "a,b", "a\\b", "a:99999", "a:b", "@a", "a/b", "%61"];
+    const answers = [];
+    for (let i = 0; i < 20; i++) {
+      const host = hosts[i % hosts.length];
+      answers.push({ host, ...(await get(i % 2 ? "/api/health" : "/login", host)) });
+    }
+    await expectDashboardAnswers();
+    for (const { host, status, body } of answers) {
+      expect({ host, status }).toEqual({ host, status: 400 });
+      expect(JSON.parse(body)).toMatchObject({ error: { code: "bad_request", message: expect.stringMatching(/Host/) } });
+    }
+  });
+
+  it("a valid Host is passed on: IPv6 literals, ports, names with a trailing dot", async () => {
+    for (const host of ["[::1]", "[::1]:3000", "127.0.0.1:80", "eventrail.example.", "EVENTRAIL.example:443", "a_b.example"]) {
+      // The web app's own answer (a redirect to first-run setup, or the page).
+      const answer = await get("/login", host);
+      expect({ host, passed: answer.status !== null && answer.status < 400 }).toEqual({ host, passed: true });
+    }
+  });
+});
+
+describe("targets the web app cannot take", () => {
+  it("a backslash in the path and a malformed escape in the query are 400 with a reason", async () => {
+    const targets = ["/api\\health", "/\\\\evil.example/", "/api/logs?messageId=%zz", "/api/logs?messageId=%", "/login?x=%E0%A4%A"];
+    for (const target of targets) {
+      const answer = await get(target, "eventrail.example");
+      expect({ target, status: answer.status }).toEqual({ target, status: 400 });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "bad_request", message: expect.any(String) } });
+    }
+    expect(s.ingest.output()).not.toMatch(/"level":50/);
+    await expectDashboardAnswers();
+  });
+});
