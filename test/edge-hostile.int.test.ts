@@ -7,11 +7,15 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { startIngest } from "./harness/stack";
+import { createSource, type TestSource } from "./harness/tracking";
 
 let s: IngestStack;
+let src: TestSource;
 let port: number;
 beforeAll(async () => {
   s = await startIngestStack("edge-hostile");
+  src = await createSource(s.api, "edge-hostile");
   port = Number(new URL(s.ingest.url).port);
 });
 afterAll(() => s?.stop());
@@ -38,6 +42,7 @@ function exchange(bytes: string, to = port, idleMs = 5_000): Promise<{ status: n
 
 const get = (target: string, host: string, to = port) =>
   exchange(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, to);
+const header = (head: string, name: string) => new RegExp(`\r\n${name}: ([^\r]*)`).exec(head)?.[1] ?? null;
 
 /** The dashboard answers: more requests in a row than the edge keeps connections to the web app. */
 async function expectDashboardAnswers() {
@@ -67,6 +72,13 @@ describe("a Host that is not a host", () => {
     }
   });
 
+  it("is refused 400 by the settings document, never written into apiHost", async () => {
+    for (const host of ['a"b', "a,b", "[", "a b"]) {
+      const answer = await get(`/v1/projects/${src.writeKey}/settings`, host);
+      expect({ host, status: answer.status }).toEqual({ host, status: 400 });
+    }
+  });
+
   it("a valid Host is passed on: IPv6 literals, ports, names with a trailing dot", async () => {
     for (const host of ["[::1]", "[::1]:3000", "127.0.0.1:80", "eventrail.example.", "EVENTRAIL.example:443", "a_b.example"]) {
       // The web app's own answer (a redirect to first-run setup, or the page).
@@ -86,5 +98,34 @@ describe("targets the web app cannot take", () => {
     }
     expect(s.ingest.output()).not.toMatch(/"level":50/);
     await expectDashboardAnswers();
+  });
+});
+
+describe("the settings document", () => {
+  it("without EVENTRAIL_PUBLIC_URL: the validated Host, and a cache that keys on it", async () => {
+    const res = await get(`/v1/projects/${src.writeKey}/settings`, "events.example:8443");
+    expect(res.status).toBe(200);
+    const doc = JSON.parse(res.body) as { integrations: { "Segment.io": { apiHost: string } } };
+    expect(doc.integrations["Segment.io"].apiHost).toBe("events.example:8443/v1");
+    expect(header(res.head, "vary") ?? "").toMatch(/host/);
+    expect(header(res.head, "cache-control") ?? "").not.toMatch(/public/);
+  });
+
+  it("with EVENTRAIL_PUBLIC_URL: the configured URL whatever the Host, cacheable by all", async () => {
+    const configured = await startIngest(s.stack.databaseUrl, {
+      webUrl: s.stack.app.url,
+      env: { EVENTRAIL_PUBLIC_URL: "https://events.eventrail.example" },
+    });
+    try {
+      for (const host of ["attacker.example", 'a"b']) {
+        const res = await get(`/v1/projects/${src.writeKey}/settings`, host, Number(new URL(configured.url).port));
+        expect(res.status).toBe(200);
+        const doc = JSON.parse(res.body) as { integrations: { "Segment.io": { apiHost: string; protocol: string } } };
+        expect(doc.integrations["Segment.io"]).toMatchObject({ apiHost: "events.eventrail.example/v1", protocol: "https" });
+        expect(header(res.head, "cache-control")).toBe("public, max-age=60");
+      }
+    } finally {
+      await configured.stop();
+    }
   });
 });
