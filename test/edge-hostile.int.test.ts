@@ -129,3 +129,27 @@ describe("the settings document", () => {
     }
   });
 });
+
+describe("a body without a write key", () => {
+  it("is refused 401 without being parsed, however deeply it nests; a key in the body still works", async () => {
+    const deep = `{"batch":[${"[".repeat(200_000)}${"]".repeat(200_000)}]}`;
+    const refused = await fetch(`${s.ingest.url}/v1/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: deep,
+    });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: "unauthorized" });
+    const notJson = await fetch(`${s.ingest.url}/v1/batch`, { method: "POST", body: '{"batch": [' });
+    expect(notJson.status).toBe(401);
+    const call = { type: "track", event: "E", userId: "u", messageId: "body-key-1" };
+    const inBody = await fetch(`${s.ingest.url}/v1/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ batch: [{ ...call, writeKey: "not-this-one" }], writeKey: src.writeKey }),
+    });
+    expect(inBody.status).toBe(200);
+    const stored = await s.db.query("SELECT message_id FROM messages WHERE source_id = $1 AND message_id = 'body-key-1'", [src.id]);
+    expect(stored.rowCount).toBe(1);
+  });
+});
