@@ -113,6 +113,10 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   // `OPTIONS *` (asterisk-form) asks about the server itself.
   app.addHook("onRequest", (request, reply, done) => {
     if (request.raw.url === "*") return void reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
+    // Node frames any coding list that ends in chunked; the edge knows chunked alone (docs/edge.md#framing).
+    const te = request.raw.headers["transfer-encoding"];
+    if (te !== undefined && te.trim().toLowerCase() !== "chunked")
+      return void edgeError(reply, 400, "bad_request", "Transfer-Encoding other than chunked is not supported", { close: true });
     done();
   });
   let guard: ReturnType<typeof guardConnections> | null = null;

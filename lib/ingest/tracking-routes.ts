@@ -116,6 +116,12 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
       // lib/tracking reads the body itself, to its own limit and with its own answers.
       v1.removeAllContentTypeParsers();
       v1.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+      // An empty Content-Type is no Content-Type, which lib/tracking accepts (docs/tracking-api.md);
+      // fastify would refuse it as an invalid media type before the route runs.
+      v1.addHook("onRequest", (request, _reply, done) => {
+        if (request.raw.headers["content-type"]?.trim() === "") delete request.raw.headers["content-type"];
+        done();
+      });
 
       v1.post<{ Params: { name: string } }>("/:name", async (request, reply) => {
         const raw = request.raw;
