@@ -89,8 +89,15 @@ describe("a Host that is not a host", () => {
 });
 
 describe("targets the web app cannot take", () => {
-  it("a backslash in the path and a malformed escape in the query are 400 with a reason", async () => {
-    const targets = ["/api\\health", "/\\\\evil.example/", "/api/logs?messageId=%zz", "/api/logs?messageId=%", "/login?x=%E0%A4%A"];
+  it("a backslash in the path and a malformed escape in the path or the query are 400 with a reason", async () => {
+    const targets = [
+      "/api\\health",
+      "/\\\\evil.example/",
+      "/api/logs?messageId=%zz",
+      "/api/logs?messageId=%",
+      "/login?x=%E0%A4%A",
+      "/%zz/login",
+    ];
     for (const target of targets) {
       const answer = await get(target, "eventrail.example");
       expect({ target, status: answer.status }).toEqual({ target, status: 400 });
