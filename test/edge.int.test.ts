@@ -7,6 +7,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type IngestStack, startIngestStack } from "./harness/ingest-stack";
+import { waitFor } from "./harness/stack";
 import { Agent, fetch as ufetch } from "undici";
 import { basic, createSource, postTracking, type TestSource } from "./harness/tracking";
 
@@ -15,6 +16,12 @@ let src: TestSource;
 beforeAll(async () => {
   s = await startIngestStack("edge");
   src = await createSource(s.api, "edge");
+  // /api/health answers 200 once pg-boss's schema exists, which the first stored call installs:
+  // each test below probes it, and must pass alone (-t) as well as after the others.
+  const setup = await createSource(s.api, "edge-setup");
+  const first = await postTracking(s.ingest.url, "/v1/track", { type: "track", event: "E", userId: "u" }, { writeKey: setup.writeKey });
+  expect(first.status).toBe(200);
+  await waitFor(async () => (await fetch(`${s.ingest.url}/api/health`)).status === 200, { what: "/api/health to answer 200" });
 });
 afterAll(() => s?.stop());
 

@@ -66,6 +66,21 @@ describe("smuggling classes", () => {
     }
   });
 
+  it("a transfer coding other than chunked alone is refused, on /v1 too, and the connection closed", async () => {
+    for (const path of ["/api/te", "/v1/track"]) {
+      for (const te of ["gzip, chunked", "deflate, chunked", "chunked, chunked"]) {
+        const { attacker, seen } = await attack(request(`POST ${path} HTTP/1.1\nHost: h\nTransfer-Encoding: ${te}`, chunked(SMUGGLED)));
+        expect({ path, te, statuses: statuses(attacker.text), closed: attacker.closed }).toEqual({
+          path,
+          te,
+          statuses: [400],
+          closed: true,
+        });
+        expect(seen).toEqual(["GET /victim"]);
+      }
+    }
+  });
+
   it("duplicate and comma-separated Content-Length are refused", async () => {
     for (const cl of ["Content-Length: 0\nContent-Length: 40", "Content-Length: 0, 40", "Content-Length: +40", "Content-Length: 4 0"]) {
       const { attacker, seen } = await attack(request(`POST /api/cl HTTP/1.1\nHost: h\n${cl}`, SMUGGLED));
@@ -216,6 +231,17 @@ describe("what the web app receives", () => {
     });
     expect(got[0].url).toBe("/api/headers?q=1");
     expect(got[0].body.toString()).toBe('{"a":1}');
+  });
+
+  it("the query string as the client sent it: not decoded, re-encoded or reordered", async () => {
+    const targets = ["/api/logs?messageId=a%20b+c&x=[1]&x=%5B2%5D&empty=&flag", "/api/logs?q=%E2%9C%93;a=b?c=d", "/login?"];
+    for (const target of targets) {
+      const before = web.seen.length;
+      const r = await rawExchange(port, request(`GET ${target} HTTP/1.1\nHost: eventrail.example\nConnection: close`));
+      expect(statuses(r.text)).toEqual([200]);
+      const seen = web.seen.slice(before).map((s) => s.url);
+      expect(seen).toEqual([target.endsWith("?") ? target.slice(0, -1) : target]);
+    }
   });
 
   it("X-Forwarded-For is the peer alone when the client sent none; the answer's hop-by-hop headers stay behind", async () => {

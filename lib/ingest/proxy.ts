@@ -2,10 +2,11 @@ import "server-only";
 import type { IncomingHttpHeaders } from "node:http";
 import replyFrom from "@fastify/reply-from";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Pool } from "undici";
 import { logger } from "../platform/logger";
 import { clientAddressOfRaw, forwardedFor } from "./address";
 import { edgeError, isClosing } from "./answers";
+import { checkTarget, hostProblem } from "./request-checks";
+import { WebConnections } from "./web-connections";
 import type { FairGate, Refusal, Release } from "./web-gate";
 
 /** Bodies the web app takes (API and capture bodies: 1 MB at most), read whole before forwarding. */
@@ -95,7 +96,10 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
   const slotsLimit = o.slots.limit + o.captures.limit;
   await app.register(replyFrom, {
     base: o.webUrl,
-    undici: new Pool(o.webUrl, { connections: slotsLimit, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
+    undici: new WebConnections(o.webUrl, {
+      connections: slotsLimit,
+      clientOptions: { pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 },
+    }),
     disableRequestLogging: true,
     retryMethods: [],
   });
@@ -108,6 +112,12 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
       reply.hijack();
       return void reply.raw.destroy();
     }
+    // Checked before anything is shared: the Host and target reach undici and the web app only valid
+    // (docs/edge.md#hosts-and-targets).
+    const badHost = hostProblem(raw.headers.host);
+    if (badHost) return edgeError(reply, 400, "bad_request", badHost);
+    const target = checkTarget(request.url);
+    if ("problem" in target) return edgeError(reply, 400, "bad_request", target.problem);
     if (!o.webHasRoom())
       return edgeError(reply, 503, "unavailable", "The server is at its connection limit; retry shortly.", {
         close: true,
@@ -139,35 +149,44 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
       });
     }
     const body = Buffer.isBuffer(request.body) && request.method !== "GET" && request.method !== "HEAD" ? request.body : null;
-    return reply.from(request.url, {
-      body: body ?? undefined,
-      contentType: body ? String(raw.headers["content-type"] ?? "application/octet-stream") : undefined,
-      rewriteRequestHeaders: () => forwardedHeaders(raw, body),
-      rewriteHeaders: (headers) => {
-        const out: IncomingHttpHeaders = {};
-        // A HEAD answer keeps the length of the GET it stands for.
-        for (const [k, v] of Object.entries(headers))
-          if (!RESPONSE_NOT_PASSED.has(k) || (k === "content-length" && request.method === "HEAD")) out[k] = v;
-        return out;
-      },
-      onResponse: (_req, rep, res) => {
-        const chunks: Buffer[] = [];
-        res.stream.on("data", (c: Buffer) => chunks.push(c));
-        res.stream.once("error", () => {
+    // The path alone is reply-from's to resolve; the query passes on as the client sent it.
+    try {
+      return reply.from(target.path, {
+        queryString: () => target.query,
+        body: body ?? undefined,
+        contentType: body ? String(raw.headers["content-type"] ?? "application/octet-stream") : undefined,
+        rewriteRequestHeaders: () => forwardedHeaders(raw, body),
+        rewriteHeaders: (headers) => {
+          const out: IncomingHttpHeaders = {};
+          // A HEAD answer keeps the length of the GET it stands for.
+          for (const [k, v] of Object.entries(headers))
+            if (!RESPONSE_NOT_PASSED.has(k) || (k === "content-length" && request.method === "HEAD")) out[k] = v;
+          return out;
+        },
+        onResponse: (_req, rep, res) => {
+          const chunks: Buffer[] = [];
+          res.stream.on("data", (c: Buffer) => chunks.push(c));
+          res.stream.once("error", () => {
+            releaseAll();
+            rep.raw.destroy();
+          });
+          res.stream.once("end", () => {
+            releaseAll();
+            rep.send(Buffer.concat(chunks));
+          });
+        },
+        onError: (rep, { error }) => {
           releaseAll();
-          rep.raw.destroy();
-        });
-        res.stream.once("end", () => {
-          releaseAll();
-          rep.send(Buffer.concat(chunks));
-        });
-      },
-      onError: (rep, { error }) => {
-        releaseAll();
-        logger().warn({ err: (error as Error).message, path: request.url.split("?")[0] }, "web app unreachable");
-        edgeError(rep as FastifyReply, 502, "unavailable", "The dashboard is unavailable; the Tracking API (/v1) still accepts events.");
-      },
-    });
+          logger().warn({ err: (error as Error).message, path: request.url.split("?")[0] }, "web app unreachable");
+          edgeError(rep as FastifyReply, 502, "unavailable", "The dashboard is unavailable; the Tracking API (/v1) still accepts events.");
+        },
+      });
+    } catch (err) {
+      // reply-from refuses some paths before sending (a `..` segment): the slots go back at once.
+      releaseAll();
+      if ((err as { statusCode?: number }).statusCode === 400) return edgeError(reply, 400, "bad_request", "The path cannot be passed on");
+      throw err;
+    }
   };
 
   const bodyless = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

@@ -78,6 +78,15 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   const app = Fastify({
     logger: false,
     exposeHeadRoutes: false,
+    // A target fastify cannot route (a malformed % escape in its path) is the client's mistake: 400
+    // in the edge's own shape (docs/edge.md#hosts-and-targets).
+    frameworkErrors: (err, _request, reply) =>
+      void edgeError(
+        reply,
+        400,
+        "bad_request",
+        err.code === "FST_ERR_BAD_URL" ? "The path has a malformed % escape" : "The request cannot be read",
+      ),
     routerOptions: { ignoreTrailingSlash: true },
     // Absolute-form targets (`GET http://host/path`) are routed by their path, as RFC 9112 §3.2.2 asks.
     rewriteUrl: (req) => {
@@ -104,6 +113,10 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   // `OPTIONS *` (asterisk-form) asks about the server itself.
   app.addHook("onRequest", (request, reply, done) => {
     if (request.raw.url === "*") return void reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
+    // Node frames any coding list that ends in chunked; the edge knows chunked alone (docs/edge.md#framing).
+    const te = request.raw.headers["transfer-encoding"];
+    if (te !== undefined && te.trim().toLowerCase() !== "chunked")
+      return void edgeError(reply, 400, "bad_request", "Transfer-Encoding other than chunked is not supported", { close: true });
     done();
   });
   let guard: ReturnType<typeof guardConnections> | null = null;

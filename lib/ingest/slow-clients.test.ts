@@ -152,6 +152,23 @@ describe("web slots", () => {
     }
   });
 
+  it("by default a request waits 3 s for a slot (docs/edge.md#web-slots), then 503", async () => {
+    const { web, releaseAll } = await webHolding(/^\/api\/slow/);
+    // No webWaitMs here: the edge's own default is what is measured.
+    const { port } = await startEdge({ webUrl: web.url, webConcurrency: 2, trustedProxies: 1 });
+    const held = [get(port, "/api/slow", "10.0.0.1"), get(port, "/api/slow", "10.0.0.2")];
+    try {
+      await expect.poll(() => web.seen.length).toBe(2);
+      const refused = await get(port, "/api/health", "10.0.0.3");
+      expect(refused).toMatchObject({ status: 503, retryAfter: "2" });
+      expect(refused.ms).toBeGreaterThan(2_900);
+      expect(refused.ms).toBeLessThan(4_000);
+    } finally {
+      releaseAll();
+      await Promise.all(held);
+    }
+  }, 10_000);
+
   it("a capture request goes through while its own address and everyone else hold every dashboard slot", async () => {
     // "Send test" to the app's own capture URL: the dashboard request holds its slot until the
     // capture, posted back through the edge from the same address, is answered.

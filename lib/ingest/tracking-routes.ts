@@ -11,6 +11,7 @@ import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handl
 import { answerBrowserBundle, answerBrowserChunk, answerSettings, preloadBrowserBundles } from "../tracking/segment-clients";
 import { clientAddressOfRaw, publicBaseUrl } from "./address";
 import { bodyPending, closeAfterAnswer, edgeError, isClosing } from "./answers";
+import { hostProblem } from "./request-checks";
 
 /** Path names of the Tracking API, long and short (Segment's browser and mobile libraries use the short ones). */
 export const ENDPOINT_BY_NAME: Readonly<Record<string, TrackingEndpoint>> = {
@@ -115,6 +116,12 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
       // lib/tracking reads the body itself, to its own limit and with its own answers.
       v1.removeAllContentTypeParsers();
       v1.addContentTypeParser("*", (_req, payload, done) => done(null, payload));
+      // An empty Content-Type is no Content-Type, which lib/tracking accepts (docs/tracking-api.md);
+      // fastify would refuse it as an invalid media type before the route runs.
+      v1.addHook("onRequest", (request, _reply, done) => {
+        if (request.raw.headers["content-type"]?.trim() === "") delete request.raw.headers["content-type"];
+        done();
+      });
 
       v1.post<{ Params: { name: string } }>("/:name", async (request, reply) => {
         const raw = request.raw;
@@ -133,15 +140,14 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
         if (!endpoint) return notHere(request.url, reply);
         return send(reply, await answerTrackingCall(incomingCall(raw, clientAddressOfRaw(raw, o.trustedProxies)), endpoint));
       });
-      v1.get<{ Params: { writeKey: string } }>("/projects/:writeKey/settings", async (request, reply) =>
-        send(
-          reply,
-          await answerSettings(
-            request.params.writeKey,
-            publicBaseUrl(request.raw, { configured: o.publicUrl, trustedProxies: o.trustedProxies }),
-          ),
-        ),
-      );
+      v1.get<{ Params: { writeKey: string } }>("/projects/:writeKey/settings", async (request, reply) => {
+        // Without a configured public URL the document names the Host it was asked on: a checked one
+        // (docs/edge.md#hosts-and-targets).
+        const badHost = o.publicUrl ? null : hostProblem(request.raw.headers.host);
+        if (badHost) return edgeError(reply, 400, "bad_request", badHost);
+        const url = publicBaseUrl(request.raw, { configured: o.publicUrl, trustedProxies: o.trustedProxies });
+        return send(reply, await answerSettings(request.params.writeKey, { url, fromHost: !o.publicUrl }));
+      });
       v1.route({
         method: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
         url: "/*",

@@ -95,6 +95,16 @@ describe("paths", () => {
     expect(r.text.toLowerCase()).not.toContain("connection: close");
   });
 
+  it("an empty Content-Type is no Content-Type: the call reaches lib/tracking (401 without a key), not a 415", async () => {
+    for (const head of ["Content-Type:", "Content-Type:  ", ""]) {
+      const r = await rawExchange(
+        port,
+        request(`POST /v1/track HTTP/1.1\nHost: h\n${head ? `${head}\n` : ""}Content-Length: 2\nConnection: close`, "{}"),
+      );
+      expect({ head, statuses: statuses(r.text) }).toEqual({ head, statuses: [401] });
+    }
+  });
+
   it("a trailing slash is the same path, not a redirect", async () => {
     const res = await fetch(`${base}/v1/nope/`, { method: "POST", body: "{}", redirect: "manual" });
     expect(res.status).toBe(404);

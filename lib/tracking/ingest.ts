@@ -8,6 +8,7 @@ import { normaliseMessage, type NormalisedMessage, type Rejection } from "./norm
 import { StaleSourceError, storeCall, type StoreResult } from "./persist";
 import { recordRefusedCall } from "./source-calls";
 import { toIso } from "./timestamps";
+import { writeKeyInBody } from "./body-key";
 import { forgetWriteKey, sourceByWriteKey, writeKeyFromAuthorization, type TrackingSource } from "./write-key";
 
 /** The endpoints: one message type each, or a batch (`/v1/import` is the older clients' name for it). */
@@ -59,16 +60,18 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
   try {
     checkContentType(req.headers.get("content-type"));
     bytes = await readLimitedBody(req);
+    // A key in the body is checked before the body is parsed: an unauthenticated body costs one
+    // scan, not a parse however deeply it nests (docs/tracking-api.md#authentication).
+    auth ??= await authenticate(writeKeyInBody(bytes.toString("utf8")));
     parsed = parseCallBody(bytes, endpointType);
   } catch (err) {
-    if (auth && err instanceof AppError) {
+    if (auth && headerKey && err instanceof AppError) {
       // A cached source may have lost its key meanwhile: that is a 401, not this error.
       const source = auth.cached ? await authenticateFresh(auth.source.writeKey) : auth.source;
       await recordRefusedCall({ sourceId: source.id, receivedAt, reason: err.message, body: bytes });
     }
     throw err;
   }
-  auth ??= await authenticate(parsed.writeKey);
 
   const accepted: NormalisedMessage[] = [];
   const rejections: Rejection[] = [];

@@ -82,12 +82,20 @@ export function settingsDocument(writeKey: string, publicBaseUrl: string) {
   };
 }
 
-/** GET /v1/projects/:writeKey/settings. An unknown or disabled key: 404 with code and message. */
-export async function answerSettings(writeKey: string, publicBaseUrl: string): Promise<TrackingAnswer> {
+/**
+ * GET /v1/projects/:writeKey/settings. An unknown or disabled key: 404 with code and message. A
+ * configured public URL makes the document the same for every request: any cache may keep it. One
+ * built from the request's Host differs by Host, so only the browser keeps it, and `Vary: Host`
+ * says why (docs/tracking-api.md#segment-clients): a shared cache that ignored Host would
+ * otherwise give every browser the apiHost one request named.
+ */
+export async function answerSettings(writeKey: string, base: { url: string; fromHost: boolean }): Promise<TrackingAnswer> {
   if (!(await isServedKey(writeKey))) {
     return json(404, errorBody("not_found", "No enabled source has this write key"), "no-store");
   }
-  return json(200, settingsDocument(writeKey, publicBaseUrl), "public, max-age=60");
+  const answer = json(200, settingsDocument(writeKey, base.url), base.fromHost ? "private, max-age=60" : "public, max-age=60");
+  if (base.fromHost) answer.headers.vary = "Host";
+  return answer;
 }
 
 const JS_HEADERS = {

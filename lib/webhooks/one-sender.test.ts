@@ -17,7 +17,7 @@ const HTTP_CLIENT = /from ["']undici["']|\bfetch\(|\bhttps?\.(?:request|get)\(/;
 const ALLOWED: Record<string, string> = {
   "lib/webhooks/post.ts": "the one sender",
   "lib/webhooks/dispatchers.ts": "its connection pools and the outbound guard",
-  "lib/ingest/proxy.ts": "the edge passing requests to the web app",
+  "lib/ingest/web-connections.ts": "the edge's connections to the web app, for the requests it passes on",
   "lib/sdk/transport.ts": "the Node SDK sending tracking calls to an Eventrail server",
 };
 
