@@ -240,14 +240,14 @@ export function DestinationDetail({ id }: { id: string }) {
               <Row label="Numbers">{shape.numbers}</Row>
               <Row label="Batching">{shape.batching}</Row>
               <Row label="Rate limit">{shape.rateLimit}</Row>
-              {canEdit ? (
-                <div className="py-2 text-xs">
-                  <Link href={`/destinations/${d.id}/edit`} className="underline">
-                    Change what it sends
-                  </Link>
-                </div>
-              ) : null}
             </dl>
+            {canEdit ? (
+              <p className="pt-2 text-xs">
+                <Link href={`/destinations/${d.id}/edit`} className="underline">
+                  Change what it sends
+                </Link>
+              </p>
+            ) : null}
           </Card>
         </div>
       </div>
