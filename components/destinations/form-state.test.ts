@@ -36,6 +36,7 @@ const stored: DestinationDto = {
   filter: { ...RECEIVE_ALL, types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
   pausedAt: null,
   rateLimit: { perSecond: null, concurrency: null },
+  auth: null,
   method: "POST",
   mapping: null,
   numbers: "canonical",

@@ -22,6 +22,7 @@ const stored: DestinationDto = {
   pausedAt: null,
   batch: null,
   rateLimit: { perSecond: null, concurrency: null },
+  auth: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

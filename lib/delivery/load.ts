@@ -7,6 +7,7 @@ import { prepareSigning, type PreparedSigning, type SigningSettings } from "../w
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedFieldLists } from "../routing/field-lists";
 import { storedBatch, type BatchSettings } from "../webhooks/batching";
+import { storedAuth, type EndpointAuth } from "../webhooks/endpoint-auth";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
 
@@ -27,6 +28,8 @@ export type LoadedDestination = SigningSettings & {
   batch: BatchSettings | null;
   /** docs/webhooks.md#rate-limits (policy.ts admitDeliveries) */
   rateLimit: RateLimit;
+  /** endpoint authentication (docs/endpoint-auth.md): a bearer token on each request; null: none */
+  auth: EndpointAuth | null;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -105,6 +108,7 @@ type DestinationRow = {
   filter: unknown;
   rate_limit_per_second: number | null;
   rate_limit_concurrency: number | null;
+  auth: unknown;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -152,7 +156,7 @@ SELECT t.id,
        t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
-       t.rate_limit_per_second, t.rate_limit_concurrency
+       t.rate_limit_per_second, t.rate_limit_concurrency, t.auth
 FROM destinations t WHERE t.id = ANY($1::uuid[])`;
 
 /**
@@ -205,7 +209,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "auth"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -228,6 +232,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     shape: prepareShape({ method: t.method, mapping: t.mapping, urls: t.urls, numbers: t.numbers }),
     batch: storedBatch(t.batch),
     rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
+    auth: storedAuth(t.auth),
   };
 }
 

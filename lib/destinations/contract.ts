@@ -7,6 +7,7 @@ import { checkMapping } from "../webhooks/mapping";
 import { METHODS, NUMBER_FORMS } from "../webhooks/request-shape";
 import { urlTemplateProblem } from "../webhooks/url-template";
 import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
+import { TOKEN_AUTH_METHODS } from "../webhooks/endpoint-auth";
 import { filterConditionSchema } from "../routing/event-condition";
 import { allowListSchema, dropListSchema } from "../routing/field-lists";
 import { MAX_ROTATION_GRACE_MINUTES } from "../sources/contract";
@@ -180,6 +181,58 @@ export const RECEIVE_ALL: DestinationFilter = {
   allow: [],
 };
 
+/** "" from an empty form field, or null: not given. */
+const optionalText = (max: number) =>
+  z
+    .union([z.literal("").transform(() => null), z.null(), z.string().trim().max(max, `At most ${max} characters`)])
+    .transform((v) => v || null);
+
+/**
+ * OAuth 2.0 client credentials (docs/endpoint-auth.md#oauth2): each request carries a bearer token
+ * from the receiver's own authorization server. `clientSecret` is write-only: left out (or "") it
+ * keeps the stored one, which a destination without one yet must be given.
+ */
+export const oauth2InputSchema = z.object(
+  {
+    type: z.literal("oauth2", { error: 'The only type is "oauth2"' }),
+    tokenUrl: z
+      .string("Enter the token URL")
+      .trim()
+      .min(1, "Enter the token URL")
+      .max(2048, "At most 2048 characters")
+      .refine(isHttpUrl, "Enter a full URL starting with http:// or https://")
+      .refine((v) => !hasCredentials(v), "Credentials in a URL are not sent: enter them as client id and secret"),
+    clientId: z.string("Enter the client id").trim().min(1, "Enter the client id").max(500, "At most 500 characters"),
+    clientSecret: z
+      .union([
+        z.literal("").transform(() => undefined),
+        z
+          .string()
+          .max(500, "At most 500 characters")
+          .refine(isUntrimmed, "The client secret cannot start or end with a space or line break")
+          .refine(noControl, "The client secret cannot contain control characters"),
+      ])
+      .optional(),
+    scope: optionalText(1000).default(null),
+    audience: optionalText(2048).default(null),
+    method: z.enum(TOKEN_AUTH_METHODS, { error: `One of ${TOKEN_AUTH_METHODS.join(", ")}` }).default("client_secret_basic"),
+  },
+  { error: 'Authentication is {"type": "oauth2", "tokenUrl", "clientId", "clientSecret", …}, or null for none' },
+);
+export type OAuth2Input = z.infer<typeof oauth2InputSchema>;
+
+/** The setting as responses show it: the client secret only as set / last 4. */
+export const authDtoSchema = z.object({
+  type: z.literal("oauth2"),
+  tokenUrl: z.string(),
+  clientId: z.string(),
+  clientSecret: z.object({ set: z.boolean(), last4: z.string().nullable() }),
+  scope: z.string().nullable(),
+  audience: z.string().nullable(),
+  method: z.enum(TOKEN_AUTH_METHODS),
+});
+export type AuthDto = z.infer<typeof authDtoSchema>;
+
 export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
 
 const limitNumber = (what: string, max: number) =>
@@ -229,6 +282,8 @@ const fields = {
   batch: batchSettingsSchema.nullable(),
   /** null: no limit (the default) */
   rateLimit: rateLimitSchema.nullable(),
+  /** null: no endpoint authentication (the default); docs/endpoint-auth.md */
+  auth: oauth2InputSchema.nullable(),
 };
 
 type Checked = {
@@ -295,12 +350,14 @@ export const destinationInputSchema = z
     numbers: fields.numbers.default("canonical"),
     batch: fields.batch.default(null),
     rateLimit: fields.rateLimit.default(null),
+    auth: fields.auth.default(null),
   })
   .superRefine(refuseDuplicates);
 
 /**
  * PATCH (docs/management-api.md#resources): a field left out stays as it is. `sharedSecret` and
  * `standardSecret`: omitted keeps the stored secret, null or "" removes it, a string replaces it.
+ * `auth` replaces the setting (null removes it); its `clientSecret` left out keeps the stored one.
  * `headers` replaces the list; an entry without `value` keeps the stored value of that header name.
  */
 export const destinationPatchSchema = z
@@ -359,6 +416,8 @@ export const destinationDtoSchema = z.object({
   pausedAt: z.string().nullable(),
   /** docs/webhooks.md#rate-limits; a destination without one shows both null. */
   rateLimit: z.object({ perSecond: z.number().int().nullable(), concurrency: z.number().int().nullable() }),
+  /** Endpoint authentication (docs/endpoint-auth.md), its client secret write-only; null: none. */
+  auth: authDtoSchema.nullable(),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),

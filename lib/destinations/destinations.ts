@@ -8,6 +8,7 @@ import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
+import { storedAuth, type EndpointAuth } from "../webhooks/endpoint-auth";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -17,6 +18,7 @@ import {
   type DestinationDto,
   type DestinationInput,
   type DestinationPatch,
+  type OAuth2Input,
   type PreviousSecret,
   type RateLimitInput,
   type RevealInput,
@@ -48,9 +50,13 @@ const auditView = (r: Row) => ({
   filter: r.filter,
   rateLimitPerSecond: r.rateLimitPerSecond,
   rateLimitConcurrency: r.rateLimitConcurrency,
+  auth: authAuditView(storedAuth(r.auth)),
+  authClientSecret: storedAuth(r.auth)?.clientSecret ?? null,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
-const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
+/** The auth setting as the audit log compares it: the client secret apart, as one of SECRET_FIELDS. */
+const authAuditView = (a: EndpointAuth | null) => a && { ...a, clientSecret: undefined };
+const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret", "authClientSecret"] as const;
 
 type Change = { workspaceId: string; actor: Actor };
 const audit = (tx: Tx, opts: Change, action: string, before: Row | null, after: Row | null) =>
@@ -86,6 +92,7 @@ const select = {
   pausedAt: true,
   rateLimitPerSecond: true,
   rateLimitConcurrency: true,
+  auth: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -123,6 +130,32 @@ const rateLimitColumns = (l: RateLimitInput | null) => ({
   rateLimitConcurrency: l?.concurrency ?? null,
 });
 
+/**
+ * The auth setting to store from an input and the stored one (docs/endpoint-auth.md#oauth2): a client
+ * secret left out keeps the stored one; none at all is a 422 on `auth.clientSecret`.
+ */
+function authColumn(input: OAuth2Input | null, current: EndpointAuth | null): Prisma.InputJsonObject | typeof Prisma.DbNull {
+  if (input === null) return Prisma.DbNull;
+  const clientSecret = input.clientSecret ?? current?.clientSecret;
+  if (!clientSecret)
+    throw new AppError("validation_failed", "Some fields are invalid", { "auth.clientSecret": ["Enter the client secret"] });
+  const auth: EndpointAuth = {
+    type: "oauth2",
+    tokenUrl: input.tokenUrl,
+    clientId: input.clientId,
+    clientSecret,
+    scope: input.scope,
+    audience: input.audience,
+    method: input.method,
+  };
+  return auth;
+}
+
+function authDto(raw: unknown): DestinationDto["auth"] {
+  const a = storedAuth(raw);
+  return a && { ...a, clientSecret: writeOnlyHint(a.clientSecret) };
+}
+
 /** Secrets and header values are write-only (docs/signing.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({
   id: r.id,
@@ -144,6 +177,7 @@ const toDto = (r: Row): DestinationDto => ({
   batch: storedBatch(r.batch),
   pausedAt: r.pausedAt?.toISOString() ?? null,
   rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
+  auth: authDto(r.auth),
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -285,6 +319,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         numbers: input.numbers,
         batch: batchColumn(input.batch),
         ...rateLimitColumns(input.rateLimit),
+        auth: authColumn(input.auth, null),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -327,6 +362,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.numbers !== undefined && { numbers: input.numbers }),
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
         ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
+        ...(input.auth !== undefined && { auth: authColumn(input.auth, storedAuth(current.auth)) }),
         ...standard,
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
