@@ -104,7 +104,11 @@ function describeTokenError(err: unknown): string {
   if (err instanceof oauth.ResponseBodyError) {
     return `HTTP ${err.status} ${err.error}${err.error_description ? `: ${err.error_description.slice(0, 200)}` : ""}`;
   }
-  if (err instanceof oauth.WWWAuthenticateChallengeError) return `HTTP ${err.status} with a WWW-Authenticate challenge`;
+  if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    const p = err.cause[0]?.parameters;
+    const why = p?.error ? ` ${p.error}${p.error_description ? `: ${p.error_description.slice(0, 200)}` : ""}` : "";
+    return `HTTP ${err.status}${why}`;
+  }
   const e = err as { name?: string; message?: string; code?: string; cause?: { message?: string; code?: string } };
   if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no answer within ${TOKEN_TIMEOUT_MS / 1000} s`;
   if (err instanceof oauth.OperationProcessingError) {
