@@ -25,6 +25,7 @@ import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
 import { RotationNotice } from "./secret-rotation";
 import { StoredValue } from "./write-only-field";
+import { describeAuth } from "./auth-section";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -209,6 +210,16 @@ export function DestinationDetail({ id }: { id: string }) {
                     .
                   </p>
                 </div>
+              </Row>
+              <Row label="Authentication">
+                {d.auth ? (
+                  <div className="space-y-1">
+                    <span className="[overflow-wrap:anywhere]">{describeAuth(d.auth)}</span>
+                    <StoredValue id="detail-auth-client-secret" label="Client secret" state={{ stored: d.auth.clientSecret }} />
+                  </div>
+                ) : (
+                  <span className="text-slate-500">none</span>
+                )}
               </Row>
               <Row label="Retries">for {describeMinutes(String(d.retryWindowMinutes))}</Row>
               <Row label="Sources">

@@ -19,6 +19,7 @@ import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RateLimitFields } from "./rate-limit-section";
+import { AuthFields } from "./auth-section";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
 import { SecretRotation } from "./secret-rotation";
@@ -299,6 +300,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             onChange={(e) => update({ retryWindowMinutes: e.target.value })}
           />
         </Field>
+      </Section>
+
+      <Section
+        title="Authentication"
+        description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server."
+      >
+        <AuthFields value={form.auth} errors={errors} onChange={(auth) => update({ auth })} />
       </Section>
 
       <Section

@@ -194,3 +194,33 @@ describe("destination form state", () => {
     expect(describeMinutes("x")).toBeNull();
   });
 });
+
+describe("authentication in the form (docs/endpoint-auth.md#oauth2)", () => {
+  const auth: NonNullable<DestinationDto["auth"]> = {
+    type: "oauth2",
+    tokenUrl: "https://auth.example.com/token",
+    clientId: "eventrail",
+    clientSecret: { set: true, last4: "9xyz" },
+    scope: "events:write",
+    audience: null,
+    method: "client_secret_post",
+  };
+
+  it("sends null while off, and the setting without the kept secret while on, so the server keeps it", () => {
+    expect(formToInput(emptyForm()).auth).toBeNull();
+    const f = formFromDestination({ ...stored, auth });
+    expect(f.auth.clientSecret).toMatchObject({ action: "keep" });
+    const input = destinationPatchSchema.parse(formToInput(f));
+    expect(input.auth).toEqual({ ...auth, clientSecret: undefined, audience: null });
+    expect(validateForm(f, { editing: true }).valid).toBe(true);
+  });
+
+  it("asks for the client secret of a new setting, at its field", () => {
+    const f: FormState = { ...emptyForm(), name: "Hooks", urls: ["https://a.example/hook"] };
+    f.auth = { ...f.auth, on: true, tokenUrl: "https://auth.example.com/token", clientId: "eventrail" };
+    expect(validateForm(f).errors["auth.clientSecret"]).toEqual(["Enter the client secret"]);
+    f.auth = { ...f.auth, clientSecret: typed("s3cret") };
+    expect(validateForm(f).valid).toBe(true);
+    expect(formToInput(f).auth).toMatchObject({ clientSecret: "s3cret", method: "client_secret_basic" });
+  });
+});

@@ -11,6 +11,7 @@ import {
 } from "@/lib/destinations/contract";
 import type { Method, NumberForm } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
+import { authFromDestination, authSecretMissing, authToInput, noAuth, type AuthState } from "./auth-section";
 
 /**
  * A write-only value in the form (docs/signing.md#secrets). Editing, a stored value is `kept`: the
@@ -105,6 +106,8 @@ export type FormState = {
   batchMaxWaitMs: string;
   /** docs/webhooks.md#rate-limits */
   rateLimit: RateLimitState;
+  /** docs/endpoint-auth.md */
+  auth: AuthState;
 };
 
 /** What the Batching section offers when first turned on. */
@@ -132,6 +135,7 @@ export const emptyForm = (): FormState => ({
   batchSize: BATCH_DEFAULTS.size,
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
   rateLimit: noRateLimit(),
+  auth: noAuth(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -163,6 +167,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
   rateLimit: rateLimitFromDestination(d),
+  auth: authFromDestination(d),
 });
 
 /**
@@ -213,6 +218,7 @@ export function formToInput(f: FormState) {
     numbers: f.numbers,
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
     rateLimit: rateLimitToInput(f.rateLimit),
+    auth: authToInput(f.auth),
   };
 }
 
@@ -229,8 +235,10 @@ export function validateForm(f: FormState, { editing = false } = {}): { valid: b
   const raw = formToInput(f);
   const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
   const whereError = parseWhere(f.filter.where).error;
-  if (parsed.success && !whereError) return { valid: true, errors: {} };
+  const noClientSecret = authSecretMissing(f.auth);
+  if (parsed.success && !whereError && !noClientSecret) return { valid: true, errors: {} };
   const errors = parsed.success ? {} : fieldErrorsFromIssues(parsed.error.issues);
+  if (noClientSecret) errors["auth.clientSecret"] = ["Enter the client secret"];
   const jsonError = mappingJsonError(f.mappingText);
   if (jsonError) errors.mapping = [jsonError];
   // A JSON syntax error says where the text breaks, rather than that the value has the wrong shape.
