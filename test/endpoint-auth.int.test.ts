@@ -1,11 +1,13 @@
 // Endpoint authentication with OAuth 2.0 client credentials (docs/endpoint-auth.md): a real
 // authorization server (oidc-provider, test/harness/oauth-server.ts) issues JWT access tokens on
 // 127.0.0.1, receivers verify them (signature, issuer, audience, expiry) and answer 401 otherwise,
-// and the real worker delivers. Token requests are counted at the authorization server.
+// and the real worker delivers. Token requests are counted at the authorization server. Mutual TLS
+// against a real HTTPS receiver that requires client certificates from a test CA.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "./harness/stack";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
-import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { startMutualTlsReceiver, startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { issue, makeCa } from "./harness/test-ca";
 import { AUDIENCE, type OAuthClient, type OAuthServer, SHORT_AUDIENCE, startOAuthServer } from "./harness/oauth-server";
 
 let ctx: DeliveryContext;
@@ -197,5 +199,93 @@ describe("the client secret and the tokens stay secret", () => {
     expect(oauth.issued.length).toBeGreaterThan(0);
     for (const secret of [client.clientSecret, oauth.clients.post.clientSecret, "rotated-secret-abcdef", ...oauth.issued])
       expect(seen).not.toContain(secret);
+  });
+});
+
+describe("mutual TLS (docs/endpoint-auth.md#mutual-tls)", () => {
+  // The receiver's certificate comes from a private CA; it takes only clients with clientCa's certificates.
+  const serverCa = makeCa("Receiver Private CA");
+  const clientCa = makeCa("Client CA");
+  const otherCa = makeCa("Another CA");
+  const client = issue(clientCa, "eventrail-client", "client");
+  const stranger = issue(otherCa, "stranger", "client");
+  let rx: Receiver;
+  beforeAll(async () => {
+    rx = await startMutualTlsReceiver({ server: issue(serverCa, "127.0.0.1", "server"), clientCa: clientCa.cert });
+    receivers.push(rx);
+  });
+
+  const tls = (c: { key: string; cert: string }, ca: string | null = serverCa.cert) => ({ clientCert: c.cert, clientKey: c.key, ca });
+
+  async function firstAttempt(destinationId: string) {
+    const [attempt] = await waitFor(async () => {
+      const a = await attemptsOf(destinationId);
+      return a.length > 0 && a;
+    });
+    return { ...attempt, detail: await ctx.api.get(`/api/attempts/${attempt.id}`) };
+  }
+
+  it("delivers with the right client certificate, trusting the destination's private CA; shows subject and expiry, never the key", async () => {
+    const dest = await ctx.destination({ urls: [`${rx.url}/mtls`], tls: tls(client) });
+    expect(dest.tls).toMatchObject({
+      subject: "CN=eventrail-client",
+      clientKey: { set: true, last4: null },
+      caSubject: "CN=Receiver Private CA",
+    });
+    expect(Date.parse((dest.tls as { expiresAt: string }).expiresAt)).toBeGreaterThan(Date.now());
+    const [id] = await ctx.send(dest.id, track("mtls", 1));
+    expect((await ctx.settled(id)).deliveries[0].state).toBe("delivered");
+    expect(rx.requests.filter((r) => r.path === "/mtls")).toHaveLength(1);
+    const patched = await ctx.api.patch(`/api/destinations/${dest.id}`, { tls: { clientCert: client.cert, ca: serverCa.cert } });
+    expect(patched.tls.clientKey).toEqual({ set: true, last4: null });
+    const audit = (await ctx.api.get(`/api/audit?resourceId=${dest.id}`)).events;
+    const seen = JSON.stringify([
+      dest,
+      patched,
+      await ctx.api.get("/api/destinations"),
+      audit,
+      ctx.stack.app.output(),
+      ...ctx.stack.workers.map((w) => w.output()),
+    ]);
+    expect(seen).not.toContain(client.key.split("\n")[1]);
+  });
+
+  it("fails with a clear reason and delivers nothing with another CA's certificate", async () => {
+    const dest = await ctx.destination({ urls: [`${rx.url}/stranger`], tls: tls(stranger) });
+    await ctx.send(dest.id, track("stranger", 1));
+    const attempt = await firstAttempt(dest.id);
+    // TLS 1.3: the receiver refuses the certificate after the handshake, by closing the connection.
+    expect(attempt.errorKind).toBe("connection");
+    expect(attempt.detail.errorText).toMatch(/refuses the client certificate/);
+    expect(rx.requests.filter((r) => r.path === "/stranger")).toHaveLength(0);
+  });
+
+  it("trusts a private CA for its own destination only: without a client certificate and without the CA, the seed's rule refuses", async () => {
+    const plain = await ctx.destination({ urls: [`${rx.url}/plain`] });
+    await ctx.send(plain.id, track("plain", 1));
+    const attempt = await firstAttempt(plain.id);
+    expect(attempt.errorKind).toBe("tls");
+    // The same client certificate without the CA: the receiver's certificate does not verify.
+    const noCa = await ctx.destination({ urls: [`${rx.url}/no-ca`], tls: tls(client, null) });
+    await ctx.send(noCa.id, track("no-ca", 1));
+    expect((await firstAttempt(noCa.id)).errorKind).toBe("tls");
+    expect(rx.requests.filter((r) => r.path === "/plain" || r.path === "/no-ca")).toHaveLength(0);
+  });
+
+  it("refuses a key that is not the certificate's, or PEM that does not parse, at its field", async () => {
+    const wrongKey = await ctx.api.request("POST", "/api/destinations", {
+      name: "Hooks",
+      urls: [`${rx.url}/bad`],
+      tls: { clientCert: client.cert, clientKey: stranger.key },
+    });
+    expect(wrongKey.status).toBe(422);
+    expect(JSON.stringify(wrongKey.body)).toContain("tls.clientKey");
+    const noKey = await ctx.api.request("POST", "/api/destinations", {
+      name: "Hooks",
+      urls: [`${rx.url}/bad`],
+      tls: { clientCert: client.cert },
+    });
+    expect(noKey.status).toBe(422);
+    expect(JSON.stringify(noKey.body)).toContain("tls.clientKey");
   });
 });

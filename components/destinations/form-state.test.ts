@@ -37,6 +37,7 @@ const stored: DestinationDto = {
   pausedAt: null,
   rateLimit: { perSecond: null, concurrency: null },
   auth: null,
+  tls: null,
   method: "POST",
   mapping: null,
   numbers: "canonical",

@@ -23,6 +23,7 @@ const stored: DestinationDto = {
   batch: null,
   rateLimit: { perSecond: null, concurrency: null },
   auth: null,
+  tls: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

@@ -7,7 +7,8 @@ import { prepareSigning, type PreparedSigning, type SigningSettings } from "../w
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedFieldLists } from "../routing/field-lists";
 import { storedBatch, type BatchSettings } from "../webhooks/batching";
-import { storedAuth, type EndpointAuth } from "../webhooks/endpoint-auth";
+import { storedAuth, storedTls, type EndpointAuth } from "../webhooks/endpoint-auth";
+import type { ClientTls } from "../webhooks/dispatchers";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
 
@@ -30,6 +31,8 @@ export type LoadedDestination = SigningSettings & {
   rateLimit: RateLimit;
   /** endpoint authentication (docs/endpoint-auth.md): a bearer token on each request; null: none */
   auth: EndpointAuth | null;
+  /** mutual TLS (docs/endpoint-auth.md#mutual-tls): its client certificate on each connection; null: none */
+  clientTls: ClientTls | null;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -109,6 +112,7 @@ type DestinationRow = {
   rate_limit_per_second: number | null;
   rate_limit_concurrency: number | null;
   auth: unknown;
+  tls: unknown;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -156,7 +160,7 @@ SELECT t.id,
        t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
-       t.rate_limit_per_second, t.rate_limit_concurrency, t.auth
+       t.rate_limit_per_second, t.rate_limit_concurrency, t.auth, t.tls
 FROM destinations t WHERE t.id = ANY($1::uuid[])`;
 
 /**
@@ -209,7 +213,7 @@ export async function loadDueDeliveries(
 }
 
 function toDestination(t: DestinationRow): LoadedDestination {
-  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "auth"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "auth" | "clientTls"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -233,7 +237,13 @@ function toDestination(t: DestinationRow): LoadedDestination {
     batch: storedBatch(t.batch),
     rateLimit: { perSecond: t.rate_limit_per_second, concurrency: t.rate_limit_concurrency },
     auth: storedAuth(t.auth),
+    clientTls: clientTlsOf(t),
   };
+}
+
+function clientTlsOf(t: DestinationRow): ClientTls | null {
+  const settings = storedTls(t.tls);
+  return settings && { destinationId: t.id, settings };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {

@@ -2,6 +2,7 @@ import "server-only";
 import { env } from "../platform/env";
 import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import type { OAuth2Settings } from "../webhooks/endpoint-auth";
+import type { ClientTls } from "../webhooks/dispatchers";
 import { bearerToken, dropToken, withBearer } from "../webhooks/oauth2-tokens";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
@@ -83,8 +84,8 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
   }
   const sent =
     urls.length === 1
-      ? [await attemptUrl(urls[0], request, targets[0], method, bearer)]
-      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method, bearer)));
+      ? [await attemptUrl(urls[0], request, targets[0], method, bearer, d.destination.clientTls)]
+      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method, bearer, d.destination.clientTls)));
   return { d, startedAt, request, sent };
 }
 
@@ -95,12 +96,19 @@ type Bearer = { destinationId: string; auth: OAuth2Settings; token: string };
  * After a 401 to a bearer token: the token is dropped and the request sent once more with a fresh
  * one (docs/endpoint-auth.md#oauth2). The attempt is the second answer, timed from the first request.
  */
-async function withFreshToken(first: TimedAttempt, sendTo: string, request: OutgoingRequest, method: Method, bearer: Bearer) {
+async function withFreshToken(
+  first: TimedAttempt,
+  sendTo: string,
+  request: OutgoingRequest,
+  method: Method,
+  bearer: Bearer,
+  clientTls: ClientTls | null,
+) {
   dropToken(bearer.destinationId, bearer.token);
   const got = await bearerToken(bearer.destinationId, bearer.auth);
   const second =
     "token" in got
-      ? await postWebhook(sendTo, withBearer(request, got.token), method)
+      ? await postWebhook(sendTo, withBearer(request, got.token), method, clientTls)
       : { result: { kind: "error", errorKind: got.errorKind, message: got.message } as const };
   return { startedAt: first.startedAt, durationMs: Date.now() - first.startedAt.getTime(), result: second.result };
 }
@@ -116,6 +124,7 @@ async function attemptUrl(
   target: Target,
   method: Method,
   bearer: Bearer | null,
+  clientTls: ClientTls | null,
 ): Promise<UrlAttempt> {
   if ("error" in target) {
     return {
@@ -127,9 +136,9 @@ async function attemptUrl(
   if (!release) return { url, attempt: null, turnInMs: deferTurnMs(url) };
   let attempt: TimedAttempt | undefined;
   try {
-    attempt = await postWebhook(target.sendTo, request, method);
+    attempt = await postWebhook(target.sendTo, request, method, clientTls);
     if (bearer && attempt.result.kind === "response" && attempt.result.status === 401)
-      attempt = await withFreshToken(attempt, target.sendTo, request, method, bearer);
+      attempt = await withFreshToken(attempt, target.sendTo, request, method, bearer, clientTls);
     return target.sendTo === url ? { url, attempt } : { url, attempt, sentTo: target.sendTo };
   } finally {
     release(attempt?.durationMs);

@@ -25,6 +25,7 @@ describe("destinationInputSchema", () => {
       batch: null,
       rateLimit: null,
       auth: null,
+      tls: null,
     });
   });
 

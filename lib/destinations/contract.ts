@@ -233,6 +233,40 @@ export const authDtoSchema = z.object({
 });
 export type AuthDto = z.infer<typeof authDtoSchema>;
 
+const PEM_MAX = 64 * 1024;
+const pemText = (what: string, label: RegExp) =>
+  z
+    .string(`Paste the ${what} in PEM`)
+    .max(PEM_MAX, `At most ${PEM_MAX / 1024} KB`)
+    .refine((v) => label.test(v), `Paste the ${what} in PEM (-----BEGIN …-----)`);
+
+/**
+ * Mutual TLS (docs/endpoint-auth.md#mutual-tls): the client certificate and key each request
+ * presents, and optionally a private CA this destination alone trusts. `clientKey` is write-only:
+ * left out (or "") it keeps the stored one, which a destination without one yet must be given. The
+ * server checks that each parses and that the key is the certificate's.
+ */
+export const tlsInputSchema = z.object(
+  {
+    clientCert: pemText("client certificate", /-----BEGIN CERTIFICATE-----/),
+    clientKey: z.union([z.literal("").transform(() => undefined), pemText("client key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/)]).optional(),
+    ca: z.union([z.literal("").transform(() => null), z.null(), pemText("CA certificate", /-----BEGIN CERTIFICATE-----/)]).default(null),
+  },
+  { error: 'Mutual TLS is {"clientCert", "clientKey", "ca"?} in PEM, or null for none' },
+);
+export type TlsInput = z.infer<typeof tlsInputSchema>;
+
+/** The setting as responses show it: the certificate, its subject and end, the key only as set. */
+export const tlsDtoSchema = z.object({
+  clientCert: z.string(),
+  subject: z.string(),
+  expiresAt: z.string(),
+  clientKey: z.object({ set: z.boolean(), last4: z.string().nullable() }),
+  ca: z.string().nullable(),
+  caSubject: z.string().nullable(),
+});
+export type TlsDto = z.infer<typeof tlsDtoSchema>;
+
 export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
 
 const limitNumber = (what: string, max: number) =>
@@ -284,6 +318,8 @@ const fields = {
   rateLimit: rateLimitSchema.nullable(),
   /** null: no endpoint authentication (the default); docs/endpoint-auth.md */
   auth: oauth2InputSchema.nullable(),
+  /** null: no client certificate (the default); docs/endpoint-auth.md#mutual-tls */
+  tls: tlsInputSchema.nullable(),
 };
 
 type Checked = {
@@ -351,6 +387,7 @@ export const destinationInputSchema = z
     batch: fields.batch.default(null),
     rateLimit: fields.rateLimit.default(null),
     auth: fields.auth.default(null),
+    tls: fields.tls.default(null),
   })
   .superRefine(refuseDuplicates);
 
@@ -358,6 +395,7 @@ export const destinationInputSchema = z
  * PATCH (docs/management-api.md#resources): a field left out stays as it is. `sharedSecret` and
  * `standardSecret`: omitted keeps the stored secret, null or "" removes it, a string replaces it.
  * `auth` replaces the setting (null removes it); its `clientSecret` left out keeps the stored one.
+ * `tls` likewise, its `clientKey` left out kept.
  * `headers` replaces the list; an entry without `value` keeps the stored value of that header name.
  */
 export const destinationPatchSchema = z
@@ -418,6 +456,8 @@ export const destinationDtoSchema = z.object({
   rateLimit: z.object({ perSecond: z.number().int().nullable(), concurrency: z.number().int().nullable() }),
   /** Endpoint authentication (docs/endpoint-auth.md), its client secret write-only; null: none. */
   auth: authDtoSchema.nullable(),
+  /** Mutual TLS (docs/endpoint-auth.md#mutual-tls), its key write-only; null: none. */
+  tls: tlsDtoSchema.nullable(),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -8,7 +8,8 @@ import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
-import { storedAuth, type EndpointAuth } from "../webhooks/endpoint-auth";
+import { storedAuth, storedTls, type ClientTlsSettings, type EndpointAuth } from "../webhooks/endpoint-auth";
+import { checkClientTls, describeCertificate } from "../webhooks/client-tls";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -19,6 +20,7 @@ import {
   type DestinationInput,
   type DestinationPatch,
   type OAuth2Input,
+  type TlsInput,
   type PreviousSecret,
   type RateLimitInput,
   type RevealInput,
@@ -52,11 +54,13 @@ const auditView = (r: Row) => ({
   rateLimitConcurrency: r.rateLimitConcurrency,
   auth: authAuditView(storedAuth(r.auth)),
   authClientSecret: storedAuth(r.auth)?.clientSecret ?? null,
+  tls: storedTls(r.tls) && { clientCert: storedTls(r.tls)?.clientCert, ca: storedTls(r.tls)?.ca },
+  tlsClientKey: storedTls(r.tls)?.clientKey ?? null,
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
 /** The auth setting as the audit log compares it: the client secret apart, as one of SECRET_FIELDS. */
 const authAuditView = (a: EndpointAuth | null) => a && { ...a, clientSecret: undefined };
-const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret", "authClientSecret"] as const;
+const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 
 type Change = { workspaceId: string; actor: Actor };
 const audit = (tx: Tx, opts: Change, action: string, before: Row | null, after: Row | null) =>
@@ -93,6 +97,7 @@ const select = {
   rateLimitPerSecond: true,
   rateLimitConcurrency: true,
   auth: true,
+  tls: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -151,6 +156,35 @@ function authColumn(input: OAuth2Input | null, current: EndpointAuth | null): Pr
   return auth;
 }
 
+/**
+ * The mutual TLS setting to store (docs/endpoint-auth.md#mutual-tls): a key left out keeps the stored
+ * one; none at all, or a certificate, key or CA that does not parse or match, is a 422 at its field.
+ */
+function tlsColumn(input: TlsInput | null, current: ClientTlsSettings | null): Prisma.InputJsonObject | typeof Prisma.DbNull {
+  if (input === null) return Prisma.DbNull;
+  const clientKey = input.clientKey ?? current?.clientKey;
+  if (!clientKey) throw new AppError("validation_failed", "Some fields are invalid", { "tls.clientKey": ["Paste the client key"] });
+  const tls: ClientTlsSettings = { clientCert: input.clientCert, clientKey, ca: input.ca };
+  const errors = checkClientTls(tls);
+  if (errors) throw new AppError("validation_failed", "Some fields are invalid", errors);
+  return tls;
+}
+
+/** The certificate, its subject and end; the key only as set. */
+function tlsDto(raw: unknown): DestinationDto["tls"] {
+  const t = storedTls(raw);
+  if (!t) return null;
+  const cert = describeCertificate(t.clientCert);
+  return {
+    clientCert: t.clientCert,
+    subject: cert?.subject ?? "(does not parse)",
+    expiresAt: cert?.expiresAt ?? new Date(0).toISOString(),
+    clientKey: { set: true, last4: null },
+    ca: t.ca,
+    caSubject: t.ca ? (describeCertificate(t.ca)?.subject ?? null) : null,
+  };
+}
+
 function authDto(raw: unknown): DestinationDto["auth"] {
   const a = storedAuth(raw);
   return a && { ...a, clientSecret: writeOnlyHint(a.clientSecret) };
@@ -178,6 +212,7 @@ const toDto = (r: Row): DestinationDto => ({
   pausedAt: r.pausedAt?.toISOString() ?? null,
   rateLimit: { perSecond: r.rateLimitPerSecond, concurrency: r.rateLimitConcurrency },
   auth: authDto(r.auth),
+  tls: tlsDto(r.tls),
   sourceIds: r.sources.map((s) => s.sourceId),
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
@@ -320,6 +355,7 @@ export async function createDestination(opts: Change & { input: DestinationInput
         batch: batchColumn(input.batch),
         ...rateLimitColumns(input.rateLimit),
         auth: authColumn(input.auth, null),
+        tls: tlsColumn(input.tls, null),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -363,6 +399,7 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
         ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
         ...(input.auth !== undefined && { auth: authColumn(input.auth, storedAuth(current.auth)) }),
+        ...(input.tls !== undefined && { tls: tlsColumn(input.tls, storedTls(current.tls)) }),
         ...standard,
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },

@@ -30,3 +30,18 @@ export function storedAuth(raw: unknown): EndpointAuth | null {
 
 /** The Authorization header as the attempt log and copy-as-cURL show it: the token never. */
 export const MASKED_BEARER = "Bearer ****";
+
+/** Mutual TLS as stored (docs/endpoint-auth.md#mutual-tls): PEM texts, the key in full (write-only everywhere it is shown). */
+export const storedTlsSchema = z.object({
+  clientCert: z.string().min(1),
+  clientKey: z.string().min(1),
+  ca: z.string().nullable(),
+});
+export type ClientTlsSettings = z.infer<typeof storedTlsSchema>;
+
+/** The stored column read back: null, or a value that no longer parses, sends no client certificate. */
+export function storedTls(raw: unknown): ClientTlsSettings | null {
+  if (raw === null || raw === undefined) return null;
+  const parsed = storedTlsSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
