@@ -26,6 +26,7 @@ import { TestSendPanel } from "./test-send";
 import { RotationNotice } from "./secret-rotation";
 import { StoredValue } from "./write-only-field";
 import { describeAuth } from "./auth-section";
+import { describeTls } from "./tls-section";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -217,6 +218,13 @@ export function DestinationDetail({ id }: { id: string }) {
                     <span className="[overflow-wrap:anywhere]">{describeAuth(d.auth)}</span>
                     <StoredValue id="detail-auth-client-secret" label="Client secret" state={{ stored: d.auth.clientSecret }} />
                   </div>
+                ) : (
+                  <span className="text-slate-500">none</span>
+                )}
+              </Row>
+              <Row label="Client certificate">
+                {d.tls ? (
+                  <span className="[overflow-wrap:anywhere]">{describeTls(d.tls)}</span>
                 ) : (
                   <span className="text-slate-500">none</span>
                 )}

@@ -20,6 +20,7 @@ import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RateLimitFields } from "./rate-limit-section";
 import { AuthFields } from "./auth-section";
+import { TlsFields } from "./tls-section";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
 import { SecretRotation } from "./secret-rotation";
@@ -304,9 +305,10 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
 
       <Section
         title="Authentication"
-        description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server."
+        description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server, or a client certificate."
       >
         <AuthFields value={form.auth} errors={errors} onChange={(auth) => update({ auth })} />
+        <TlsFields value={form.tls} errors={errors} onChange={(tls) => update({ tls })} />
       </Section>
 
       <Section

@@ -225,3 +225,30 @@ describe("authentication in the form (docs/endpoint-auth.md#oauth2)", () => {
     expect(formToInput(f).auth).toMatchObject({ clientSecret: "s3cret", method: "client_secret_basic" });
   });
 });
+
+describe("client certificate in the form (docs/endpoint-auth.md#mutual-tls)", () => {
+  const cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const tls: NonNullable<DestinationDto["tls"]> = {
+    clientCert: cert,
+    subject: "CN=eventrail-client",
+    expiresAt: "2027-01-31T00:00:00.000Z",
+    clientKey: { set: true, last4: null },
+    ca: null,
+    caSubject: null,
+  };
+
+  it("sends null while off, and the setting without the kept key while on", () => {
+    expect(formToInput(emptyForm()).tls).toBeNull();
+    const f = formFromDestination({ ...stored, tls });
+    expect(destinationPatchSchema.parse(formToInput(f)).tls).toEqual({ clientCert: cert, clientKey: undefined, ca: null });
+    expect(validateForm(f, { editing: true }).valid).toBe(true);
+  });
+
+  it("asks for the key of a new setting and for PEM, at their fields", () => {
+    const f: FormState = { ...emptyForm(), name: "Hooks", urls: ["https://a.example/hook"] };
+    f.tls = { ...f.tls, on: true, clientCert: "not pem" };
+    const { errors } = validateForm(f);
+    expect(errors["tls.clientKey"]).toEqual(["Paste the client key"]);
+    expect(errors["tls.clientCert"]?.[0]).toMatch(/PEM/);
+  });
+});

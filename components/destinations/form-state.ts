@@ -12,6 +12,7 @@ import {
 import type { Method, NumberForm } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 import { authFromDestination, authSecretMissing, authToInput, noAuth, type AuthState } from "./auth-section";
+import { noTls, tlsFromDestination, tlsKeyMissing, tlsToInput, type TlsState } from "./tls-section";
 
 /**
  * A write-only value in the form (docs/signing.md#secrets). Editing, a stored value is `kept`: the
@@ -108,6 +109,8 @@ export type FormState = {
   rateLimit: RateLimitState;
   /** docs/endpoint-auth.md */
   auth: AuthState;
+  /** docs/endpoint-auth.md#mutual-tls */
+  tls: TlsState;
 };
 
 /** What the Batching section offers when first turned on. */
@@ -136,6 +139,7 @@ export const emptyForm = (): FormState => ({
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
   rateLimit: noRateLimit(),
   auth: noAuth(),
+  tls: noTls(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -168,6 +172,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
   rateLimit: rateLimitFromDestination(d),
   auth: authFromDestination(d),
+  tls: tlsFromDestination(d),
 });
 
 /**
@@ -219,6 +224,7 @@ export function formToInput(f: FormState) {
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
     rateLimit: rateLimitToInput(f.rateLimit),
     auth: authToInput(f.auth),
+    tls: tlsToInput(f.tls),
   };
 }
 
@@ -236,9 +242,11 @@ export function validateForm(f: FormState, { editing = false } = {}): { valid: b
   const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
   const whereError = parseWhere(f.filter.where).error;
   const noClientSecret = authSecretMissing(f.auth);
-  if (parsed.success && !whereError && !noClientSecret) return { valid: true, errors: {} };
+  const noClientKey = tlsKeyMissing(f.tls);
+  if (parsed.success && !whereError && !noClientSecret && !noClientKey) return { valid: true, errors: {} };
   const errors = parsed.success ? {} : fieldErrorsFromIssues(parsed.error.issues);
   if (noClientSecret) errors["auth.clientSecret"] = ["Enter the client secret"];
+  if (noClientKey) errors["tls.clientKey"] = ["Paste the client key"];
   const jsonError = mappingJsonError(f.mappingText);
   if (jsonError) errors.mapping = [jsonError];
   // A JSON syntax error says where the text breaks, rather than that the value has the wrong shape.
