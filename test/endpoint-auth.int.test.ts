@@ -182,7 +182,14 @@ describe("the client secret and the tokens stay secret", () => {
     const detail = await ctx.api.get(`/api/attempts/${attempts[0].id}`);
     expect(detail.requestHeaders.authorization).toBe("Bearer ****");
     await ctx.api.patch(`/api/destinations/${dest.id}`, { auth: { ...authFor(client), clientSecret: "rotated-secret-abcdef" } });
+    // Reveal gives the stored secret to an admin, and the audit log says who saw which, not what.
+    expect(await ctx.api.post(`/api/destinations/${dest.id}/reveal`, { secret: "authClientSecret" })).toEqual({
+      value: "rotated-secret-abcdef",
+    });
     const audit = (await ctx.api.get(`/api/audit?resourceId=${dest.id}`)).events;
+    expect(audit.find((e: { action: string }) => e.action === "destination.reveal_secret")?.changes).toEqual({
+      revealed: { before: null, after: "authClientSecret" },
+    });
     const updates = audit.filter((e: { action: string }) => e.action === "destination.update").map((e: { changes: unknown }) => e.changes);
     expect(updates).toContainEqual(expect.objectContaining({ authClientSecret: { before: "changed", after: "changed" } }));
     const seen = JSON.stringify([

@@ -71,10 +71,13 @@ export function AuthFields({
   value,
   errors,
   onChange,
+  reveal,
 }: {
   value: AuthState;
   errors: Record<string, string[] | undefined>;
   onChange: (next: AuthState) => void;
+  /** Asks the server for the stored client secret (admins; audited). */
+  reveal?: () => Promise<string>;
 }) {
   const set = (patch: Partial<AuthState>) => onChange({ ...value, ...patch });
   return (
@@ -121,6 +124,7 @@ export function AuthFields({
               error={errors["auth.clientSecret"]?.[0]}
               hint="Issued by your authorization server. Used exactly as entered."
               removable={false}
+              reveal={reveal}
               onChange={(clientSecret) => set({ clientSecret })}
             />
           </div>

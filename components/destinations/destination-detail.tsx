@@ -216,7 +216,12 @@ export function DestinationDetail({ id }: { id: string }) {
                 {d.auth ? (
                   <div className="space-y-1">
                     <span className="[overflow-wrap:anywhere]">{describeAuth(d.auth)}</span>
-                    <StoredValue id="detail-auth-client-secret" label="Client secret" state={{ stored: d.auth.clientSecret }} />
+                    <StoredValue
+                      id="detail-auth-client-secret"
+                      label="Client secret"
+                      state={{ stored: d.auth.clientSecret }}
+                      reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "authClientSecret" }) : undefined}
+                    />
                   </div>
                 ) : (
                   <span className="text-slate-500">none</span>

@@ -307,7 +307,12 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         title="Authentication"
         description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server, or a client certificate."
       >
-        <AuthFields value={form.auth} errors={errors} onChange={(auth) => update({ auth })} />
+        <AuthFields
+          value={form.auth}
+          errors={errors}
+          onChange={(auth) => update({ auth })}
+          reveal={reveal ? () => reveal({ secret: "authClientSecret" }) : undefined}
+        />
         <TlsFields value={form.tls} errors={errors} onChange={(tls) => update({ tls })} />
       </Section>
 

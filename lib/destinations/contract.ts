@@ -513,9 +513,11 @@ function checkTestPayload(p: Record<string, unknown>, ctx: z.RefinementCtx) {
 }
 
 /** `POST /api/destinations/{id}/reveal`: one write-only value, by secret or by header name. */
+/** The write-only secrets reveal names: the signing secrets and the endpoint credentials (docs/endpoint-auth.md). */
+export const REVEALABLE_SECRETS = ["sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 export const revealSchema = z
   .object({
-    secret: z.enum(["sharedSecret", "standardSecret"], { error: 'Name "sharedSecret" or "standardSecret"' }).optional(),
+    secret: z.enum(REVEALABLE_SECRETS, { error: 'Name "sharedSecret", "standardSecret", "authClientSecret" or "tlsClientKey"' }).optional(),
     header: z.string().min(1, "Name a header").max(100, "At most 100 characters").optional(),
   })
   .strict()
@@ -709,7 +711,8 @@ export const destinationEndpoints = {
     method: "POST",
     path: "/api/destinations/{id}/reveal",
     access: "admin",
-    summary: 'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret"} or {"header": "<name>"}',
+    summary:
+      'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret" | "authClientSecret" | "tlsClientKey"} or {"header": "<name>"}',
     body: revealSchema,
     response: revealedSchema,
   }),

@@ -443,11 +443,12 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
     ? storedHeaders(row).find((h) => h.name.toLowerCase() === which.header!.trim().toLowerCase())?.value
     : which.secret === "sharedSecret"
       ? row.sharedSecret
-      : row.standardSecret;
-  if (!value)
-    throw notFound(
-      which.header ? `Header ${which.header}` : which.secret === "sharedSecret" ? "Shared secret" : "Standard Webhooks secret",
-    );
+      : which.secret === "standardSecret"
+        ? row.standardSecret
+        : which.secret === "authClientSecret"
+          ? storedAuth(row.auth)?.clientSecret
+          : storedTls(row.tls)?.clientKey;
+  if (!value) throw notFound(which.header ? `Header ${which.header}` : SECRET_LABELS[which.secret!]);
   // Who saw a secret is a change worth knowing about (docs/management-api.md#audit-log); the value never is.
   await prisma().$transaction((tx) =>
     recordAudit(tx, {
@@ -461,6 +462,13 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
   );
   return { value };
 }
+
+const SECRET_LABELS = {
+  sharedSecret: "Shared secret",
+  standardSecret: "Standard Webhooks secret",
+  authClientSecret: "OAuth2 client secret",
+  tlsClientKey: "Client key",
+} as const;
 
 /** The columns of each rotatable secret: a fixed list, so a column name in SQL never comes from a request. */
 const SECRET_COLUMNS = {
