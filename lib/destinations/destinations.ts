@@ -8,8 +8,8 @@ import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
-import { storedAuth, storedTls, type ClientTlsSettings, type EndpointAuth } from "../webhooks/endpoint-auth";
-import { checkClientTls, describeCertificate } from "../webhooks/client-tls";
+import { storedAuth, storedTls } from "../webhooks/endpoint-auth";
+import { authColumn, authDto, endpointAuthAuditView, tlsColumn, tlsDto } from "./endpoint-auth";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -19,8 +19,6 @@ import {
   type DestinationDto,
   type DestinationInput,
   type DestinationPatch,
-  type OAuth2Input,
-  type TlsInput,
   type PreviousSecret,
   type RateLimitInput,
   type RevealInput,
@@ -52,14 +50,9 @@ const auditView = (r: Row) => ({
   filter: r.filter,
   rateLimitPerSecond: r.rateLimitPerSecond,
   rateLimitConcurrency: r.rateLimitConcurrency,
-  auth: authAuditView(storedAuth(r.auth)),
-  authClientSecret: storedAuth(r.auth)?.clientSecret ?? null,
-  tls: storedTls(r.tls) && { clientCert: storedTls(r.tls)?.clientCert, ca: storedTls(r.tls)?.ca },
-  tlsClientKey: storedTls(r.tls)?.clientKey ?? null,
+  ...endpointAuthAuditView(storedAuth(r.auth), storedTls(r.tls)),
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
-/** The auth setting as the audit log compares it: the client secret apart, as one of SECRET_FIELDS. */
-const authAuditView = (a: EndpointAuth | null) => a && { ...a, clientSecret: undefined };
 const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 
 type Change = { workspaceId: string; actor: Actor };
@@ -134,61 +127,6 @@ const rateLimitColumns = (l: RateLimitInput | null) => ({
   rateLimitPerSecond: l?.perSecond ?? null,
   rateLimitConcurrency: l?.concurrency ?? null,
 });
-
-/**
- * The auth setting to store from an input and the stored one (docs/endpoint-auth.md#oauth2): a client
- * secret left out keeps the stored one; none at all is a 422 on `auth.clientSecret`.
- */
-function authColumn(input: OAuth2Input | null, current: EndpointAuth | null): Prisma.InputJsonObject | typeof Prisma.DbNull {
-  if (input === null) return Prisma.DbNull;
-  const clientSecret = input.clientSecret ?? current?.clientSecret;
-  if (!clientSecret)
-    throw new AppError("validation_failed", "Some fields are invalid", { "auth.clientSecret": ["Enter the client secret"] });
-  const auth: EndpointAuth = {
-    type: "oauth2",
-    tokenUrl: input.tokenUrl,
-    clientId: input.clientId,
-    clientSecret,
-    scope: input.scope,
-    audience: input.audience,
-    method: input.method,
-  };
-  return auth;
-}
-
-/**
- * The mutual TLS setting to store (docs/endpoint-auth.md#mutual-tls): a key left out keeps the stored
- * one; none at all, or a certificate, key or CA that does not parse or match, is a 422 at its field.
- */
-function tlsColumn(input: TlsInput | null, current: ClientTlsSettings | null): Prisma.InputJsonObject | typeof Prisma.DbNull {
-  if (input === null) return Prisma.DbNull;
-  const clientKey = input.clientKey ?? current?.clientKey;
-  if (!clientKey) throw new AppError("validation_failed", "Some fields are invalid", { "tls.clientKey": ["Paste the client key"] });
-  const tls: ClientTlsSettings = { clientCert: input.clientCert, clientKey, ca: input.ca };
-  const errors = checkClientTls(tls);
-  if (errors) throw new AppError("validation_failed", "Some fields are invalid", errors);
-  return tls;
-}
-
-/** The certificate, its subject and end; the key only as set. */
-function tlsDto(raw: unknown): DestinationDto["tls"] {
-  const t = storedTls(raw);
-  if (!t) return null;
-  const cert = describeCertificate(t.clientCert);
-  return {
-    clientCert: t.clientCert,
-    subject: cert?.subject ?? "(does not parse)",
-    expiresAt: cert?.expiresAt ?? new Date(0).toISOString(),
-    clientKey: { set: true, last4: null },
-    ca: t.ca,
-    caSubject: t.ca ? (describeCertificate(t.ca)?.subject ?? null) : null,
-  };
-}
-
-function authDto(raw: unknown): DestinationDto["auth"] {
-  const a = storedAuth(raw);
-  return a && { ...a, clientSecret: writeOnlyHint(a.clientSecret) };
-}
 
 /** Secrets and header values are write-only (docs/signing.md#secrets): the DTO says whether each is set, never what. */
 const toDto = (r: Row): DestinationDto => ({

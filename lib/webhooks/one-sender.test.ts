@@ -17,6 +17,8 @@ const HTTP_CLIENT = /from ["']undici["']|\bfetch\(|\bhttps?\.(?:request|get)\(/;
 const ALLOWED: Record<string, string> = {
   "lib/webhooks/post.ts": "the one sender",
   "lib/webhooks/dispatchers.ts": "its connection pools and the outbound guard",
+  "lib/webhooks/oauth2-tokens.ts":
+    "a destination's OAuth2 token requests (docs/endpoint-auth.md#token-requests), over the same guarded pools; not webhooks, made for the round",
   "lib/ingest/proxy.ts": "the edge passing requests to the web app",
   "lib/sdk/transport.ts": "the Node SDK sending tracking calls to an Eventrail server",
 };
