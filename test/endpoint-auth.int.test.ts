@@ -145,6 +145,16 @@ describe("OAuth2 client credentials", () => {
     expect(refused).toEqual([]);
   });
 
+  it("sends a batch with the same bearer token as single events (docs/request-shape.md#batching)", async () => {
+    const { rx, refused } = await guardedReceiver();
+    const client = oauth.clients.post;
+    const dest = await ctx.destination({ urls: [`${rx.url}/batch`], auth: authFor(client), batch: { size: 3, maxWaitMs: 200 } });
+    const ids = await ctx.send(dest.id, track("batch", 3));
+    for (const id of ids) expect((await ctx.settled(id)).deliveries[0].state).toBe("delivered");
+    expect(refused).toEqual([]);
+    expect(rx.requests.map((r) => JSON.parse(r.body).length)).toEqual([3]);
+  });
+
   it("refuses a token request to a wrong secret as `auth`, with the server's error and without sending", async () => {
     const { rx } = await guardedReceiver();
     const dest = await ctx.destination({
