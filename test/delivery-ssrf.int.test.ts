@@ -31,8 +31,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function deliverOnce(url: string) {
+async function deliverOnce(url: string, auth?: Record<string, unknown>) {
   const destinationId = await insertDestination(db.url, { workspaceId, urls: [url] });
+  if (auth) await withClient(db.url, (c) => c.query(`UPDATE destinations SET auth = $2 WHERE id = $1`, [destinationId, auth]));
   const { rowIds } = await seedMessages(db.url, {
     workspaceId,
     destinationIds: [destinationId],
@@ -73,6 +74,24 @@ describe("SSRF guard", () => {
     const other = await deliverOnce(`http://127.0.0.1:${ownServer.port}/api/sources`);
     expect(other.state).toBe("failed");
     expect(ownServer.requests).toHaveLength(1);
+  });
+
+  it("refuses a token URL on a private address (docs/endpoint-auth.md#token-requests): failed, no token request, nothing sent", async () => {
+    const captured = ownServer.requests.length;
+    const r = await deliverOnce(`http://127.0.0.1:${ownServer.port}/c/bin_auth`, {
+      type: "oauth2",
+      tokenUrl: `http://127.0.0.1:${target.port}/token`,
+      clientId: "eventrail",
+      clientSecret: "s3cret-value-0123",
+      scope: null,
+      audience: null,
+      method: "client_secret_basic",
+    });
+    expect(r.state).toBe("failed");
+    expect(r.last_error).toMatch(/token request refused: .*private or reserved/);
+    expect(r.attempts).toEqual([{ error_kind: "ssrf", outcome: "failed", response_status: null }]);
+    expect(target.requests).toHaveLength(0);
+    expect(ownServer.requests).toHaveLength(captured);
   });
 
   it("the refused target is reachable directly: the guard refused it, not the network", async () => {

@@ -119,7 +119,7 @@ const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "messages", column: "origin", allowed: ["api", "audience", "deletion", "test"] },
   { table: "deliveries", column: "state", allowed: ["pending", "delivered", "failed"] },
   { table: "attempts", column: "outcome", allowed: ["success", "retry", "failed"] },
-  { table: "attempts", column: "error_kind", allowed: ["timeout", "connection", "dns", "tls", "ssrf", "http", "internal"] },
+  { table: "attempts", column: "error_kind", allowed: ["timeout", "connection", "dns", "tls", "ssrf", "http", "internal", "auth"] },
   { table: "audience_syncs", column: "status", allowed: ["queued", "running", "completed", "failed", "skipped"] },
   { table: "audience_syncs", column: "trigger", allowed: ["manual", "schedule", "created", "updated"] },
   { table: "deletion_requests", column: "status", allowed: ["pending", "running", "completed", "failed"] },

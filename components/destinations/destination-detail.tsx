@@ -26,6 +26,8 @@ import { TestSendPanel } from "./test-send";
 import { RotationNotice } from "./secret-rotation";
 import { StoredValue } from "./write-only-field";
 import { describeShape } from "./describe-shape";
+import { describeAuth } from "./auth-section";
+import { describeTls } from "./tls-section";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -211,6 +213,28 @@ export function DestinationDetail({ id }: { id: string }) {
                     .
                   </p>
                 </div>
+              </Row>
+              <Row label="Authentication">
+                {d.auth ? (
+                  <div className="space-y-1">
+                    <span className="[overflow-wrap:anywhere]">{describeAuth(d.auth)}</span>
+                    <StoredValue
+                      id="detail-auth-client-secret"
+                      label="Client secret"
+                      state={{ stored: d.auth.clientSecret }}
+                      reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "authClientSecret" }) : undefined}
+                    />
+                  </div>
+                ) : (
+                  <span className="text-slate-500">none</span>
+                )}
+              </Row>
+              <Row label="Client certificate">
+                {d.tls ? (
+                  <span className="[overflow-wrap:anywhere]">{describeTls(d.tls)}</span>
+                ) : (
+                  <span className="text-slate-500">none</span>
+                )}
               </Row>
               <Row label="Retries">for {describeMinutes(String(d.retryWindowMinutes))}</Row>
               <Row label="Sources">

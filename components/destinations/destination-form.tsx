@@ -19,6 +19,8 @@ import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RateLimitFields } from "./rate-limit-section";
+import { AuthFields } from "./auth-section";
+import { TlsFields } from "./tls-section";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
 import { SecretRotation } from "./secret-rotation";
@@ -299,6 +301,19 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             onChange={(e) => update({ retryWindowMinutes: e.target.value })}
           />
         </Field>
+      </Section>
+
+      <Section
+        title="Authentication"
+        description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server, or a client certificate."
+      >
+        <AuthFields
+          value={form.auth}
+          errors={errors}
+          onChange={(auth) => update({ auth })}
+          reveal={reveal ? () => reveal({ secret: "authClientSecret" }) : undefined}
+        />
+        <TlsFields value={form.tls} errors={errors} onChange={(tls) => update({ tls })} />
       </Section>
 
       <Section

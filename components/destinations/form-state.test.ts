@@ -36,6 +36,8 @@ const stored: DestinationDto = {
   filter: { ...RECEIVE_ALL, types: ["track", "identify"], events: { mode: "exclude", names: ["Heartbeat", "Ping"] } },
   pausedAt: null,
   rateLimit: { perSecond: null, concurrency: null },
+  auth: null,
+  tls: null,
   method: "POST",
   mapping: null,
   numbers: "canonical",
@@ -191,5 +193,62 @@ describe("destination form state", () => {
     expect(describeMinutes("1")).toBe("1 minute");
     expect(describeMinutes("1830")).toBe("1 day 6 hours 30 minutes");
     expect(describeMinutes("x")).toBeNull();
+  });
+});
+
+describe("authentication in the form (docs/endpoint-auth.md#oauth2)", () => {
+  const auth: NonNullable<DestinationDto["auth"]> = {
+    type: "oauth2",
+    tokenUrl: "https://auth.example.com/token",
+    clientId: "eventrail",
+    clientSecret: { set: true, last4: "9xyz" },
+    scope: "events:write",
+    audience: null,
+    method: "client_secret_post",
+  };
+
+  it("sends null while off, and the setting without the kept secret while on, so the server keeps it", () => {
+    expect(formToInput(emptyForm()).auth).toBeNull();
+    const f = formFromDestination({ ...stored, auth });
+    expect(f.auth.clientSecret).toMatchObject({ action: "keep" });
+    const input = destinationPatchSchema.parse(formToInput(f));
+    expect(input.auth).toEqual({ ...auth, clientSecret: undefined, audience: null });
+    expect(validateForm(f, { editing: true }).valid).toBe(true);
+  });
+
+  it("asks for the client secret of a new setting, at its field", () => {
+    const f: FormState = { ...emptyForm(), name: "Hooks", urls: ["https://a.example/hook"] };
+    f.auth = { ...f.auth, on: true, tokenUrl: "https://auth.example.com/token", clientId: "eventrail" };
+    expect(validateForm(f).errors["auth.clientSecret"]).toEqual(["Enter the client secret"]);
+    f.auth = { ...f.auth, clientSecret: typed("s3cret") };
+    expect(validateForm(f).valid).toBe(true);
+    expect(formToInput(f).auth).toMatchObject({ clientSecret: "s3cret", method: "client_secret_basic" });
+  });
+});
+
+describe("client certificate in the form (docs/endpoint-auth.md#mutual-tls)", () => {
+  const cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  const tls: NonNullable<DestinationDto["tls"]> = {
+    clientCert: cert,
+    subject: "CN=eventrail-client",
+    expiresAt: "2027-01-31T00:00:00.000Z",
+    clientKey: { set: true, last4: null },
+    ca: null,
+    caSubject: null,
+  };
+
+  it("sends null while off, and the setting without the kept key while on", () => {
+    expect(formToInput(emptyForm()).tls).toBeNull();
+    const f = formFromDestination({ ...stored, tls });
+    expect(destinationPatchSchema.parse(formToInput(f)).tls).toEqual({ clientCert: cert, clientKey: undefined, ca: null });
+    expect(validateForm(f, { editing: true }).valid).toBe(true);
+  });
+
+  it("asks for the key of a new setting and for PEM, at their fields", () => {
+    const f: FormState = { ...emptyForm(), name: "Hooks", urls: ["https://a.example/hook"] };
+    f.tls = { ...f.tls, on: true, clientCert: "not pem" };
+    const { errors } = validateForm(f);
+    expect(errors["tls.clientKey"]).toEqual(["Paste the client key"]);
+    expect(errors["tls.clientCert"]?.[0]).toMatch(/PEM/);
   });
 });

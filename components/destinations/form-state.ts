@@ -11,6 +11,8 @@ import {
 } from "@/lib/destinations/contract";
 import type { Method, NumberForm } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
+import { authFromDestination, authSecretMissing, authToInput, noAuth, type AuthState } from "./auth-section";
+import { noTls, tlsFromDestination, tlsKeyMissing, tlsToInput, type TlsState } from "./tls-section";
 
 /**
  * A write-only value in the form (docs/signing.md#secrets). Editing, a stored value is `kept`: the
@@ -105,6 +107,10 @@ export type FormState = {
   batchMaxWaitMs: string;
   /** docs/webhooks.md#rate-limits */
   rateLimit: RateLimitState;
+  /** docs/endpoint-auth.md */
+  auth: AuthState;
+  /** docs/endpoint-auth.md#mutual-tls */
+  tls: TlsState;
 };
 
 /** What the Batching section offers when first turned on. */
@@ -132,6 +138,8 @@ export const emptyForm = (): FormState => ({
   batchSize: BATCH_DEFAULTS.size,
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
   rateLimit: noRateLimit(),
+  auth: noAuth(),
+  tls: noTls(),
 });
 
 export const newHeaderRow = (): HeaderRow => ({ name: "", ...typed() });
@@ -163,6 +171,8 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
   rateLimit: rateLimitFromDestination(d),
+  auth: authFromDestination(d),
+  tls: tlsFromDestination(d),
 });
 
 /**
@@ -213,6 +223,8 @@ export function formToInput(f: FormState) {
     numbers: f.numbers,
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
     rateLimit: rateLimitToInput(f.rateLimit),
+    auth: authToInput(f.auth),
+    tls: tlsToInput(f.tls),
   };
 }
 
@@ -229,8 +241,12 @@ export function validateForm(f: FormState, { editing = false } = {}): { valid: b
   const raw = formToInput(f);
   const parsed = (editing ? destinationPatchSchema : destinationInputSchema).safeParse(raw);
   const whereError = parseWhere(f.filter.where).error;
-  if (parsed.success && !whereError) return { valid: true, errors: {} };
+  const noClientSecret = authSecretMissing(f.auth);
+  const noClientKey = tlsKeyMissing(f.tls);
+  if (parsed.success && !whereError && !noClientSecret && !noClientKey) return { valid: true, errors: {} };
   const errors = parsed.success ? {} : fieldErrorsFromIssues(parsed.error.issues);
+  if (noClientSecret) errors["auth.clientSecret"] = ["Enter the client secret"];
+  if (noClientKey) errors["tls.clientKey"] = ["Paste the client key"];
   const jsonError = mappingJsonError(f.mappingText);
   if (jsonError) errors.mapping = [jsonError];
   // A JSON syntax error says where the text breaks, rather than that the value has the wrong shape.

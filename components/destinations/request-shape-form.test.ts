@@ -22,6 +22,8 @@ const stored: DestinationDto = {
   pausedAt: null,
   batch: null,
   rateLimit: { perSecond: null, concurrency: null },
+  auth: null,
+  tls: null,
   sourceIds: [],
   createdAt: "",
   updatedAt: "",

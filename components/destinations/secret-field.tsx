@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { FieldError, Input } from "@/components/ui/field";
 
-/** A secret input with reveal, generate and copy. */
+/** A secret input with reveal, copy and, when `generate` is given, generate. */
 export function SecretField({
   id,
   label,
@@ -23,7 +23,8 @@ export function SecretField({
   hint?: string;
   placeholder?: string;
   onChange: (v: string) => void;
-  generate: () => string;
+  /** absent for a secret someone else issues (an OAuth2 client secret) */
+  generate?: () => string;
 }) {
   const [shown, setShown] = useState(false);
   return (
@@ -47,16 +48,18 @@ export function SecretField({
         <Button variant="secondary" aria-label={`${shown ? "Hide" : "Reveal"} ${label.toLowerCase()}`} onClick={() => setShown((s) => !s)}>
           {shown ? "Hide" : "Reveal"}
         </Button>
-        <Button
-          variant="secondary"
-          aria-label={`Generate ${label.toLowerCase()}`}
-          onClick={() => {
-            onChange(generate());
-            setShown(true);
-          }}
-        >
-          Generate
-        </Button>
+        {generate ? (
+          <Button
+            variant="secondary"
+            aria-label={`Generate ${label.toLowerCase()}`}
+            onClick={() => {
+              onChange(generate());
+              setShown(true);
+            }}
+          >
+            Generate
+          </Button>
+        ) : null}
         {value ? <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} /> : null}
       </div>
       {error ? (

@@ -21,6 +21,7 @@ export function WriteOnlyField({
   placeholder,
   generate,
   reveal,
+  removable = true,
 }: {
   id: string;
   label: string;
@@ -29,9 +30,11 @@ export function WriteOnlyField({
   error?: string;
   hint?: string;
   placeholder?: string;
-  generate: () => string;
+  generate?: () => string;
   /** Asks the server for the stored value (its own call, for admins). */
   reveal?: () => Promise<string>;
+  /** false for a value the setting cannot do without (it is replaced, never removed) */
+  removable?: boolean;
 }) {
   if (state.action === "replace") {
     return (
@@ -75,9 +78,15 @@ export function WriteOnlyField({
           >
             Replace
           </Button>
-          <Button variant="secondary" aria-label={`Remove ${label.toLowerCase()}`} onClick={() => onChange({ ...state, action: "remove" })}>
-            Remove
-          </Button>
+          {removable ? (
+            <Button
+              variant="secondary"
+              aria-label={`Remove ${label.toLowerCase()}`}
+              onClick={() => onChange({ ...state, action: "remove" })}
+            >
+              Remove
+            </Button>
+          ) : null}
         </StoredValue>
       )}
       {error ? (

@@ -7,6 +7,8 @@ import { prepareSigning, type PreparedSigning, type SigningSettings } from "../w
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedSettings } from "../destinations/stored";
 import { storedBatch, type BatchSettings } from "../webhooks/batching";
+import { storedAuth, storedTls, type EndpointAuth } from "../webhooks/endpoint-auth";
+import type { ClientTls } from "../webhooks/dispatchers";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
 
@@ -27,6 +29,10 @@ export type LoadedDestination = SigningSettings & {
   batch: BatchSettings | null;
   /** docs/webhooks.md#rate-limits (policy.ts admitDeliveries) */
   rateLimit: RateLimit;
+  /** endpoint authentication (docs/endpoint-auth.md): a bearer token on each request; null: none */
+  auth: EndpointAuth | null;
+  /** mutual TLS (docs/endpoint-auth.md#mutual-tls): its client certificate on each connection; null: none */
+  clientTls: ClientTls | null;
 };
 
 /** A pending delivery with its message and destination, as the worker needs them. */
@@ -108,6 +114,8 @@ type DestinationRow = {
   filter: unknown;
   rate_limit_per_second: number | null;
   rate_limit_concurrency: number | null;
+  auth: unknown;
+  tls: unknown;
 };
 
 /** ISO 8601 UTC with milliseconds, formatted by Postgres: no Date parsing and re-formatting per row. */
@@ -157,7 +165,7 @@ SELECT t.id,
        t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
-       t.rate_limit_per_second, t.rate_limit_concurrency
+       t.rate_limit_per_second, t.rate_limit_concurrency, t.auth, t.tls
 FROM destinations t WHERE t.id = ANY($1::uuid[])`;
 
 /**
@@ -222,7 +230,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     rateLimitPerSecond: t.rate_limit_per_second,
     rateLimitConcurrency: t.rate_limit_concurrency,
   });
-  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "auth" | "clientTls"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -245,7 +253,14 @@ function toDestination(t: DestinationRow): LoadedDestination {
     shape: prepareShape({ method: stored.method, mapping: stored.mapping, urls: t.urls, numbers: stored.numbers }),
     batch: stored.batch,
     rateLimit: stored.rateLimit,
+    auth: storedAuth(t.auth),
+    clientTls: clientTlsOf(t),
   };
+}
+
+function clientTlsOf(t: DestinationRow): ClientTls | null {
+  const settings = storedTls(t.tls);
+  return settings && { destinationId: t.id, settings };
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {

@@ -1,6 +1,9 @@
 import "server-only";
 import { env } from "../platform/env";
 import { postWebhook, type TimedAttempt } from "../webhooks/post";
+import type { OAuth2Settings } from "../webhooks/endpoint-auth";
+import type { ClientTls } from "../webhooks/dispatchers";
+import { bearerToken, dropToken, withBearer } from "../webhooks/oauth2-tokens";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
 import { shapeRequest, type Method, type Target } from "../webhooks/request-shape";
@@ -53,13 +56,52 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
   const webhookId = batch ? batchWebhookId(batch.id) : webhookIdOf(d.messageRowId);
   // A test-send to a batching destination is a batch of one, the shape its receiver reads.
   const sentBody = d.test && d.destination.batch && body !== "" ? `[${body}]` : body;
-  const request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId, body: sentBody });
+  let request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId, body: sentBody });
   const method = d.destination.shape.method;
+  // Endpoint authentication (docs/endpoint-auth.md#oauth2): without a token nothing is sent, and each
+  // URL's attempt ends with the token request's failure (`auth`, retried like a 5xx).
+  let bearer: Bearer | null = null;
+  const auth = d.destination.auth;
+  if (auth) {
+    const t0 = performance.now();
+    const got = await bearerToken(d.destinationId, auth);
+    if (!("token" in got)) {
+      const result = { kind: "error", errorKind: got.errorKind, message: got.message } as const;
+      const attempt = { startedAt, durationMs: Math.round(performance.now() - t0), result };
+      return { d, startedAt, request, sent: urls.map((url) => ({ url, attempt })) };
+    }
+    bearer = { destinationId: d.destinationId, auth, token: got.token };
+    request = withBearer(request, got.token);
+  }
   const sent =
     urls.length === 1
-      ? [await attemptUrl(urls[0], request, targets[0], method)]
-      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method)));
+      ? [await attemptUrl(urls[0], request, targets[0], method, bearer, d.destination.clientTls)]
+      : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method, bearer, d.destination.clientTls)));
   return { d, startedAt, request, sent };
+}
+
+/** The token a round's requests carry, and whose it is. */
+type Bearer = { destinationId: string; auth: OAuth2Settings; token: string };
+
+/**
+ * After a 401 to a bearer token: the token is dropped and the request sent once more with a fresh
+ * one (docs/endpoint-auth.md#oauth2). The attempt is the second answer, timed from the first request.
+ */
+async function withFreshToken(
+  first: TimedAttempt,
+  sendTo: string,
+  request: OutgoingRequest,
+  method: Method,
+  bearer: Bearer,
+  clientTls: ClientTls | null,
+) {
+  dropToken(bearer.destinationId, bearer.token);
+  const got = await bearerToken(bearer.destinationId, bearer.auth);
+  const second =
+    "token" in got
+      ? await postWebhook(sendTo, withBearer(request, got.token), method, clientTls)
+      : { result: { kind: "error", errorKind: got.errorKind, message: got.message } as const };
+  return { startedAt: first.startedAt, durationMs: Date.now() - first.startedAt.getTime(), result: second.result };
 }
 
 /**
@@ -67,7 +109,14 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
  * URLs and the attempt log name); `target` is where it goes, or why it is not sent: an attempt
  * failed for good, logged with the reason, nothing on the wire (docs/request-shape.md#url-templates).
  */
-async function attemptUrl(url: string, request: OutgoingRequest, target: Target, method: Method): Promise<UrlAttempt> {
+async function attemptUrl(
+  url: string,
+  request: OutgoingRequest,
+  target: Target,
+  method: Method,
+  bearer: Bearer | null,
+  clientTls: ClientTls | null,
+): Promise<UrlAttempt> {
   if ("error" in target) {
     return {
       url,
@@ -78,7 +127,9 @@ async function attemptUrl(url: string, request: OutgoingRequest, target: Target,
   if (!release) return { url, attempt: null, turnInMs: deferTurnMs(url) };
   let attempt: TimedAttempt | undefined;
   try {
-    attempt = await postWebhook(target.sendTo, request, method);
+    attempt = await postWebhook(target.sendTo, request, method, clientTls);
+    if (bearer && attempt.result.kind === "response" && attempt.result.status === 401)
+      attempt = await withFreshToken(attempt, target.sendTo, request, method, bearer, clientTls);
     return target.sendTo === url ? { url, attempt } : { url, attempt, sentTo: target.sendTo };
   } finally {
     release(attempt?.durationMs);

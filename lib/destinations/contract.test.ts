@@ -24,6 +24,8 @@ describe("destinationInputSchema", () => {
       numbers: "canonical",
       batch: null,
       rateLimit: null,
+      auth: null,
+      tls: null,
     });
   });
 
@@ -197,5 +199,32 @@ describe("test-send payloads meet the Tracking API's limits", () => {
     for (let i = 0; i < 100; i++) deep = { deep };
     expect(Object.keys(payloadErrors({ properties: deep as Record<string, unknown> }))).toEqual(["payload"]);
     expect(payloadErrors({ userId: "u_1", event: "Order Completed", properties: { total: 42 } })).toEqual({});
+  });
+});
+
+describe("auth (docs/endpoint-auth.md#oauth2)", () => {
+  const base = { name: "Hooks", urls: ["https://example.com/hook"] };
+  const auth = { type: "oauth2", tokenUrl: "https://auth.example.com/token", clientId: "eventrail", clientSecret: "s3cret-value-1234" };
+
+  it("fills in the defaults and reads empty optional fields as none", () => {
+    expect(destinationInputSchema.parse({ ...base, auth: { ...auth, scope: "", audience: null } }).auth).toEqual({
+      ...auth,
+      scope: null,
+      audience: null,
+      method: "client_secret_basic",
+    });
+  });
+
+  it("refuses a token URL that is not http(s) or carries credentials, an empty client id and a padded secret, at their fields", () => {
+    expect(errors({ ...base, auth: { ...auth, tokenUrl: "ftp://auth.example.com/token" } })).toHaveProperty(["auth.tokenUrl"]);
+    expect(errors({ ...base, auth: { ...auth, tokenUrl: "https://a:b@auth.example.com/token" } })).toHaveProperty(["auth.tokenUrl"]);
+    expect(errors({ ...base, auth: { ...auth, clientId: " " } })).toHaveProperty(["auth.clientId"]);
+    expect(errors({ ...base, auth: { ...auth, clientSecret: " padded " } })).toHaveProperty(["auth.clientSecret"]);
+    expect(errors({ ...base, auth: { ...auth, method: "private_key_jwt" } })).toHaveProperty(["auth.method"]);
+  });
+
+  it("reads an empty client secret as left out, so a PATCH keeps the stored one", () => {
+    expect(destinationPatchSchema.parse({ auth: { ...auth, clientSecret: "" } }).auth?.clientSecret).toBeUndefined();
+    expect(destinationPatchSchema.parse({ auth: null }).auth).toBeNull();
   });
 });

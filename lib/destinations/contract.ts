@@ -7,6 +7,7 @@ import { checkMapping } from "../webhooks/mapping";
 import { METHODS, NUMBER_FORMS } from "../webhooks/request-shape";
 import { urlTemplateProblem } from "../webhooks/url-template";
 import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
+import { TOKEN_AUTH_METHODS } from "../webhooks/endpoint-auth";
 import { filterConditionSchema } from "../routing/event-condition";
 import { allowListSchema, dropListSchema } from "../routing/field-lists";
 import { MAX_ROTATION_GRACE_MINUTES } from "../sources/contract";
@@ -180,6 +181,92 @@ export const RECEIVE_ALL: DestinationFilter = {
   allow: [],
 };
 
+/** "" from an empty form field, or null: not given. */
+const optionalText = (max: number) =>
+  z
+    .union([z.literal("").transform(() => null), z.null(), z.string().trim().max(max, `At most ${max} characters`)])
+    .transform((v) => v || null);
+
+/**
+ * OAuth 2.0 client credentials (docs/endpoint-auth.md#oauth2): each request carries a bearer token
+ * from the receiver's own authorization server. `clientSecret` is write-only: left out (or "") it
+ * keeps the stored one, which a destination without one yet must be given.
+ */
+export const oauth2InputSchema = z.object(
+  {
+    type: z.literal("oauth2", { error: 'The only type is "oauth2"' }),
+    tokenUrl: z
+      .string("Enter the token URL")
+      .trim()
+      .min(1, "Enter the token URL")
+      .max(2048, "At most 2048 characters")
+      .refine(isHttpUrl, "Enter a full URL starting with http:// or https://")
+      .refine((v) => !hasCredentials(v), "Credentials in a URL are not sent: enter them as client id and secret"),
+    clientId: z.string("Enter the client id").trim().min(1, "Enter the client id").max(500, "At most 500 characters"),
+    clientSecret: z
+      .union([
+        z.literal("").transform(() => undefined),
+        z
+          .string()
+          .max(500, "At most 500 characters")
+          .refine(isUntrimmed, "The client secret cannot start or end with a space or line break")
+          .refine(noControl, "The client secret cannot contain control characters"),
+      ])
+      .optional(),
+    scope: optionalText(1000).default(null),
+    audience: optionalText(2048).default(null),
+    method: z.enum(TOKEN_AUTH_METHODS, { error: `One of ${TOKEN_AUTH_METHODS.join(", ")}` }).default("client_secret_basic"),
+  },
+  { error: 'Authentication is {"type": "oauth2", "tokenUrl", "clientId", "clientSecret", …}, or null for none' },
+);
+export type OAuth2Input = z.infer<typeof oauth2InputSchema>;
+
+/** The setting as responses show it: the client secret only as set / last 4. */
+export const authDtoSchema = z.object({
+  type: z.literal("oauth2"),
+  tokenUrl: z.string(),
+  clientId: z.string(),
+  clientSecret: z.object({ set: z.boolean(), last4: z.string().nullable() }),
+  scope: z.string().nullable(),
+  audience: z.string().nullable(),
+  method: z.enum(TOKEN_AUTH_METHODS),
+});
+export type AuthDto = z.infer<typeof authDtoSchema>;
+
+const PEM_MAX = 64 * 1024;
+const pemText = (what: string, label: RegExp) =>
+  z
+    .string(`Paste the ${what} in PEM`)
+    .max(PEM_MAX, `At most ${PEM_MAX / 1024} KB`)
+    .refine((v) => label.test(v), `Paste the ${what} in PEM (-----BEGIN …-----)`);
+
+/**
+ * Mutual TLS (docs/endpoint-auth.md#mutual-tls): the client certificate and key each request
+ * presents, and optionally a private CA this destination alone trusts. `clientKey` is write-only:
+ * left out (or "") it keeps the stored one, which a destination without one yet must be given. The
+ * server checks that each parses and that the key is the certificate's.
+ */
+export const tlsInputSchema = z.object(
+  {
+    clientCert: pemText("client certificate", /-----BEGIN CERTIFICATE-----/),
+    clientKey: z.union([z.literal("").transform(() => undefined), pemText("client key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/)]).optional(),
+    ca: z.union([z.literal("").transform(() => null), z.null(), pemText("CA certificate", /-----BEGIN CERTIFICATE-----/)]).default(null),
+  },
+  { error: 'Mutual TLS is {"clientCert", "clientKey", "ca"?} in PEM, or null for none' },
+);
+export type TlsInput = z.infer<typeof tlsInputSchema>;
+
+/** The setting as responses show it: the certificate, its subject and end, the key only as set. */
+export const tlsDtoSchema = z.object({
+  clientCert: z.string(),
+  subject: z.string(),
+  expiresAt: z.string(),
+  clientKey: z.object({ set: z.boolean(), last4: z.string().nullable() }),
+  ca: z.string().nullable(),
+  caSubject: z.string().nullable(),
+});
+export type TlsDto = z.infer<typeof tlsDtoSchema>;
+
 export const RATE_LIMIT_MAX = { perSecond: 10_000, concurrency: 1_000 } as const;
 
 const limitNumber = (what: string, max: number) =>
@@ -229,6 +316,10 @@ const fields = {
   batch: batchSettingsSchema.nullable(),
   /** null: no limit (the default) */
   rateLimit: rateLimitSchema.nullable(),
+  /** null: no endpoint authentication (the default); docs/endpoint-auth.md */
+  auth: oauth2InputSchema.nullable(),
+  /** null: no client certificate (the default); docs/endpoint-auth.md#mutual-tls */
+  tls: tlsInputSchema.nullable(),
 };
 
 type Checked = {
@@ -295,12 +386,16 @@ export const destinationInputSchema = z
     numbers: fields.numbers.default("canonical"),
     batch: fields.batch.default(null),
     rateLimit: fields.rateLimit.default(null),
+    auth: fields.auth.default(null),
+    tls: fields.tls.default(null),
   })
   .superRefine(refuseDuplicates);
 
 /**
  * PATCH (docs/management-api.md#resources): a field left out stays as it is. `sharedSecret` and
  * `standardSecret`: omitted keeps the stored secret, null or "" removes it, a string replaces it.
+ * `auth` replaces the setting (null removes it); its `clientSecret` left out keeps the stored one.
+ * `tls` likewise, its `clientKey` left out kept.
  * `headers` replaces the list; an entry without `value` keeps the stored value of that header name.
  */
 export const destinationPatchSchema = z
@@ -359,6 +454,10 @@ export const destinationDtoSchema = z.object({
   pausedAt: z.string().nullable(),
   /** docs/webhooks.md#rate-limits; a destination without one shows both null. */
   rateLimit: z.object({ perSecond: z.number().int().nullable(), concurrency: z.number().int().nullable() }),
+  /** Endpoint authentication (docs/endpoint-auth.md), its client secret write-only; null: none. */
+  auth: authDtoSchema.nullable(),
+  /** Mutual TLS (docs/endpoint-auth.md#mutual-tls), its key write-only; null: none. */
+  tls: tlsDtoSchema.nullable(),
   sourceIds: z.array(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -414,9 +513,11 @@ function checkTestPayload(p: Record<string, unknown>, ctx: z.RefinementCtx) {
 }
 
 /** `POST /api/destinations/{id}/reveal`: one write-only value, by secret or by header name. */
+/** The write-only secrets reveal names: the signing secrets and the endpoint credentials (docs/endpoint-auth.md). */
+export const REVEALABLE_SECRETS = ["sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 export const revealSchema = z
   .object({
-    secret: z.enum(["sharedSecret", "standardSecret"], { error: 'Name "sharedSecret" or "standardSecret"' }).optional(),
+    secret: z.enum(REVEALABLE_SECRETS, { error: 'Name "sharedSecret", "standardSecret", "authClientSecret" or "tlsClientKey"' }).optional(),
     header: z.string().min(1, "Name a header").max(100, "At most 100 characters").optional(),
   })
   .strict()
@@ -610,7 +711,8 @@ export const destinationEndpoints = {
     method: "POST",
     path: "/api/destinations/{id}/reveal",
     access: "admin",
-    summary: 'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret"} or {"header": "<name>"}',
+    summary:
+      'Reveal one write-only value: {"secret": "sharedSecret" | "standardSecret" | "authClientSecret" | "tlsClientKey"} or {"header": "<name>"}',
     body: revealSchema,
     response: revealedSchema,
   }),

@@ -8,6 +8,8 @@ import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
 import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
+import { storedAuth, storedTls } from "../webhooks/endpoint-auth";
+import { authColumn, authDto, endpointAuthAuditView, tlsColumn, tlsDto } from "./endpoint-auth";
 import {
   DESTINATION_LIMITS,
   destinationFilterSchema,
@@ -48,9 +50,10 @@ const auditView = (r: Row) => ({
   filter: r.filter,
   rateLimitPerSecond: r.rateLimitPerSecond,
   rateLimitConcurrency: r.rateLimitConcurrency,
+  ...endpointAuthAuditView(storedAuth(r.auth), storedTls(r.tls)),
   sourceIds: r.sources.map((x) => x.sourceId).sort(),
 });
-const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret"] as const;
+const SECRET_FIELDS = ["headerValues", "sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 
 type Change = { workspaceId: string; actor: Actor };
 const audit = (tx: Tx, opts: Change, action: string, before: Row | null, after: Row | null) =>
@@ -86,6 +89,8 @@ const select = {
   pausedAt: true,
   rateLimitPerSecond: true,
   rateLimitConcurrency: true,
+  auth: true,
+  tls: true,
   createdAt: true,
   updatedAt: true,
   sources: { select: { sourceId: true } },
@@ -143,6 +148,8 @@ const toDto = (r: Row): DestinationDto => {
     batch: stored.batch,
     pausedAt: r.pausedAt?.toISOString() ?? null,
     rateLimit: stored.rateLimit,
+    auth: authDto(r.auth),
+    tls: tlsDto(r.tls),
     sourceIds: r.sources.map((s) => s.sourceId),
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
@@ -288,6 +295,8 @@ export async function createDestination(opts: Change & { input: DestinationInput
         numbers: input.numbers,
         batch: batchColumn(input.batch),
         ...rateLimitColumns(input.rateLimit),
+        auth: authColumn(input.auth, null),
+        tls: tlsColumn(input.tls, null),
         sources: { create: input.sourceIds.map((sourceId) => ({ sourceId })) },
       },
       select,
@@ -330,6 +339,8 @@ export async function updateDestination(opts: Change & { id: string; input: Dest
         ...(input.numbers !== undefined && { numbers: input.numbers }),
         ...(input.batch !== undefined && { batch: batchColumn(input.batch) }),
         ...(input.rateLimit !== undefined && rateLimitColumns(input.rateLimit)),
+        ...(input.auth !== undefined && { auth: authColumn(input.auth, storedAuth(current.auth)) }),
+        ...(input.tls !== undefined && { tls: tlsColumn(input.tls, storedTls(current.tls)) }),
         ...standard,
         ...(input.sourceIds !== undefined && {
           sources: { deleteMany: {}, create: input.sourceIds.map((sourceId) => ({ sourceId })) },
@@ -373,11 +384,12 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
     ? storedHeaders(row).find((h) => h.name.toLowerCase() === which.header!.trim().toLowerCase())?.value
     : which.secret === "sharedSecret"
       ? row.sharedSecret
-      : row.standardSecret;
-  if (!value)
-    throw notFound(
-      which.header ? `Header ${which.header}` : which.secret === "sharedSecret" ? "Shared secret" : "Standard Webhooks secret",
-    );
+      : which.secret === "standardSecret"
+        ? row.standardSecret
+        : which.secret === "authClientSecret"
+          ? storedAuth(row.auth)?.clientSecret
+          : storedTls(row.tls)?.clientKey;
+  if (!value) throw notFound(which.header ? `Header ${which.header}` : SECRET_LABELS[which.secret!]);
   // Who saw a secret is a change worth knowing about (docs/management-api.md#audit-log); the value never is.
   await prisma().$transaction((tx) =>
     recordAudit(tx, {
@@ -391,6 +403,13 @@ export async function revealDestinationSecret(opts: Change & { id: string; which
   );
   return { value };
 }
+
+const SECRET_LABELS = {
+  sharedSecret: "Shared secret",
+  standardSecret: "Standard Webhooks secret",
+  authClientSecret: "OAuth2 client secret",
+  tlsClientKey: "Client key",
+} as const;
 
 /** The columns of each rotatable secret: a fixed list, so a column name in SQL never comes from a request. */
 const SECRET_COLUMNS = {

@@ -1,5 +1,7 @@
 import "server-only";
+import { rootCertificates } from "node:tls";
 import { Agent, buildConnector, type Dispatcher } from "undici";
+import type { ClientTlsSettings } from "./endpoint-auth";
 import { env } from "../platform/env";
 import { processWide, type Closing } from "../platform/runtime";
 import { ALLOW_PRIVATE_HINT, guardedLookup, refusedLiteralTarget } from "./ssrf";
@@ -12,11 +14,21 @@ const INTERNAL_PORT = "this server's internal port, never a webhook target";
  * per-origin limiter, so requests never queue inside undici (our limiter does the waiting).
  */
 
-type Dispatchers = { guarded: Dispatcher; open: Dispatcher };
+type Dispatchers = {
+  guarded: Dispatcher;
+  open: Dispatcher;
+  /** destinations with mutual TLS: a pool each, presenting its certificate (clientTlsAgent) */
+  clientTls: Map<string, { fingerprint: string; agent: Agent }>;
+};
+
+/** A destination's client certificate and key, and the CA it alone trusts (docs/endpoint-auth.md#mutual-tls). */
+export type ClientTls = { destinationId: string; settings: ClientTlsSettings };
+
+type TlsOptions = { cert?: string; key?: string; ca?: string[] };
 
 /** With private networks allowed, a connection to an internal port still goes through the guard. */
-function connector(guard: boolean): buildConnector.connector | Partial<buildConnector.BuildOptions> {
-  const base = { timeout: 5_000, rejectUnauthorized: true };
+function connector(guard: boolean, tls: TlsOptions = {}): buildConnector.connector | Partial<buildConnector.BuildOptions> {
+  const base = { timeout: 5_000, rejectUnauthorized: true, ...tls };
   if (guard) return { ...base, lookup: guardedLookup(undefined, ALLOW_PRIVATE_HINT) };
   const open = buildConnector(base);
   const internal = internalPorts();
@@ -25,27 +37,46 @@ function connector(guard: boolean): buildConnector.connector | Partial<buildConn
   return (opts, cb) => (internal.has(Number(opts.port)) ? guarded(opts, cb) : open(opts, cb));
 }
 
-function agent(guard: boolean): Agent {
+function agent(guard: boolean, tls?: TlsOptions): Agent {
   const perOrigin = env().WORKER_CONCURRENCY;
   return new Agent({
     connections: perOrigin,
     pipelining: 1,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
-    connect: connector(guard),
+    connect: connector(guard, tls),
   });
 }
 
 function createDispatchers(): Dispatchers {
   const guarded = env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? agent(false) : agent(true);
-  return { guarded, open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false) };
+  return { guarded, open: env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS ? guarded : agent(false), clientTls: new Map() };
+}
+
+/**
+ * The destination's own pool: its connections present its certificate, and trust its `ca` besides the
+ * public roots; it obeys the same outbound rules as the shared pool. A changed setting gets a new pool.
+ */
+function clientTlsAgent(d: Dispatchers, tls: ClientTls): Agent {
+  const s = tls.settings;
+  const fingerprint = `${s.clientCert}\n${s.clientKey}\n${s.ca ?? ""}`;
+  const held = d.clientTls.get(tls.destinationId);
+  if (held && held.fingerprint === fingerprint) return held.agent;
+  if (held) void held.agent.close().catch(() => {});
+  const created = agent(!env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS, {
+    cert: s.clientCert,
+    key: s.clientKey,
+    ...(s.ca ? { ca: [...rootCertificates, s.ca] } : {}),
+  });
+  d.clientTls.set(tls.destinationId, { fingerprint, agent: created });
+  return created;
 }
 
 /** Closed at shutdown once no round is in flight any more, before pg-boss and the pool (runtime.ts). */
 const CLOSING: Closing<Dispatchers> = {
   stage: "dispatchers",
   close: async (d) => {
-    await Promise.all([...new Set([d.guarded, d.open])].map((x) => x.close()));
+    await Promise.all([...new Set([d.guarded, d.open, ...[...d.clientTls.values()].map((x) => x.agent)])].map((x) => x.close()));
   },
 };
 
@@ -81,8 +112,11 @@ export function internalPorts(): Set<number> {
 
 export const isCaptureUrl = (url: URL) => url.pathname.startsWith("/c/") && ownOrigins().includes(url.origin);
 
-/** The dispatcher for a URL, or the reason it is refused (literal private IPs when private networks are not allowed). */
-export function dispatcherFor(url: URL): { dispatcher: Dispatcher } | { refused: string } {
+/**
+ * The dispatcher for a URL, or the reason it is refused (literal private IPs when private networks are
+ * not allowed); a destination with mutual TLS gets its own (clientTlsAgent).
+ */
+export function dispatcherFor(url: URL, clientTls?: ClientTls | null): { dispatcher: Dispatcher } | { refused: string } {
   const d = dispatchers();
   if (isCaptureUrl(url)) return { dispatcher: d.open };
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
@@ -91,7 +125,7 @@ export function dispatcherFor(url: URL): { dispatcher: Dispatcher } | { refused:
     const refused = refusedLiteralTarget(url);
     if (refused) return { refused: `${refused}; ${ALLOW_PRIVATE_HINT}` };
   }
-  return { dispatcher: d.guarded };
+  return { dispatcher: clientTls ? clientTlsAgent(d, clientTls) : d.guarded };
 }
 
 /**

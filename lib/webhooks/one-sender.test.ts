@@ -18,6 +18,8 @@ const ALLOWED: Record<string, string> = {
   "lib/webhooks/post.ts": "the one sender",
   "lib/webhooks/dispatchers.ts": "its connection pools and the outbound guard",
   "lib/ingest/web-connections.ts": "the edge's connections to the web app, for the requests it passes on",
+  "lib/webhooks/oauth2-tokens.ts":
+    "a destination's OAuth2 token requests (docs/endpoint-auth.md#token-requests), over the same guarded pools; not webhooks, made for the round",
   "lib/sdk/transport.ts": "the Node SDK sending tracking calls to an Eventrail server",
 };
 

@@ -45,6 +45,8 @@ describe("classifyAttempt (docs/webhooks.md#outcomes)", () => {
     ["dns", "retry"],
     ["tls", "failed"],
     ["ssrf", "failed"],
+    // a failed token request (docs/endpoint-auth.md#token-requests) is retried like a 5xx
+    ["auth", "retry"],
   ] as const)("error %s → %s", (errorKind, outcome) => {
     expect(classifyAttempt({ kind: "error", errorKind, message: "x" })).toMatchObject({ outcome, errorKind });
   });

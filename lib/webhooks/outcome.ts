@@ -4,8 +4,8 @@ import "server-only";
  */
 
 export type Outcome = "success" | "retry" | "failed";
-/** timeout | connection | dns | tls | ssrf | http | internal */
-export type ErrorKind = "timeout" | "connection" | "dns" | "tls" | "ssrf" | "http" | "internal";
+/** timeout | connection | dns | tls | ssrf | http | internal | auth (the endpoint's token request failed, docs/endpoint-auth.md) */
+export type ErrorKind = "timeout" | "connection" | "dns" | "tls" | "ssrf" | "http" | "internal" | "auth";
 
 /** What one attempt produced: a response, or an error before/while getting one. */
 export type AttemptResult =
@@ -57,7 +57,7 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
 }
 
 /** Maps a network error (Node/undici codes) to an error kind. */
-export function errorKindOf(err: unknown): Exclude<ErrorKind, "http"> {
+export function errorKindOf(err: unknown): Exclude<ErrorKind, "http" | "auth"> {
   const code = (err as { code?: string; cause?: { code?: string } })?.code ?? (err as { cause?: { code?: string } })?.cause?.code ?? "";
   const name = (err as Error)?.name ?? "";
   if (name === "AbortError" || name === "TimeoutError" || /TIMEOUT/.test(code)) return "timeout";

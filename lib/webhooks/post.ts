@@ -1,7 +1,7 @@
 import "server-only";
 import type { Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header";
-import { dispatcherFor } from "./dispatchers";
+import { type ClientTls, dispatcherFor } from "./dispatchers";
 import { errorKindOf, type AttemptResult } from "./outcome";
 import type { OutgoingRequest } from "./request";
 
@@ -20,10 +20,12 @@ export async function postWebhook(
   url: string,
   req: Pick<OutgoingRequest, "headers" | "body">,
   method: "POST" | "PUT" | "PATCH" = "POST",
+  /** the destination's client certificate (docs/endpoint-auth.md#mutual-tls), if any */
+  clientTls: ClientTls | null = null,
 ): Promise<TimedAttempt> {
   const startedAt = new Date();
   const t0 = performance.now();
-  const result = await exchange(url, req, method);
+  const result = await exchange(url, req, method, clientTls);
   return { startedAt, durationMs: Math.round(performance.now() - t0), result };
 }
 
@@ -48,13 +50,18 @@ function parseUrl(raw: string): URL | null {
 /** The origin a URL's requests count against (lib/delivery/origins.ts); the text itself when it does not parse. */
 export const originOf = (raw: string): string => parseUrl(raw)?.origin ?? raw;
 
-function exchange(rawUrl: string, req: Pick<OutgoingRequest, "headers" | "body">, method: string): Promise<AttemptResult> {
+function exchange(
+  rawUrl: string,
+  req: Pick<OutgoingRequest, "headers" | "body">,
+  method: string,
+  clientTls: ClientTls | null,
+): Promise<AttemptResult> {
   const url = parseUrl(rawUrl);
   if (!url) return Promise.resolve({ kind: "error", errorKind: "internal", message: "invalid URL" });
-  const target = dispatcherFor(url);
+  const target = dispatcherFor(url, clientTls);
   if ("refused" in target) return Promise.resolve({ kind: "error", errorKind: "ssrf", message: `refused: ${target.refused}` });
   return new Promise((resolve) => {
-    const handler = new Exchange(resolve);
+    const handler = new Exchange(resolve, clientTls !== null);
     target.dispatcher.dispatch(
       {
         origin: url.origin,
@@ -87,7 +94,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   private kept = 0;
   private readonly deadline: Set<Exchange>;
 
-  constructor(private readonly resolve: (r: AttemptResult) => void) {
+  constructor(
+    private readonly resolve: (r: AttemptResult) => void,
+    /** the connection presents a client certificate (docs/endpoint-auth.md#mutual-tls) */
+    private readonly clientCert = false,
+  ) {
     this.deadline = deadlineBucket();
     this.deadline.add(this);
   }
@@ -134,7 +145,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
     if (this.settle()) return;
     const kind = this.timedOut ? "timeout" : errorKindOf(err);
-    this.resolve({ kind: "error", errorKind: kind, message: describeError(err, kind) });
+    // A receiver refusing a client certificate closes the connection after the handshake, with nothing
+    // the client can tell apart from any other close: the message names the likely reason.
+    const refusedCert = this.clientCert && kind === "connection" && this.status === 0;
+    const message = describeError(err, kind) + (refusedCert ? `; ${CLOSED_WITH_CLIENT_CERT}` : "");
+    this.resolve({ kind: "error", errorKind: kind, message });
   }
 
   /** Marks the exchange settled; true when it already was. */
@@ -174,6 +189,9 @@ function deadlineBucket(): Set<Exchange> {
   }
   return members;
 }
+
+const CLOSED_WITH_CLIENT_CERT =
+  "the receiver closed the connection before answering, as it does when it refuses the client certificate (docs/endpoint-auth.md#mutual-tls)";
 
 function describeError(err: unknown, kind: string): string {
   if (kind === "timeout") return `no complete response within ${ATTEMPT_TIMEOUT_MS / 1000} s`;

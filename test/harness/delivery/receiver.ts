@@ -141,3 +141,16 @@ export async function startSelfSignedReceiver(): Promise<Receiver> {
   fs.rmSync(dir, { recursive: true, force: true });
   return listen(server, "https", state);
 }
+
+/**
+ * An HTTPS receiver that requires a client certificate issued by `clientCa` (requestCert,
+ * rejectUnauthorized): a connection without one, or with another CA's, never reaches the handler.
+ */
+export async function startMutualTlsReceiver(opts: { server: { key: string; cert: string }; clientCa: string }): Promise<Receiver> {
+  const state = { respond: (() => ({ status: 200, body: "ok" })) as Responder, requests: [] as Received[] };
+  const server = https.createServer(
+    { key: opts.server.key, cert: opts.server.cert, ca: opts.clientCa, requestCert: true, rejectUnauthorized: true },
+    handler(state),
+  );
+  return listen(server, "https", state);
+}

@@ -1,0 +1,47 @@
+/**
+ * Endpoint authentication (docs/endpoint-auth.md): the stored setting and how it is read back. Pure;
+ * browser-safe (the contract and the form use it).
+ */
+import { z } from "zod";
+
+/** How the client authenticates at the token endpoint (RFC 6749 §2.3.1). */
+export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post"] as const;
+export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
+
+/** OAuth 2.0 client credentials as stored: the client secret in full (write-only everywhere it is shown). */
+export const storedOAuth2Schema = z.object({
+  type: z.literal("oauth2"),
+  tokenUrl: z.string(),
+  clientId: z.string(),
+  clientSecret: z.string().min(1),
+  scope: z.string().nullable(),
+  audience: z.string().nullable(),
+  method: z.enum(TOKEN_AUTH_METHODS),
+});
+export type OAuth2Settings = z.infer<typeof storedOAuth2Schema>;
+export type EndpointAuth = OAuth2Settings;
+
+/** The stored column read back: null, or a value that no longer parses, sends no Authorization of ours. */
+export function storedAuth(raw: unknown): EndpointAuth | null {
+  if (raw === null || raw === undefined) return null;
+  const parsed = storedOAuth2Schema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The Authorization header as the attempt log and copy-as-cURL show it: the token never. */
+export const MASKED_BEARER = "Bearer ****";
+
+/** Mutual TLS as stored (docs/endpoint-auth.md#mutual-tls): PEM texts, the key in full (write-only everywhere it is shown). */
+export const storedTlsSchema = z.object({
+  clientCert: z.string().min(1),
+  clientKey: z.string().min(1),
+  ca: z.string().nullable(),
+});
+export type ClientTlsSettings = z.infer<typeof storedTlsSchema>;
+
+/** The stored column read back: null, or a value that no longer parses, sends no client certificate. */
+export function storedTls(raw: unknown): ClientTlsSettings | null {
+  if (raw === null || raw === undefined) return null;
+  const parsed = storedTlsSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}

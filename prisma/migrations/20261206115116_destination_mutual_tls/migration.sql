@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "destinations" ADD COLUMN     "tls" JSONB;
