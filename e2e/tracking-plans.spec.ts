@@ -66,6 +66,15 @@ test("write a tracking plan by keyboard and see a blocked call with its violatio
   await expect(violations).toContainText("must be number");
   await shot(page, "source-debugger-violations");
 
+  // The plan's violations view counts the blocked call, per event and rule.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tracking plans", exact: true }).click();
+  await page.getByRole("link", { name: new RegExp(`Plan ${tag}`) }).click();
+  const table = page.getByRole("table", { name: "Violations by event and rule" });
+  await expect(table.getByRole("row", { name: /Order Completed type 1 1/ })).toBeVisible();
+  await page.setViewportSize(PHONE);
+  await shot(page, "tracking-plan-violations");
+  await page.setViewportSize(DESKTOP);
+
   // The plan is listed with its modes.
   const plans = await api(page, "GET", "/api/tracking-plans");
   expect(plans.trackingPlans.find((p: { name: string }) => p.name === `Plan ${tag}`)).toMatchObject({

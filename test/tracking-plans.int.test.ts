@@ -205,6 +205,18 @@ describe("enforcement at ingest", () => {
     expect(sumOf(m, "eventrail_tracking_violations_total", { source: source.id, event: "identify", rule: "format" })).toBe(1);
     expect(sumOf(m, "eventrail_tracking_violations_total", { source: source.id, event: "group", rule: "required" })).toBe(1);
     expect(sumOf(m, "eventrail_tracking_violations_total", { source: source.id })).toBe(6);
+
+    // The plan's violations view: per event and rule, over time.
+    const view = await api.get(`/api/tracking-plans/${planId}/violations?hours=1`);
+    expect(view.groups).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: "Order Completed", rule: "type", calls: 1, blocked: 0 }),
+        expect.objectContaining({ event: "identify", rule: "format", calls: 1, blocked: 0 }),
+        expect.objectContaining({ event: "screen", rule: "type", calls: 1, blocked: 0 }),
+      ]),
+    );
+    expect(view.groups.reduce((n: number, g: { calls: number }) => n + g.calls, 0)).toBe(6);
+    expect(view.groups[0].byHour).toEqual([{ hour: expect.any(String), calls: expect.any(Number) }]);
   });
 
   it("block: a plan change applies to the next call in both ingest processes; broken calls are answered 200, stored and not routed", async () => {
@@ -268,6 +280,12 @@ describe("enforcement at ingest", () => {
       { timeoutMs: 30_000, what: "the unplanned violations on /metrics" },
     );
     expect(sumOf(m, "eventrail_tracking_violations_total", { source: source.id, event: "(unplanned)", rule: "unplanned" })).toBe(2);
+    const view = await api.get(`/api/tracking-plans/${planId}/violations`);
+    expect(view.groups.find((g: { rule: string }) => g.rule === "unplanned")).toMatchObject({
+      event: "Order Complete",
+      calls: 2,
+      blocked: 1,
+    });
   });
 
   it("a deleted plan checks nothing from the next call on", async () => {
@@ -276,6 +294,30 @@ describe("enforcement at ingest", () => {
     await send(ingestB.url, bad("no-plan-b"));
     const rows = await rowsById([...ids(bad("no-plan-a")), ...ids(bad("no-plan-b"))]);
     for (const r of rows.values()) expect(r).toMatchObject({ violations: null, blocked: false });
+  });
+});
+
+describe("exact integers", () => {
+  it("checks an integer beyond 2^53 as the number it is", async () => {
+    const s3 = await createSource(api, "Big ids");
+    await api.post("/api/tracking-plans", {
+      name: "Ids",
+      violations: "block",
+      sourceIds: [s3.id],
+      rules: [{ type: "track", event: "Big", schema: { properties: { id: { type: "integer", minimum: 0 } }, required: ["id"] } }],
+    });
+    // Raw text: JSON.stringify could not write these digits.
+    const body = `{"batch": [
+      {"type": "track", "messageId": "big-ok", "userId": "u", "event": "Big", "properties": {"id": 12345678901234567890}},
+      {"type": "track", "messageId": "big-bad", "userId": "u", "event": "Big", "properties": {"id": -12345678901234567890}}]}`;
+    expect((await postTracking(ingestA.url, "/v1/batch", body, { writeKey: s3.writeKey })).status).toBe(200);
+    const { rows } = await db.query<Row>("SELECT message_id, violations, blocked FROM messages WHERE source_id = $1 ORDER BY message_id", [
+      s3.id,
+    ]);
+    expect(rows.map((r) => [r.message_id, r.blocked, r.violations?.map((v) => v.rule) ?? null])).toEqual([
+      ["big-bad", true, ["minimum"]],
+      ["big-ok", false, null],
+    ]);
   });
 });
 

@@ -92,3 +92,11 @@ export function useSchemaCheck(text: string): { state: "checking" | "ok" | "inva
   if (settled !== text || !check.data) return { state: "checking", problem: null };
   return check.data.ok ? { state: "ok", problem: null } : { state: "invalid", problem: check.data.problem };
 }
+
+export function usePlanViolations(id: string, hours: number) {
+  return useQuery({
+    queryKey: [...trackingPlanKeys.detail(id), "violations", hours] as const,
+    queryFn: ({ signal }) => call(trackingPlanEndpoints.violations, { params: { id }, query: { hours }, signal }),
+    refetchInterval: 30_000,
+  });
+}

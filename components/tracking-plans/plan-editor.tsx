@@ -19,6 +19,7 @@ import {
   useTrackingPlan,
   useUpdateTrackingPlanMutation,
 } from "./hooks";
+import { ViolationsPanel } from "./violations-panel";
 
 type RuleDraft = { key: number; type: TrackingPlanRule["type"]; event: string; description?: string; schemaText: string };
 type Draft = {
@@ -148,6 +149,7 @@ export function PlanEditor({ plan = null }: { plan?: TrackingPlanDto | null }) {
           ) : null
         }
       />
+      {plan ? <ViolationsPanel planId={plan.id} /> : null}
       <form onSubmit={submit} className="space-y-6" aria-label="Tracking plan">
         <Card className="space-y-4 p-4">
           <Field label="Name" htmlFor="plan-name" error={fieldError("name")}>

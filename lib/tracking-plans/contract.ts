@@ -121,6 +121,25 @@ export const importPlanSchema = z
   })
   .strict();
 
+export const planViolationsQuerySchema = z.object({
+  hours: z.coerce.number().int().min(1, "At least 1 hour").max(168, "At most 168 hours (7 days)").default(24),
+});
+export const planViolationsDtoSchema = z.object({
+  since: z.string(),
+  hours: z.number().int(),
+  /** per event and rule, the most frequent first: calls with such a violation, of them blocked, and per hour */
+  groups: z.array(
+    z.object({
+      event: z.string(),
+      rule: z.string(),
+      calls: z.number().int(),
+      blocked: z.number().int(),
+      byHour: z.array(z.object({ hour: z.string(), calls: z.number().int() })),
+    }),
+  ),
+});
+export type PlanViolationsDto = z.infer<typeof planViolationsDtoSchema>;
+
 const id = { path: "/api/tracking-plans/{id}" } as const;
 
 export const trackingPlanEndpoints = {
@@ -152,6 +171,15 @@ export const trackingPlanEndpoints = {
     response: trackingPlanDtoSchema,
   }),
   remove: endpoint({ method: "DELETE", ...id, access: "admin", summary: "Delete a tracking plan; its sources are checked by no plan" }),
+  violations: endpoint({
+    method: "GET",
+    path: "/api/tracking-plans/{id}/violations",
+    access: "viewer",
+    summary:
+      "The plan's violations over the last `hours` (default 24, at most 168): per event and rule, the calls that had one, how many were blocked, and per hour",
+    query: planViolationsQuerySchema,
+    response: planViolationsDtoSchema,
+  }),
   validateSchema: endpoint({
     method: "POST",
     path: "/api/tracking-plans/validate-schema",

@@ -1,5 +1,6 @@
 import "server-only";
 import { pool } from "../platform/db";
+import { NumberLiteral } from "../platform/exact-json";
 import { checkCall, compilePlan, storedRules, type CompiledPlan, type Violation } from "../tracking-plans/compile";
 import type { NormalisedMessage } from "./normalise";
 import type { TrackingSource } from "./write-key";
@@ -55,6 +56,20 @@ async function planOf(ref: { id: string; version: number }): Promise<LoadedPlan 
   return loading;
 }
 
+const hasNumberLiteral = (v: unknown): boolean => {
+  if (v instanceof NumberLiteral) return true;
+  if (Array.isArray(v)) return v.some(hasNumberLiteral);
+  if (v && typeof v === "object") return Object.values(v).some(hasNumberLiteral);
+  return false;
+};
+
+const plainNumbers = (v: unknown): unknown => {
+  if (v instanceof NumberLiteral) return Number(v.literal);
+  if (Array.isArray(v)) return v.map(plainNumbers);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainNumbers(x)]));
+  return v;
+};
+
 /** What the plan decided for one message: its violations (unplanned included) and whether it is blocked. */
 export type PlanVerdict = { violations: Violation[]; blocked: boolean };
 
@@ -74,7 +89,17 @@ export async function checkAgainstPlan(source: TrackingSource, messages: Normali
   const plan = await planOf(source.plan);
   if (!plan) return null;
   return messages.map((m) => {
-    const r = checkCall(plan.compiled, { type: m.type, event: m.event, name: m.payload.name, payload: m.payload });
+    let r = checkCall(plan.compiled, { type: m.type, event: m.event, name: m.payload.name, payload: m.payload });
+    // An integer beyond 2^53 is kept as a NumberLiteral (docs/tracking-api.md#fidelity), which a
+    // schema would see as an object: a call that failed is checked again with plain numbers.
+    if (r && r.violations.length > 0 && hasNumberLiteral(m.payload)) {
+      r = checkCall(plan.compiled, {
+        type: m.type,
+        event: m.event,
+        name: m.payload.name,
+        payload: plainNumbers(m.payload) as Record<string, unknown>,
+      });
+    }
     if (!r) return null;
     const unplanned = r.unplanned && plan.unplanned !== "allow";
     if (r.violations.length === 0 && !unplanned) return null;
