@@ -71,6 +71,9 @@ test("write a tracking plan by keyboard and see a blocked call with its violatio
   await page.getByRole("link", { name: new RegExp(`Plan ${tag}`) }).click();
   const table = page.getByRole("table", { name: "Violations by event and rule" });
   await expect(table.getByRole("row", { name: /Order Completed type 1 1/ })).toBeVisible();
+  // The plan as it stands, tested against the source's recent calls: the bad one would be blocked.
+  await page.getByRole("button", { name: "Test the plan as typed" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "newest calls" })).toContainText("1 pass, 0 would be flagged, 1 blocked");
   await page.setViewportSize(PHONE);
   await shot(page, "tracking-plan-violations");
   await page.setViewportSize(DESKTOP);

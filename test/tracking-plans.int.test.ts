@@ -219,6 +219,22 @@ describe("enforcement at ingest", () => {
     expect(view.groups[0].byHour).toEqual([{ hour: expect.any(String), calls: expect.any(Number) }]);
   });
 
+  it("previews a plan as typed against the source's recent calls, as ingest would judge them", async () => {
+    // The source holds the 10 calls of the test above: 5 conform, 5 break a rule.
+    const r = await api.post("/api/tracking-plans/preview", { rules, violations: "block", sourceIds: [source.id] });
+    expect(r).toMatchObject({ considered: 10, conforming: 5, flagged: 0, blocked: 5 });
+    expect(r.examples.map((e: { messageId: string }) => e.messageId).sort()).toEqual(ids(bad("flag-bad")).sort());
+    const unplanned = await api.post("/api/tracking-plans/preview", { rules: rules.slice(1), unplanned: "flag", sourceIds: [source.id] });
+    expect(unplanned.flagged).toBeGreaterThanOrEqual(2);
+    const invalid = await api.request("POST", "/api/tracking-plans/preview", {
+      rules: [{ type: "track", event: "x", schema: { type: 1 } }],
+      sourceIds: [source.id],
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error.fields["rules.0.schema"]).toBeDefined();
+    expect((await other.request("POST", "/api/tracking-plans/preview", { rules, sourceIds: [source.id] })).status).toBe(422);
+  });
+
   it("block: a plan change applies to the next call in both ingest processes; broken calls are answered 200, stored and not routed", async () => {
     // Both processes have the source (and the plan's first version) cached.
     await send(ingestB.url, good("warm-b"));

@@ -1,7 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { call } from "@/components/data/api-client";
+import type { BodyInputOf } from "@/lib/api/endpoint";
 import { trackingPlanEndpoints, type TrackingPlanDto, type TrackingPlanInput, type TrackingPlanPatch } from "@/lib/tracking-plans/contract";
+
+type PlanPreviewBody = BodyInputOf<typeof trackingPlanEndpoints.preview>;
 
 /** Tracking plans: keys, fetchers and mutations of /api/tracking-plans (lib/tracking-plans/contract.ts). */
 export const trackingPlanKeys = {
@@ -99,4 +102,8 @@ export function usePlanViolations(id: string, hours: number) {
     queryFn: ({ signal }) => call(trackingPlanEndpoints.violations, { params: { id }, query: { hours }, signal }),
     refetchInterval: 30_000,
   });
+}
+
+export function usePlanPreviewMutation() {
+  return useMutation({ mutationFn: (body: PlanPreviewBody) => call(trackingPlanEndpoints.preview, { body }) });
 }

@@ -19,6 +19,7 @@ import {
   useTrackingPlan,
   useUpdateTrackingPlanMutation,
 } from "./hooks";
+import { PlanPreview } from "./plan-preview";
 import { ViolationsPanel } from "./violations-panel";
 
 type RuleDraft = { key: number; type: TrackingPlanRule["type"]; event: string; description?: string; schemaText: string };
@@ -227,6 +228,8 @@ export function PlanEditor({ plan = null }: { plan?: TrackingPlanDto | null }) {
             ))}
           </ol>
         </section>
+
+        <PlanPreview rules={toRules(draft.rules)} violations={draft.violations} unplanned={draft.unplanned} sourceIds={draft.sourceIds} />
 
         {save.error && !(save.error instanceof ApiError && save.error.fields) ? <ErrorNote error={save.error} /> : null}
         {save.error instanceof ApiError && save.error.fields ? (

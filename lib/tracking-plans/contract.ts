@@ -140,6 +140,37 @@ export const planViolationsDtoSchema = z.object({
 });
 export type PlanViolationsDto = z.infer<typeof planViolationsDtoSchema>;
 
+/** The editor's "test against recent calls": the plan as typed, on the newest calls of some sources. */
+export const planPreviewSchema = z
+  .object({
+    rules,
+    violations: z.enum(VIOLATION_MODES).default("flag"),
+    unplanned: z.enum(UNPLANNED_MODES).default("allow"),
+    sourceIds: z.array(z.string().uuid("Not a source id")).max(100, "At most 100 sources"),
+    limit: z.number().int("A whole number").min(1, "At least 1").max(1000, "At most 1000").default(200),
+  })
+  .strict();
+export type PlanPreviewInput = z.infer<typeof planPreviewSchema>;
+const violationSchema = z.object({ path: z.string(), rule: z.string(), message: z.string() });
+export const planPreviewResultSchema = z.object({
+  /** the newest calls of the sources looked at (at most `limit`), and how the plan would judge them */
+  considered: z.number().int(),
+  conforming: z.number().int(),
+  flagged: z.number().int(),
+  blocked: z.number().int(),
+  /** the newest calls it would flag or block (at most 10), with their violations */
+  examples: z.array(
+    z.object({
+      messageId: z.string(),
+      type: z.string(),
+      event: z.string().nullable(),
+      blocked: z.boolean(),
+      violations: z.array(violationSchema),
+    }),
+  ),
+});
+export type PlanPreviewResult = z.infer<typeof planPreviewResultSchema>;
+
 const id = { path: "/api/tracking-plans/{id}" } as const;
 
 export const trackingPlanEndpoints = {
@@ -179,6 +210,16 @@ export const trackingPlanEndpoints = {
       "The plan's violations over the last `hours` (default 24, at most 168): per event and rule, the calls that had one, how many were blocked, and per hour",
     query: planViolationsQuerySchema,
     response: planViolationsDtoSchema,
+  }),
+  preview: endpoint({
+    method: "POST",
+    path: "/api/tracking-plans/preview",
+    access: "viewer",
+    summary:
+      "Test a plan as typed against the newest calls of some sources: how many it would pass, flag and block, and the newest flagged or blocked ones with their violations",
+    body: planPreviewSchema,
+    maxBodyBytes: PLAN_LIMITS.bodyBytes,
+    response: planPreviewResultSchema,
   }),
   validateSchema: endpoint({
     method: "POST",

@@ -88,25 +88,34 @@ export async function checkAgainstPlan(source: TrackingSource, messages: Normali
   if (!source.plan || messages.length === 0) return null;
   const plan = await planOf(source.plan);
   if (!plan) return null;
-  return messages.map((m) => {
-    let r = checkCall(plan.compiled, { type: m.type, event: m.event, name: m.payload.name, payload: m.payload });
-    // An integer beyond 2^53 is kept as a NumberLiteral (docs/tracking-api.md#fidelity), which a
-    // schema would see as an object: a call that failed is checked again with plain numbers.
-    if (r && r.violations.length > 0 && hasNumberLiteral(m.payload)) {
-      r = checkCall(plan.compiled, {
-        type: m.type,
-        event: m.event,
-        name: m.payload.name,
-        payload: plainNumbers(m.payload) as Record<string, unknown>,
-      });
-    }
-    if (!r) return null;
-    const unplanned = r.unplanned && plan.unplanned !== "allow";
-    if (r.violations.length === 0 && !unplanned) return null;
-    const violations = unplanned
-      ? [{ path: "/event", rule: "unplanned", message: `The plan has no rule for the track event ${JSON.stringify(m.event)}` }]
-      : r.violations;
-    const blocked = unplanned ? plan.unplanned === "block" : plan.violations === "block";
-    return { violations, blocked };
-  });
+  return messages.map((m) => verdictOf(plan, m));
+}
+
+/**
+ * One call's verdict under a compiled plan and its modes (ingest, and the editor's preview against
+ * recent calls): null when it conforms or is not checked.
+ */
+export function verdictOf(
+  plan: Pick<LoadedPlan, "compiled" | "violations" | "unplanned">,
+  m: { type: string; event: string | null; payload: Record<string, unknown> },
+): PlanVerdict | null {
+  let r = checkCall(plan.compiled, { type: m.type, event: m.event, name: m.payload.name, payload: m.payload });
+  // An integer beyond 2^53 is kept as a NumberLiteral (docs/tracking-api.md#fidelity), which a
+  // schema would see as an object: a call that failed is checked again with plain numbers.
+  if (r && r.violations.length > 0 && hasNumberLiteral(m.payload)) {
+    r = checkCall(plan.compiled, {
+      type: m.type,
+      event: m.event,
+      name: m.payload.name,
+      payload: plainNumbers(m.payload) as Record<string, unknown>,
+    });
+  }
+  if (!r) return null;
+  const unplanned = r.unplanned && plan.unplanned !== "allow";
+  if (r.violations.length === 0 && !unplanned) return null;
+  const violations = unplanned
+    ? [{ path: "/event", rule: "unplanned", message: `The plan has no rule for the track event ${JSON.stringify(m.event)}` }]
+    : r.violations;
+  const blocked = unplanned ? plan.unplanned === "block" : plan.violations === "block";
+  return { violations, blocked };
 }
