@@ -10,7 +10,10 @@
  * connected Webhooks destinations, so routing creates deliveries and jobs as in production),
  * BENCH_TARGET=next (the web app's /v1 routes instead, for comparison), BENCH_SETUP_SQL (run on the
  * fresh database before measuring: try a lever before it becomes a migration), BENCH_SAME_ROWS=1 (also
- * the product's rows by plain INSERT), BENCH_CPU_PROF=1 (a V8 CPU profile of the target to bench/.prof/).
+ * the product's rows by plain INSERT), BENCH_CPU_PROF=1 (a V8 CPU profile of the target to bench/.prof/),
+ * BENCH_PLAN_EVENTS=50 (a tracking plan of that many track events with 10 properties each, the bench's
+ * "Order Completed" among them, connected to the source: docs/tracking-plans.md; the result line says
+ * plan_events=N, to be compared with a run without it).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -30,6 +33,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const DESTINATIONS = Number(process.env.BENCH_DESTINATIONS ?? 1);
+const PLAN_EVENTS = Number(process.env.BENCH_PLAN_EVENTS ?? 0);
 const WARMUP_S = Math.min(3, DURATION_S / 4);
 const TARGET = process.env.BENCH_TARGET === "next" ? "next" : "ingest";
 const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -90,7 +94,46 @@ async function setup(db: pg.Pool): Promise<{ writeKey: string; workspaceId: stri
     await db.query("INSERT INTO destination_sources (destination_id, source_id) VALUES ($1, $2)", [d.id, src.id]);
     destinationIds.push(d.id);
   }
+  if (PLAN_EVENTS > 0) await attachPlan(db, ws.id, src.id);
   return { writeKey, workspaceId: ws.id, sourceId: src.id, destinationIds };
+}
+
+/**
+ * A realistic plan: PLAN_EVENTS track events of 10 typed properties each; the bench's own event
+ * passes its rule (so every call is checked, none flagged), as a healthy source's calls do.
+ */
+async function attachPlan(db: pg.Pool, workspaceId: string, sourceId: string) {
+  const props = (i: number) => ({
+    orderId: { type: "string", minLength: 1 },
+    total: { type: "number", minimum: 0 },
+    revenue: { type: "number" },
+    currency: { type: "string", enum: ["EUR", "USD", "GBP"] },
+    coupon: { type: ["string", "null"] },
+    url: { type: "string", format: "uri" },
+    products: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { sku: { type: "string", pattern: "^SKU-\\d+$" }, price: { type: "number" } },
+        required: ["sku"],
+      },
+    },
+    [`extra${i}a`]: { type: "boolean" },
+    [`extra${i}b`]: { type: "integer" },
+    [`extra${i}c`]: { type: "string", maxLength: 200 },
+  });
+  const rules = Array.from({ length: PLAN_EVENTS }, (_, i) => ({
+    type: "track",
+    event: i === 0 ? "Order Completed" : `Bench Event ${i}`,
+    schema: { type: "object", properties: props(i), required: ["orderId", "total"] },
+  }));
+  const {
+    rows: [plan],
+  } = await db.query(
+    "INSERT INTO tracking_plans (id, workspace_id, name, rules, updated_at) VALUES (gen_random_uuid(), $1, 'bench', $2, now()) RETURNING id",
+    [workspaceId, JSON.stringify(rules)],
+  );
+  await db.query("UPDATE sources SET tracking_plan_id = $1 WHERE id = $2", [plan.id, sourceId]);
 }
 
 async function reset(db: pg.Pool) {
@@ -372,6 +415,7 @@ async function main() {
       events_per_s: Math.round(apiEps),
       ceiling_events_per_s: Math.round(rawEps),
       cpu_ratio: throughputRatio(apiProjected, rawProjected).toFixed(2),
+      plan_events: PLAN_EVENTS,
     });
   } finally {
     await app.stop().catch(() => {});

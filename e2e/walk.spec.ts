@@ -24,6 +24,16 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
     headers: [{ name: "X-Team", value: "walkers" }],
     sourceIds: [source.id],
   });
+  // A tracking plan on the source: the debugger shows flagged calls with their violations.
+  const trackingPlan = await api(page, "POST", "/api/tracking-plans", {
+    name: `Walk plan ${tag}`,
+    sourceIds: [source.id],
+    unplanned: "flag",
+    rules: [
+      { type: "track", event: "Order Completed", schema: { type: "object", properties: { total: { type: "string" } } } },
+      { type: "identify", schema: { required: ["email", "name"] } },
+    ],
+  });
   await sendBatch(page, source.writeKey, [
     { type: "track", userId: `walker-${tag}`, event: "Order Completed", properties: { total: 42 } },
     { type: "track", userId: `walker-${tag}`, event: `Signed Up ${RLO}evil`, properties: { note: `${RLO}reversed` } },
@@ -49,7 +59,14 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
   const deletion = await api(page, "POST", "/api/deletions", { userIds: [`gone-${tag}`, `never-seen-${tag}`] });
   await expect.poll(async () => (await api(page, "GET", `/api/deletions/${deletion.id}`)).status, { timeout: 60_000 }).toBe("completed");
 
-  const ids = { audiences: audience.id, capture: bin.id, deletions: deletion.id, destinations: destination.id, sources: source.id };
+  const ids = {
+    audiences: audience.id,
+    capture: bin.id,
+    deletions: deletion.id,
+    destinations: destination.id,
+    sources: source.id,
+    "tracking-plans": trackingPlan.id,
+  };
   // Dark mode on the pages with the most kinds of parts (charts, tables, code, badges, forms); every page
   // shares their components, and checking all of them twice more would double the walk's time.
   const darkToo = new Set([

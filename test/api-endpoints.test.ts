@@ -17,6 +17,7 @@ import { openApiEndpoints } from "../lib/openapi/contract";
 import { memberEndpoints } from "../lib/members/contract";
 import { requestLogEndpoints } from "../lib/request-log/contract";
 import { sourceEndpoints } from "../lib/sources/contract";
+import { trackingPlanEndpoints } from "../lib/tracking-plans/contract";
 import { discoverApiRoutes } from "./harness/api-routes";
 
 const served = discoverApiRoutes();
@@ -35,6 +36,7 @@ const GROUPS: Record<string, Record<string, Endpoint>> = {
   memberEndpoints,
   requestLogEndpoints,
   sourceEndpoints,
+  trackingPlanEndpoints,
 };
 const resolve = (ref: string | undefined): Endpoint | undefined => {
   const [group, name] = (ref ?? "").split(".");

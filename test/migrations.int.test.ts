@@ -33,14 +33,15 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 /**
  * Hand-written SQL that Prisma's schema cannot express, like the CHECK constraints: triggers and
  * their functions (prisma/migrations/*_capture_raw_bodies keeps capture_bins.stored_bytes,
- * *_source_routing_version bumps sources.routing_version).
+ * *_source_routing_version and *_tracking_plans bump sources.routing_version).
  */
 const HAND_WRITTEN_TRIGGER =
-  /^CREATE TRIGGER (captured_requests_bytes_(in|out)|destination_sources_routing_version|destinations_routing_version) /;
-const HAND_WRITTEN_FUNCTION = /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version)\(\)[\s\S]*?\n\$\$;/g;
+  /^CREATE TRIGGER (captured_requests_bytes_(in|out)|destination_sources_routing_version|destinations_routing_version|sources_tracking_plan_routing_version|tracking_plans_routing_version) /;
+const HAND_WRITTEN_FUNCTION =
+  /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version|bump_routing_version_on_plan_link|bump_routing_version_on_plan_version)\(\)[\s\S]*?\n\$\$;/g;
 /**
  * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_delivery_batches, *_backfills,
- * *_pending_deliveries_index):
+ * *_pending_deliveries_index, *_tracking_plan_violations):
  * schema.prisma describes them without their WHERE. Each is named with its exact predicate, so any
  * other WHERE still shows as a difference.
  */
@@ -52,6 +53,7 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   deliveries_backfill_id_state_idx: "((backfill_id IS NOT NULL) AND (state = 'pending'::text))",
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",
   deliveries_pending_idx: "(state = 'pending'::text)",
+  messages_violations_idx: "(violations IS NOT NULL)",
 };
 const withoutPartialPredicate = (statement: string) => {
   const m = /^(CREATE (?:UNIQUE )?INDEX (\w+) ON public\.(?:messages|deliveries|attempts) USING btree \([^)]*\)) WHERE (.*)$/.exec(
@@ -126,6 +128,8 @@ const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "metric_instances", column: "role", allowed: ["web", "worker", "ingest", "stopped", "retired"] },
   { table: "endpoint_alerts", column: "reason", allowed: ["failing", "success_rate"] },
   { table: "endpoint_alerts", column: "resolution", allowed: ["recovered", "reenabled", "removed"] },
+  { table: "tracking_plans", column: "violations", allowed: ["flag", "block"] },
+  { table: "tracking_plans", column: "unplanned", allowed: ["allow", "flag", "block"] },
 ];
 
 describe("prisma/migrations", () => {

@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/overview", label: "Overview" },
   { href: "/sources", label: "Sources" },
   { href: "/destinations", label: "Destinations" },
+  { href: "/tracking-plans", label: "Tracking plans" },
   { href: "/log", label: "Request log" },
   { href: "/capture", label: "Capture URLs" },
   { href: "/audiences", label: "Audiences" },

@@ -95,10 +95,13 @@ export function SourceDebugger({ sourceId }: { sourceId: string }) {
 }
 
 /** How a row reads: a client's call (accepted or rejected), an erased call, or Eventrail's own delete notice. */
-function rowLook(e: SourceEventDto): { badge: string; tone: "green" | "red" | "slate" | "indigo" } {
+function rowLook(e: SourceEventDto): { badge: string; tone: "green" | "red" | "slate" | "indigo" | "amber" } {
   if (e.origin === "deletion") return { badge: "Delete notice", tone: "indigo" };
   if (!e.accepted) return { badge: "Rejected", tone: "red" };
   if (e.erased) return { badge: "Erased", tone: "slate" };
+  // The tracking plan's verdict (docs/tracking-plans.md#violations): accepted either way.
+  if (e.blocked) return { badge: "Blocked", tone: "red" };
+  if (e.violations.length > 0) return { badge: "Flagged", tone: "amber" };
   return { badge: "Accepted", tone: "green" };
 }
 
@@ -158,6 +161,24 @@ function EventRow({ event: e, expanded, onToggle }: { event: SourceEventDto; exp
       {expanded ? (
         <div className="space-y-2 bg-slate-50 px-5 py-3">
           {!e.accepted && e.reason ? <p className="text-sm text-red-700">Reason: {e.reason}</p> : null}
+          {e.violations.length > 0 ? (
+            <div className="text-sm">
+              <p className={e.blocked ? "text-red-700" : "text-amber-800"}>
+                {e.blocked
+                  ? "Blocked by the source's tracking plan: stored, not delivered."
+                  : "Flagged by the source's tracking plan: delivered with these violations."}
+              </p>
+              <ul aria-label="Tracking plan violations" className="mt-1 space-y-0.5">
+                {e.violations.map((v, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a call's violations are a fixed list
+                  <li key={i} className="[overflow-wrap:anywhere]">
+                    <span className="font-mono text-xs text-slate-700">{v.path}</span> · <span className="font-mono text-xs">{v.rule}</span>{" "}
+                    · {v.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
           {e.origin === "deletion" && e.deletionRequestId ? (
             <p className="text-sm text-slate-700">
               Eventrail sent this notice to the source&apos;s webhooks when{" "}

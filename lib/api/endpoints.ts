@@ -10,6 +10,7 @@ import { openApiEndpoints } from "../openapi/contract";
 import { memberEndpoints } from "../members/contract";
 import { requestLogEndpoints } from "../request-log/contract";
 import { sourceEndpoints } from "../sources/contract";
+import { trackingPlanEndpoints } from "../tracking-plans/contract";
 import type { Endpoint } from "./endpoint";
 
 /**
@@ -21,6 +22,7 @@ export const ENDPOINTS_BY_FEATURE = {
   auth: authEndpoints,
   account: accountEndpoints,
   sources: sourceEndpoints,
+  "tracking plans": trackingPlanEndpoints,
   destinations: destinationEndpoints,
   backfills: backfillEndpoints,
   alerts: alertEndpoints,

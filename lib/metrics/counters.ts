@@ -35,6 +35,12 @@ function create() {
       labelNames: ["source", "reason"] as const,
       registers: [registry],
     }),
+    trackingViolations: new client.Counter({
+      name: "eventrail_tracking_violations_total",
+      help: "Tracking plan violations of stored messages, by source, event (a planned track event's name, (unplanned), or the call type) and rule (the JSON Schema keyword, or unplanned)",
+      labelNames: ["source", "event", "rule"] as const,
+      registers: [registry],
+    }),
     trackingRequests: new client.Counter({
       name: "eventrail_tracking_requests_total",
       help: "Tracking API requests by endpoint and HTTP status",

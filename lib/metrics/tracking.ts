@@ -1,6 +1,7 @@
 import "server-only";
 import { rejectionCategory, type RejectionCategory } from "../tracking/rejection-category";
 import { metrics } from "./counters";
+import { violationEventLabel, type PlanVerdict } from "../tracking/plan-check";
 
 /** Tracking API counts, taken in the ingest path once a request's outcome is known (committed). */
 export function countTrackedMessages(opts: {
@@ -22,6 +23,17 @@ export function countTrackedMessages(opts: {
     opts.sourceId,
     opts.rejected.map((r) => rejectionCategory(r.reason)),
   );
+}
+
+/** Each violation of a stored message (docs/tracking-plans.md#violations); the event label is bounded by the plan. */
+export function countViolations(
+  sourceId: string,
+  judged: { message: { type: string; event: string | null }; verdict: PlanVerdict }[],
+): void {
+  for (const { message, verdict } of judged) {
+    const event = violationEventLabel(message, verdict);
+    for (const v of verdict.violations) metrics().trackingViolations.inc({ source: sourceId, event, rule: v.rule });
+  }
 }
 
 /** Rejections by reason category: a bounded label, never the reason's text (docs/operations.md#metrics). */

@@ -8,6 +8,11 @@ export type JsonSchema = Record<string, unknown>;
 
 const SAMPLE_ID = "3f0c9a4e-8d1b-4c2a-9e57-1b2c3d4e5f60";
 const SAMPLE_CONDITION = { event: "Order Completed", atLeast: 3, withinDays: 30 };
+const SAMPLE_PLAN_RULE = {
+  type: "track",
+  event: "Order Completed",
+  schema: { type: "object", properties: { total: { type: "number", minimum: 0 } }, required: ["total"] },
+};
 
 /**
  * Hand-written request examples where a schema's rules say more than its JSON Schema can (a URL
@@ -29,6 +34,15 @@ const WRITTEN: Record<string, unknown> = {
   "POST /api/messages/replay": { ids: [SAMPLE_ID] },
   "POST /api/audiences": { name: "Repeat buyers", sourceIds: [SAMPLE_ID], condition: SAMPLE_CONDITION },
   "POST /api/audiences/preview": { sourceIds: [SAMPLE_ID], condition: SAMPLE_CONDITION },
+  "POST /api/tracking-plans": {
+    name: "Shop",
+    violations: "flag",
+    unplanned: "flag",
+    sourceIds: [SAMPLE_ID],
+    rules: [SAMPLE_PLAN_RULE, { type: "identify", event: null, schema: { properties: { email: { type: "string", format: "email" } } } }],
+  },
+  "POST /api/tracking-plans/preview": { rules: [SAMPLE_PLAN_RULE], violations: "block", sourceIds: [SAMPLE_ID] },
+  "POST /api/tracking-plans/validate-schema": { schema: SAMPLE_PLAN_RULE.schema },
 };
 
 const STRING_BY_FORMAT: Record<string, string> = {

@@ -79,6 +79,10 @@ export const sourceEventDtoSchema = z.object({
   reason: z.string().nullable(),
   receivedAt: z.string(),
   payload: z.unknown(),
+  /** What the source's tracking plan found (docs/tracking-plans.md#violations); empty when nothing. */
+  violations: z.array(z.object({ path: z.string(), rule: z.string(), message: z.string() })).default([]),
+  /** The plan blocked it: stored, not routed to any destination. */
+  blocked: z.boolean().default(false),
 });
 
 export type CreateSourceInput = z.infer<typeof createSourceSchema>;

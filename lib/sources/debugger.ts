@@ -33,7 +33,17 @@ export async function listSourceEvents(opts: {
       where: { sourceId: source.id },
       orderBy: { receivedAt: "desc" },
       take: limit,
-      select: { id: true, type: true, messageId: true, receivedAt: true, payload: true, origin: true, originRef: true },
+      select: {
+        id: true,
+        type: true,
+        messageId: true,
+        receivedAt: true,
+        payload: true,
+        origin: true,
+        originRef: true,
+        violations: true,
+        blocked: true,
+      },
     }),
     prisma().sourceCall.findMany({
       where: { sourceId: source.id },
@@ -53,6 +63,8 @@ export async function listSourceEvents(opts: {
       reason: null,
       receivedAt: m.receivedAt.toISOString(),
       payload: m.payload,
+      violations: Array.isArray(m.violations) ? (m.violations as SourceEventDto["violations"]) : [],
+      blocked: m.blocked,
     })),
     ...calls.map((c) => ({
       id: `c_${c.id}`,
@@ -65,6 +77,8 @@ export async function listSourceEvents(opts: {
       reason: c.reason,
       receivedAt: c.receivedAt.toISOString(),
       payload: c.payload,
+      violations: [],
+      blocked: false,
     })),
   ];
   // Stable: within one request, messages keep their order and come before its rejections.

@@ -1,6 +1,6 @@
 import "server-only";
 import crypto from "node:crypto";
-import { countTrackedMessages } from "../metrics/tracking";
+import { countTrackedMessages, countViolations } from "../metrics/tracking";
 import { checkContentType, parseCallBody, readLimitedBody, type IncomingCall } from "./body";
 import { AppError } from "../platform/errors";
 import type { MessageType } from "./limits";
@@ -107,5 +107,6 @@ export async function ingestCall(opts: { req: IncomingCall; endpoint: TrackingEn
     }
   }
   countTrackedMessages({ sourceId: source.id, accepted, rejected: rejections, duplicates: stored.duplicates });
+  if (stored.judged.length > 0) countViolations(source.id, stored.judged);
   return { ...stored, rejected: rejections.map(({ index, messageId, reason }) => ({ index, messageId, reason })) };
 }

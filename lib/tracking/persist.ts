@@ -11,10 +11,17 @@ import { newRowId } from "./row-ids";
 import { ingestMessagesCte, messageColumns } from "./produce";
 import { bareArray } from "../platform/pg-arrays";
 import type { TrackingSource } from "./write-key";
+import { checkAgainstPlan, type PlanVerdict } from "./plan-check";
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
-export type StoreResult = { inserted: number; duplicates: number; deliveries: number };
+export type StoreResult = {
+  inserted: number;
+  duplicates: number;
+  deliveries: number;
+  /** the stored messages the tracking plan flagged or blocked, for the metrics */
+  judged: { message: NormalisedMessage; verdict: PlanVerdict }[];
+};
 
 /**
  * The source the request was authenticated and routed with is no longer what the database says
@@ -104,13 +111,17 @@ export async function storeCall(opts: {
     return true;
   });
   unique.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0));
-  if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0 };
+  if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0, judged: [] };
 
-  const rows = unique.map((message) => ({ rowId: newRowId(), message }));
+  // The plan of the source as this attempt sees it: a retry after StaleSourceError checks again.
+  const verdicts = await checkAgainstPlan(source, unique);
+  const rows = unique.map((message, i) => ({ rowId: newRowId(), message, verdict: verdicts?.[i] ?? null }));
   const deliveryIds: string[] = [];
   const messageRowIds: string[] = [];
   const destinationIds: string[] = [];
-  for (const { rowId, message } of rows) {
+  for (const { rowId, message, verdict } of rows) {
+    // Blocked by the plan: stored and visible, not routed (docs/tracking-plans.md#modes).
+    if (verdict?.blocked) continue;
     for (const destinationId of routeMessage(message, source.destinations)) {
       deliveryIds.push(newRowId());
       messageRowIds.push(rowId);
@@ -145,6 +156,8 @@ export async function storeCall(opts: {
         c.originalTimestamps,
         c.sentAts,
         c.rowIds,
+        c.violations,
+        c.blocked,
       ],
     });
     // Thrown inside the transaction of the other path, so that it rolls back too.
@@ -158,6 +171,7 @@ export async function storeCall(opts: {
     inserted: inserted.length,
     duplicates: opts.accepted.length - inserted.length,
     deliveries,
+    judged: verdicts ? inserted.flatMap((x) => (x.verdict ? [{ message: x.message, verdict: x.verdict }] : [])) : [],
   });
 
   // The common call (track, page, screen, group; nothing rejected) is that one statement alone.

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { column } from "../platform/pg-arrays";
 import type { NormalisedMessage } from "./normalise";
+import type { PlanVerdict } from "./plan-check";
 import { newRowId, rowIdSql } from "./row-ids";
 
 type Queryable = Pick<pg.PoolClient, "query">;
@@ -81,23 +82,28 @@ export async function insertMessage(client: Queryable, m: NewMessage): Promise<s
  */
 export const ingestMessagesCte = (guard: string) => `new_messages AS (
     INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
-                          "timestamp", original_timestamp, sent_at, received_at, payload)
-    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p::json
+                          "timestamp", original_timestamp, sent_at, received_at, payload, violations, blocked)
+    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p::json, r.v::json, coalesce(r.b, false)
       FROM unnest($19::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-                  $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], string_to_array($4, E'\\x1e')) AS r(i, m, t, u, a, e, ts, ot, sa, p)
+                  $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], string_to_array($4, E'\\x1e'),
+                  string_to_array($20, E'\\x1e', ''), $21::boolean[]) AS r(i, m, t, u, a, e, ts, ot, sa, p, v, b)
      WHERE ${guard}
     ON CONFLICT (source_id, message_id) DO NOTHING
     RETURNING id
   )`;
 
 /**
- * A request's messages as ingestMessagesCte's parallel arrays (its parameters $19, $11–$18 and $4),
- * each row with its id from newRowId. Postgres parses each payload once, as json input
- * (docs/architecture.md#ingest-statement).
+ * A request's messages as ingestMessagesCte's parallel arrays (its parameters $19, $11–$18, $4, $20
+ * and $21), each row with its id from newRowId. Postgres parses each payload once, as json input
+ * (docs/architecture.md#ingest-statement). The tracking plan's verdicts ($20, $21) are null when no
+ * message has one, the common case: unnest pads a null array with nulls.
  */
-export function messageColumns(rows: { rowId: string; message: NormalisedMessage }[]) {
+export function messageColumns(rows: { rowId: string; message: NormalisedMessage; verdict?: PlanVerdict | null }[]) {
   const m = rows.map((r) => r.message);
+  const judged = rows.some((r) => r.verdict);
   return {
+    violations: judged ? column(rows, (r) => (r.verdict ? JSON.stringify(r.verdict.violations) : null), "json") : null,
+    blocked: judged ? column(rows, (r) => (r.verdict?.blocked ? "true" : "false"), "bare") : null,
     rowIds: column(rows, (r) => r.rowId, "bare"),
     messageIds: column(m, (x) => x.messageId, "text"),
     types: column(m, (x) => x.type, "text"),

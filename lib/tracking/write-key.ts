@@ -27,6 +27,8 @@ export type TrackingSource = {
   destinations: ConnectedDestination[];
   writeKey: string;
   routingVersion: number;
+  /** The tracking plan its calls are checked against, by the version it had when read (lib/tracking/plan-check.ts). */
+  plan: { id: string; version: number } | null;
 };
 
 /**
@@ -44,13 +46,15 @@ export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSo
     enabled: boolean;
     routing_version: number;
     destinations: ConnectedDestination[] | null;
+    plan_id: string | null;
+    plan_version: number | null;
   }>({
     name: "tracking-source-by-write-key",
-    text: `SELECT s.id, s.workspace_id, s.enabled, s.routing_version,
+    text: `SELECT s.id, s.workspace_id, s.enabled, s.routing_version, tp.id AS plan_id, tp.version AS plan_version,
               (SELECT json_agg(json_build_object('id', d.id, 'enabled', d.enabled, 'filter', d.filter))
                  FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
                 WHERE ds.source_id = s.id) AS destinations
-         FROM sources s
+         FROM sources s LEFT JOIN tracking_plans tp ON tp.id = s.tracking_plan_id
         WHERE s.write_key = $1 OR (s.previous_write_key = $1 AND s.previous_write_key_expires_at > now())`,
     values: [writeKey],
   });
@@ -63,6 +67,7 @@ export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSo
     destinations: row.destinations ?? [],
     writeKey,
     routingVersion: row.routing_version,
+    plan: row.plan_id === null ? null : { id: row.plan_id, version: row.plan_version ?? 0 },
   };
 }
 
