@@ -29,13 +29,15 @@ export async function ensureTestPostgres(label: string): Promise<() => Promise<v
 }
 
 /**
- * Integration tests need a Postgres server, a production build of the app, and the migrated
- * database each file's database is copied from (test/harness/pg.ts).
+ * Integration tests need a Postgres server, a production build of the app and the processes, and
+ * the migrated database each file's database is copied from (test/harness/pg.ts).
  */
 export async function setup() {
   stopPostgres = await ensureTestPostgres("test");
   dropTemplate = await createMigratedTemplate();
   buildIfNeeded((m) => console.log(`[test] ${m}`));
+  // The bundles are current now: the files' workers and ingest servers run them (test/harness/stack.ts).
+  process.env.TEST_PROCESSES = "bundles";
 }
 
 export async function teardown() {
