@@ -4,11 +4,12 @@ import { defineConfig, devices } from "@playwright/test";
  * e2e: one spec per user story, in Chromium (Debian's), against `next start` and a worker on a
  * fresh database that e2e/global-setup.ts prepares. No retries: a flaky story is a bug.
  *
- * Order (one worker, projects chained by their dependencies): the fresh-install story; the page walk
- * of every empty page; the stories at desktop width; then, in parallel chains, the destination story
- * again at phone width (390×844) and the page walk of every page filled with the stories' data, at
- * both widths and in dark mode. Every page a story or a walk photographs also passes the phone and
- * overflow checks (e2e/shot.ts → e2e/checks.ts).
+ * Order (one chain, one file at a time, projects chained by their dependencies): the fresh-install
+ * story; the page walk of every empty page; the stories at desktop width; the destination story again
+ * at phone width (390×844); the page walk of every page filled with the stories' data, at both widths
+ * and in dark mode. Every page a story or a walk photographs also passes the phone and overflow checks
+ * (e2e/shot.ts → e2e/checks.ts). The production story has a stack of its own and runs beside the
+ * chain on a second worker (docs/decisions/0154-ci-time.md).
  */
 const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
 
@@ -16,7 +17,8 @@ export default defineConfig({
   testDir: "e2e",
   globalSetup: "./e2e/global-setup.ts",
   retries: 0,
-  workers: 1,
+  // Two: the chain on one (each of its projects at `workers: 1`), the production story on the other.
+  workers: 2,
   timeout: 90_000,
   expect: { timeout: 15_000 },
   outputDir: "test-results",
@@ -40,12 +42,14 @@ export default defineConfig({
   },
   projects: [
     // The fresh-install story runs first and leaves a logged-in owner for the other stories.
-    { name: "foundation", testMatch: /foundation\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },
-    { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], use: desktop },
+    { name: "foundation", testMatch: /foundation\.spec\.ts/, workers: 1, use: { ...devices["Desktop Chrome"] } },
+    { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], workers: 1, use: desktop },
     {
       name: "stories",
       testIgnore: /(foundation|walk-empty|walk|production)\.spec\.ts/,
       dependencies: ["walk-empty"],
+      // The stories share one workspace and one worker: one story at a time.
+      workers: 1,
       use: desktop,
     },
     // The story that exercises forms, rows and navigation, at phone width: the menu, focus on new rows, no overflow.
@@ -53,11 +57,13 @@ export default defineConfig({
       name: "phone",
       testMatch: /destination(s|-filters)\.spec\.ts/,
       dependencies: ["stories"],
+      workers: 1,
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },
-    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["stories"], use: desktop },
+    // After the phone story, as on one worker: the walk photographs the data the stories and it leave.
+    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone"], workers: 1, use: desktop },
     // Test-send in a production-like start, on a stack (and database) of its own: it needs no other
-    // project and none needs it, so the chain above is unchanged.
+    // project and none needs it, so the chain above is unchanged; it runs beside the chain.
     { name: "production", testMatch: /production\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },
   ],
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { OriginLimiter } from "./origins";
 
 describe("OriginLimiter", () => {
@@ -64,23 +64,32 @@ describe("OriginLimiter", () => {
   it("defers each waiter once it waited its time, not before, and hands slots to the others in order", async () => {
     // maxWaitMs 1,200: a waiter is deferred after 3.6 s in the queue; the origin (it has answered
     // once, in 1 ms) looks slow only once a request of its is in flight for 200 ms, so a second waiter
-    // can still queue 100 ms after the first.
-    const l = new OriginLimiter(1, 1_200);
-    (await l.acquire("q"))!(1);
-    const held = (await l.acquire("q"))!;
-    const t0 = performance.now();
-    const early = l.acquire("q");
-    await new Promise((r) => setTimeout(r, 100));
-    const late = l.acquire("q");
-    expect(await early).toBeNull();
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(3_599);
-    // The later one still waits; the freed slot goes to it.
-    held(1);
-    const granted = await late;
-    expect(granted).toBeTypeOf("function");
-    granted!(1);
-    expect(l.backlogMs("q")).toBe(0);
-  }, 10_000);
+    // can still queue 100 ms after the first. On a fake clock: the 3.6 s pass at once, and exactly.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const l = new OriginLimiter(1, 1_200);
+      (await l.acquire("q"))!(1);
+      const held = (await l.acquire("q"))!;
+      const early = l.acquire("q");
+      let earlyAnswered = false;
+      void early.then(() => (earlyAnswered = true));
+      await vi.advanceTimersByTimeAsync(100);
+      const late = l.acquire("q");
+      await vi.advanceTimersByTimeAsync(3_499);
+      expect(earlyAnswered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(earlyAnswered).toBe(true);
+      expect(await early).toBeNull();
+      // The later one still waits; the freed slot goes to it.
+      held(1);
+      const granted = await late;
+      expect(granted).toBeTypeOf("function");
+      granted!(1);
+      expect(l.backlogMs("q")).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it("releasing twice frees only one slot", async () => {
     const l = new OriginLimiter(1, 10);

@@ -2,9 +2,10 @@ import pg from "pg";
 import path from "node:path";
 import { buildIfNeeded, root } from "../../scripts/lib/build";
 import { startEmbeddedPostgres } from "../../lib/platform/embedded-postgres";
-import { adminUrl } from "./pg";
+import { adminUrl, createMigratedTemplate } from "./pg";
 
 let stopPostgres: (() => Promise<void>) | undefined;
+let dropTemplate: (() => Promise<void>) | undefined;
 
 /**
  * The Postgres server the tests' throw-away databases live on: the local one
@@ -27,12 +28,19 @@ export async function ensureTestPostgres(label: string): Promise<() => Promise<v
   }
 }
 
-/** Integration tests need a Postgres server and a production build of the app. */
+/**
+ * Integration tests need a Postgres server, a production build of the app and the processes, and
+ * the migrated database each file's database is copied from (test/harness/pg.ts).
+ */
 export async function setup() {
   stopPostgres = await ensureTestPostgres("test");
+  dropTemplate = await createMigratedTemplate();
   buildIfNeeded((m) => console.log(`[test] ${m}`));
+  // The bundles are current now: the files' workers and ingest servers run them (test/harness/stack.ts).
+  process.env.TEST_PROCESSES = "bundles";
 }
 
 export async function teardown() {
+  await dropTemplate?.();
   await stopPostgres?.();
 }

@@ -19,10 +19,20 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
   }
 }
 
-/** Creates an empty database `eventrail_t_<random>`, migrated unless `migrate: false`. */
+/**
+ * The migrated database the integration stage's global setup leaves for the run (createMigratedTemplate):
+ * a file's database is a copy of it, made in a fraction of the time migrating takes (docs/decisions/0154-ci-time.md).
+ */
+const TEMPLATE_ENV = "TEST_DATABASE_TEMPLATE";
+
+/**
+ * Creates an empty database `eventrail_t_<random>`, migrated unless `migrate: false`: copied from
+ * the run's migrated template when there is one, else migrated here.
+ */
 export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `eventrail_t_${randomBytes(6).toString("hex")}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
+  const template = opts.migrate !== false ? process.env[TEMPLATE_ENV] : undefined;
+  await withAdmin((client) => client.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`));
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
 
@@ -43,7 +53,7 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
       await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     });
 
-  if (opts.migrate !== false) {
+  if (opts.migrate !== false && !template) {
     try {
       await migrate(url.href);
     } catch (error) {
@@ -52,6 +62,20 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
     }
   }
   return { url: url.href, name, drop };
+}
+
+/**
+ * Migrates one database for the whole run and names it in TEST_DATABASE_TEMPLATE, so that the
+ * processes started afterwards (the test files' workers) copy it instead of migrating their own.
+ * Nothing may connect to it while it is copied; nothing does: it is only ever a template.
+ */
+export async function createMigratedTemplate(): Promise<() => Promise<void>> {
+  const db = await createTestDatabase();
+  process.env[TEMPLATE_ENV] = db.name;
+  return async () => {
+    delete process.env[TEMPLATE_ENV];
+    await db.drop();
+  };
 }
 
 /**

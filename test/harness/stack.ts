@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { root } from "../../scripts/lib/build";
-import { INGEST_NODE_ARGS, TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
+import { bundlePath, root } from "../../scripts/lib/build";
+import { bundleNodeArgs, INGEST_NODE_ARGS, TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
 import { createTestDatabase } from "./pg";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
@@ -105,10 +105,21 @@ export async function startApp(databaseUrl: string, extraEnv: Record<string, str
   return { ...proc, url };
 }
 
+/**
+ * How a worker or ingest process is run: from its compiled bundle (dist/<name>.mjs, as `npm start`
+ * runs it) when TEST_PROCESSES=bundles — the integration stage's global setup sets it once it has
+ * built them; starting one takes half the time tsx takes to compile the sources on each start
+ * (docs/decisions/0154-ci-time.md) — else from the sources through tsx (benches, drills, e2e).
+ */
+function processArgs(name: "worker" | "ingest"): string[] {
+  if (process.env.TEST_PROCESSES === "bundles") return bundleNodeArgs(name, bundlePath(name));
+  return name === "ingest" ? [...INGEST_NODE_ARGS, "ingest/index.ts"] : [...TS_NODE_ARGS, "worker/index.ts"];
+}
+
 /** Starts a worker process and resolves once it reports ready. */
 export async function startWorker(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
   // Info level so that the "worker started" line tells us it is ready.
-  const proc = launch(process.execPath, [...TS_NODE_ARGS, "worker/index.ts"], baseEnv(databaseUrl, { LOG_LEVEL: "info", ...extraEnv }));
+  const proc = launch(process.execPath, processArgs("worker"), baseEnv(databaseUrl, { LOG_LEVEL: "info", ...extraEnv }));
   await waitFor(
     async () => {
       if (proc.child.exitCode !== null) throw new Error(`worker exited: ${proc.output()}`);
@@ -133,7 +144,7 @@ export async function startIngest(
   const port = opts.port ?? (await freePort());
   const proc = launch(
     process.execPath,
-    [...INGEST_NODE_ARGS, "ingest/index.ts"],
+    processArgs("ingest"),
     baseEnv(databaseUrl, {
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -1,5 +1,5 @@
 /**
- * Run as its own process by lifetime.test.ts: uses the client the way a script would and then simply
+ * Run as its own process by lifetime.int.test.ts: uses the client the way a script would and then simply
  * stops doing work. The process must exit by itself; a timer or socket held by the client would keep
  * it alive. Usage: lifetime-child.ts <endpoint> <close|flush|abandon>
  */
