@@ -54,6 +54,7 @@ const NO_EVENT_DATA: Record<string, string> = {
   sessions: "dashboard sessions",
   setup_codes: "the first-run code",
   sources: "a source's settings",
+  tracking_plans: "a plan's rules (JSON Schemas) and modes; a call's violations are on its message",
   users: "dashboard accounts",
   workspaces: "workspace names",
 };

@@ -1,6 +1,8 @@
 import "server-only";
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2020 from "ajv/dist/2020";
+// With its extension: the ingest and worker bundles leave packages external, and Node's ESM loader
+// resolves a deep import of a CommonJS package only by its file name.
+import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
 /**

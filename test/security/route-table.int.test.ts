@@ -20,6 +20,7 @@ type Ids = {
   deletion: string;
   capturedRequest: string;
   backfill: string;
+  plan: string;
 };
 type Ctx = { a: ApiClient; b: ApiClient; ids: Ids };
 
@@ -103,6 +104,63 @@ const SPECS: Record<string, Spec> = {
     kind: "item",
     id: "bin",
     body: { destinationId: "00000000-0000-4000-8000-000000000000" },
+  },
+
+  "GET /api/tracking-plans/[id]": { kind: "item", id: "plan" },
+  "PATCH /api/tracking-plans/[id]": { kind: "item", id: "plan", body: { name: "hijacked" } },
+  "DELETE /api/tracking-plans/[id]": { kind: "item", id: "plan" },
+  "GET /api/tracking-plans/[id]/export": { kind: "item", id: "plan" },
+  "GET /api/tracking-plans/[id]/violations": { kind: "item", id: "plan" },
+  "GET /api/tracking-plans": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect(ids((await b.get("/api/tracking-plans")).trackingPlans)).not.toContain(a.plan);
+    },
+  },
+  "POST /api/tracking-plans": {
+    kind: "collection",
+    body: { name: "x" },
+    async crossWorkspace({ b, ids: a }) {
+      // Connecting another workspace's source is refused at the field; nothing is saved.
+      const r = await b.request("POST", "/api/tracking-plans", { name: "steal", sourceIds: [a.source] });
+      expect(r.status).toBe(422);
+      expect(r.body.error.fields).toHaveProperty("sourceIds.0");
+    },
+  },
+  "POST /api/tracking-plans/import": {
+    kind: "collection",
+    body: {
+      plan: {
+        display_name: "x",
+        rules: { events: [{ name: "E", rules: { type: "object", properties: { properties: { type: "object" } } } }] },
+      },
+    },
+    async crossWorkspace({ b, ids: a }) {
+      const r = await b.request("POST", "/api/tracking-plans/import", {
+        plan: { display_name: "steal", rules: { events: [{ name: "E", rules: { type: "object" } }] } },
+        sourceIds: [a.source],
+      });
+      expect(r.status).toBe(422);
+      expect(r.body.error.fields).toHaveProperty("sourceIds.0");
+    },
+  },
+  "POST /api/tracking-plans/validate-schema": {
+    kind: "collection",
+    body: { schema: { type: "object" } },
+    async crossWorkspace({ b }) {
+      // A pure check of a schema: it reads no workspace's data.
+      expect(await b.post("/api/tracking-plans/validate-schema", { schema: { type: "object" } })).toEqual({ ok: true, problem: null });
+    },
+  },
+  "POST /api/tracking-plans/preview": {
+    kind: "collection",
+    body: { rules: [], sourceIds: ["00000000-0000-4000-8000-000000000000"] },
+    async crossWorkspace({ a, b, ids: x }) {
+      // A's preview judges its source's calls; B, naming A's source, judges none of them.
+      expect((await a.post("/api/tracking-plans/preview", { rules: [], sourceIds: [x.source] })).considered).toBeGreaterThan(0);
+      const r = await b.request("POST", "/api/tracking-plans/preview", { rules: [], sourceIds: [x.source] });
+      expect(r.status === 422 || (r.status === 200 && r.body.considered === 0)).toBe(true);
+    },
   },
 
   "GET /api/sources": {
@@ -382,6 +440,7 @@ beforeAll(async () => {
   });
   const bin = await a.post("/api/capture-bins", { name: "A's bin" });
   const deletion = await a.post("/api/deletions", { userIds: ["someone-else"] });
+  const plan = await a.post("/api/tracking-plans", { name: "A's plan" });
   expect((await fetch(`${stack.app.url}/c/${bin.id}`, { method: "POST", body: "A's capture" })).status).toBe(200);
   const [captured] = (await a.get(`/api/capture-bins/${bin.id}/requests`)).requests;
   const backfill = await a.post(`/api/destinations/${destination.id}/backfills`, {
@@ -399,6 +458,7 @@ beforeAll(async () => {
     deletion: deletion.id,
     capturedRequest: captured.id,
     backfill: backfill.id,
+    plan: plan.id,
   };
 
   // A dashboard session (first-run setup creates the owner and its own workspace).
