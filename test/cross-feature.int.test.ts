@@ -1,6 +1,6 @@
 // Where features meet (issue 47, docs/architecture.md#one-plan): generated destination configurations
 // (mapping, batching, number form, URL templates, filters, drop lists, modes, 1–3 URLs that fail at
-// random, two signing schemes) receive generated event streams (integers beyond 2^53, unicode,
+// random, two signing schemes, rate limits, endpoint authentication by OAuth2 or mutual TLS) receive generated event streams (integers beyond 2^53, unicode,
 // template text, "." and ".." user ids, duplicate messageIds) through the real Tracking API, worker
 // and Postgres, and an independent ledger checks what each receiver got:
 // - every routed event reaches each URL it should, answered 2xx once; never twice except as a retry
@@ -9,16 +9,24 @@
 //   signature recipe verifies it; an exact one keeps every digit; no number became an object;
 // - X-Signature verifies over the raw body (and the seed's way for canonical bodies), Standard
 //   Webhooks verifies, computed here from the spec, not with the product's code;
-// - the mapping preview shows the body that was sent.
-// Seeded and bounded (CROSS_FEATURE_CASES rounds, default 3, of 3 destinations × 24 calls, ~5 s);
+// - the mapping preview shows the body that was sent;
+// - a rate limit holds at each URL (per second: a token bucket of one second's worth, so any span of
+//   T seconds sees at most perSecond × (1 + T) requests; at once: never more in flight than allowed);
+// - an OAuth2 destination's every request carries a valid token of its authorization server (the
+//   receiver answers 401 otherwise, and none is answered so); no other destination's request carries
+//   one; a mutual-TLS destination's requests reach only the receiver that requires its certificate.
+// Seeded and bounded (CROSS_FEATURE_CASES rounds, default 3, of 3 destinations × 24 calls, 2–15 s each:
+// a rate limit makes its round last as long as the limit says);
 // `npm run soak` runs 200 rounds (SOAK_CASES, CROSS_FEATURE_SEED to change them), each with new
 // destinations made while the earlier rounds' retries are still going.
 import crypto from "node:crypto";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { type Received, startMutualTlsReceiver, startReceiver, type Receiver } from "./harness/delivery/receiver";
+import { AUDIENCE, type OAuthServer, startOAuthServer } from "./harness/oauth-server";
 import { startStack, waitFor, type ApiClient, type Stack } from "./harness/stack";
+import { issue, makeCa } from "./harness/test-ca";
 import { postTracking } from "./harness/tracking";
 
 const SEED = Number(process.env.CROSS_FEATURE_SEED ?? 4747);
@@ -29,30 +37,52 @@ const NEW_SECRET = "cross-feature-secret-rotated";
 let stack: Stack;
 let api: ApiClient;
 let rx: Receiver;
+/** Takes only connections with a certificate of CLIENT_CA's, and shows a certificate of a private CA. */
+let mtls: Receiver;
+let oauth: OAuthServer;
 let db: pg.Client;
+const SERVER_CA = makeCa("Cross-feature receiver CA");
+const CLIENT_CA = makeCa("Cross-feature client CA");
+const CLIENT = issue(CLIENT_CA, "eventrail-cross", "client");
 
 /** The first time a flaky URL sees a body whose hash is ≡ 0 mod 3 it answers 500; every other time 200. */
 const seen = new Set<string>();
 const flakyPaths = new Set<string>();
-const answered = new Map<number, number>();
+/** Destination prefixes whose URLs take only a valid bearer token (401 otherwise). */
+const oauthPrefixes = new Set<string>();
+/** Destination prefixes with a concurrency limit: their receiver holds each answer a little, so requests overlap. */
+const slowPrefixes = new Set<string>();
+const SLOW_MS = 40;
+const answered = new WeakMap<Received, { status: number; refused: string | null }>();
+const prefixOf = (path: string) => path.split("/").slice(0, 3).join("/");
+
+function respond(req: Received) {
+  const key = `${req.path}\n${req.body}`;
+  const first = !seen.has(key);
+  seen.add(key);
+  const prefix = prefixOf(req.path);
+  const refused = oauthPrefixes.has(prefix) ? oauth.checkBearer(req.headers.authorization, AUDIENCE) : null;
+  const fail = first && flakyPaths.has(req.path) && crypto.createHash("sha1").update(req.body).digest()[0] % 3 === 0;
+  const status = refused ? 401 : fail ? 500 : 200;
+  answered.set(req, { status, refused });
+  return { status, ...(slowPrefixes.has(prefix) && { delayMs: SLOW_MS }) };
+}
 
 beforeAll(async () => {
   stack = await startStack({ workers: 2, env: { EVENTRAIL_RETRY_BASE_MS: "500" } });
   api = await stack.newWorkspace("cross");
-  rx = await startReceiver((req, index) => {
-    const key = `${req.path}\n${req.body}`;
-    const first = !seen.has(key);
-    seen.add(key);
-    const fail = first && flakyPaths.has(req.path) && crypto.createHash("sha1").update(req.body).digest()[0] % 3 === 0;
-    answered.set(index, fail ? 500 : 200);
-    return { status: fail ? 500 : 200 };
-  });
+  rx = await startReceiver(respond);
+  mtls = await startMutualTlsReceiver({ server: issue(SERVER_CA, "127.0.0.1", "server"), clientCa: CLIENT_CA.cert });
+  mtls.respond = respond;
+  oauth = await startOAuthServer();
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
 });
 afterAll(async () => {
   await db?.end();
   await rx?.close();
+  await mtls?.close();
+  await oauth?.close();
   await stack?.stop();
 });
 
@@ -70,6 +100,10 @@ type Config = {
   /** Mid-stream: the secrets rotated (at once, or with the old one signing beside the new), the destination paused until the stream ends. */
   rotate: "none" | "now" | "grace";
   pause: boolean;
+  /** A rate limit: per second, at once, or both (docs/webhooks.md#rate-limits). */
+  limit: { perSecond: number | null; concurrency: number | null } | null;
+  /** Endpoint authentication (docs/endpoint-auth.md): a bearer token from the OAuth2 server, or a client certificate. */
+  auth: "none" | "oauth2-basic" | "oauth2-post" | "mtls";
 };
 
 const configArb: fc.Arbitrary<Config> = fc
@@ -86,6 +120,16 @@ const configArb: fc.Arbitrary<Config> = fc
     flaky: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
     rotate: fc.constantFrom("none", "now", "grace"),
     pause: fc.boolean(),
+    limit: fc.option(
+      fc
+        .record({
+          perSecond: fc.option(fc.integer({ min: 8, max: 30 }), { nil: null }),
+          concurrency: fc.option(fc.integer({ min: 2, max: 4 }), { nil: null }),
+        })
+        .filter((l) => l.perSecond !== null || l.concurrency !== null),
+      { nil: null, freq: 3 },
+    ),
+    auth: fc.constantFrom("none", "oauth2-basic", "oauth2-post", "mtls"),
   })
   // Batching sends many events per request, so its URLs hold no templates (docs/request-shape.md#batching).
   .map((c) => (c.batch !== null ? { ...c, template: false } : c));
@@ -123,7 +167,9 @@ const MAPPINGS = {
 } as const;
 
 function destinationBody(c: Config, prefix: string, sourceId: string, standardSecret: string) {
-  const urls = Array.from({ length: c.urls }, (_, u) => `${rx.url}${prefix}/u${u}${u === 0 && c.template ? "/{{userId}}" : ""}`);
+  const base = c.auth === "mtls" ? mtls.url : rx.url;
+  const urls = Array.from({ length: c.urls }, (_, u) => `${base}${prefix}/u${u}${u === 0 && c.template ? "/{{userId}}" : ""}`);
+  const client = c.auth === "oauth2-basic" ? oauth.clients.basic : oauth.clients.post;
   return {
     name: prefix,
     urls,
@@ -142,7 +188,49 @@ function destinationBody(c: Config, prefix: string, sourceId: string, standardSe
             ...(c.drop && { drop: ["properties.s", "traits.s"] }),
           }
         : null,
+    rateLimit: c.limit,
+    auth: c.auth.startsWith("oauth2")
+      ? {
+          type: "oauth2",
+          tokenUrl: oauth.tokenUrl,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret,
+          audience: AUDIENCE,
+          method: client.method,
+        }
+      : null,
+    tls: c.auth === "mtls" ? { clientCert: CLIENT.cert, clientKey: CLIENT.key, ca: SERVER_CA.cert } : null,
   };
+}
+
+/**
+ * The most requests in any span of time at one URL a token bucket of `perSecond` tokens (holding one
+ * second's worth) lets through: perSecond × (1 + span in seconds), plus one for the clocks of two
+ * processes. Checked over every pair of requests, first to last.
+ */
+function checkPerSecond(at: number[], perSecond: number, what: string) {
+  const sorted = [...at].sort((a, b) => a - b);
+  for (let i = 0; i < sorted.length; i++)
+    for (let j = i; j < sorted.length; j++) {
+      const allowed = perSecond * (1 + (sorted[j] - sorted[i]) / 1000) + 1;
+      expect(j - i + 1, `${what}: ${j - i + 1} requests in ${sorted[j] - sorted[i]} ms at ${perSecond}/s`).toBeLessThanOrEqual(allowed);
+    }
+}
+
+/** The most requests in flight at once at one URL, each taken as in flight from its arrival until its (held) answer. */
+function mostInFlight(at: number[]): number {
+  const edges = at.flatMap((t) => [
+    [t, 1],
+    [t + SLOW_MS, -1],
+  ]);
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, d] of edges) {
+    now += d;
+    most = Math.max(most, now);
+  }
+  return most;
 }
 
 /** Standard Webhooks, from the spec: v1, base64 HMAC-SHA256 over `id.timestamp.body` with the decoded whsec_ key. */
@@ -178,6 +266,8 @@ describe("features where they meet: generated configurations and event streams, 
             for (const [k, c] of configs.entries()) {
               const prefix = `/r${round}/d${k}`;
               for (let u = 0; u < c.urls; u++) if (c.flaky[u]) flakyPaths.add(`${prefix}/u${u}`);
+              if (c.auth.startsWith("oauth2")) oauthPrefixes.add(prefix);
+              if (c.limit?.concurrency) slowPrefixes.add(prefix);
               const d = await api.post<{ id: string }>("/api/destinations", destinationBody(c, prefix, source.id, standardSecret));
               dests.push({ id: d.id, prefix, c });
             }
@@ -220,9 +310,25 @@ describe("features where they meet: generated configurations and event streams, 
 
             for (const { id, prefix, c } of dests) {
               const routed = calls.filter((call) => !c.filter || call.type !== "track" || call.event !== "C");
-              const received = rx.requests
-                .map((r, i) => ({ ...r, status: answered.get(i) }))
-                .filter((r) => r.path.startsWith(`${prefix}/`));
+              const received = [...rx.requests, ...mtls.requests]
+                .filter((r) => r.path.startsWith(`${prefix}/`))
+                .map((r) => ({ ...r, ...answered.get(r) }));
+              // Endpoint authentication: each request at the receiver its destination names, with its credential only.
+              expect(
+                mtls.requests.filter((r) => r.path.startsWith(`${prefix}/`)).length,
+                `${prefix}: requests at the mutual-TLS receiver`,
+              ).toBe(c.auth === "mtls" ? received.length : 0);
+              for (const r of received) {
+                expect(r.refused ?? null, `${prefix}: a bearer token the receiver refused`).toBeNull();
+                if (!c.auth.startsWith("oauth2")) expect(r.headers.authorization, `${prefix}: no token`).toBeUndefined();
+              }
+              // The rate limit, at each URL (docs/webhooks.md#rate-limits: rounds per URL).
+              for (let u = 0; u < c.urls; u++) {
+                const at = received.filter((r) => r.path.split("/")[3] === `u${u}`).map((r) => r.at);
+                if (c.limit?.perSecond) checkPerSecond(at, c.limit.perSecond, `${prefix}/u${u}`);
+                if (c.limit?.concurrency)
+                  expect(mostInFlight(at), `${prefix}/u${u}: in flight at once`).toBeLessThanOrEqual(c.limit.concurrency);
+              }
               // Per URL, per messageId: how many requests carrying it were answered 2xx.
               const ok = new Map<string, number>();
               const bodies = new Map<string, string>();
