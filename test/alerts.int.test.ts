@@ -9,6 +9,7 @@ import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/c
 import { withClient } from "./harness/delivery/direct";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
 import { startSmtpServer, type SmtpHarness } from "./harness/smtp";
+import { issue, makeCa } from "./harness/test-ca";
 import { waitFor } from "./harness/stack";
 
 const MINUTE = 60_000;
@@ -260,5 +261,68 @@ describe("endpoint alerts", () => {
     // Email is plain text, not parsed for mentions: it tells the name as it is.
     expect(smtp.messages.at(-1)?.raw).toContain("!channel");
     expect(smtp.messages.at(-1)?.raw).not.toContain("&lt;");
+  });
+
+  it("raises a destination's alert once its client certificate ends within 14 days, tells once, and resolves when a later one replaces it", async () => {
+    const ca = makeCa("Alert test CA");
+    const ending = issue(ca, "ending-client", "client", 10);
+    const renewed = issue(ca, "renewed-client", "client", 90);
+    const rx = await receiver(() => 200);
+    const dest = await ctx.destination({
+      name: "Certified",
+      urls: [`${rx.url}/cert`],
+      tls: { clientCert: ending.cert, clientKey: ending.key },
+    });
+    const at = (ms: number) =>
+      evaluateEndpointAlerts({ now: new Date(ms), workspaceId: ctx.api.workspaceId, destinationIds: [dest.id], smtpUrl: smtp.url });
+    const sentBefore = hooks.requests.length;
+    const mailsBefore = smtp.messages.length;
+    const certificateAlerts = async () =>
+      ((await ctx.api.get("/api/alerts")).open as { destinationId: string; reason: string }[]).filter((a) => a.destinationId === dest.id);
+
+    // 30 days earlier it ended in 40: nothing.
+    expect((await at(Date.now() - 30 * DAY)).events).toEqual([]);
+    const opened = await at(Date.now());
+    expect(opened.events.map((e) => [e.kind, e.reason])).toEqual([["opened", "certificate"]]);
+    const [alert] = await certificateAlerts();
+    expect(alert).toMatchObject({
+      reason: "certificate",
+      url: `${rx.url}/cert`,
+      disabledAt: null,
+      certificate: { subject: "CN=ending-client" },
+    });
+    const expiresAt = Date.parse((alert as unknown as { certificate: { expiresAt: string } }).certificate.expiresAt);
+    expect(expiresAt - Date.now()).toBeGreaterThan(9 * DAY);
+    expect(expiresAt - Date.now()).toBeLessThanOrEqual(10 * DAY);
+    expect(notices().slice(sentBefore)).toEqual([
+      expect.stringMatching(
+        /Certified" at .*\/cert sends the client certificate CN=ending-client, which expires on \d{4}-\d\d-\d\d \(in (9|10) days\)/,
+      ),
+    ]);
+    expect(smtp.messages.slice(mailsBefore).map((m) => m.subject)).toEqual(["[Eventrail] Client certificate expiring: Certified"]);
+    // Told once; a certificate alert is the destination's, never a reason to disable its URL.
+    expect((await at(Date.now() + 6 * DAY)).events).toEqual([]);
+    await withClient(ctx.stack.databaseUrl, async (c) => {
+      const { rows } = await c.query("SELECT disabled_urls FROM destinations WHERE id = $1", [dest.id]);
+      expect(rows[0].disabled_urls).toEqual([]);
+    });
+    expect(await certificateAlerts()).toHaveLength(1);
+
+    await ctx.api.patch(`/api/destinations/${dest.id}`, { tls: { clientCert: renewed.cert, clientKey: renewed.key } });
+    const recovered = await at(Date.now() + MINUTE);
+    expect(recovered.events.map((e) => [e.kind, e.reason])).toEqual([["recovered", "certificate"]]);
+    expect(await certificateAlerts()).toEqual([]);
+    expect(notices().at(-1)).toMatch(/Certified" has a new client certificate: CN=renewed-client, which expires on .* \(in (89|90) days\)/);
+
+    // Removing the certificate resolves an open one silently.
+    await ctx.api.patch(`/api/destinations/${dest.id}`, { tls: { clientCert: ending.cert, clientKey: ending.key } });
+    expect((await at(Date.now() + 2 * MINUTE)).events.map((e) => e.kind)).toEqual(["opened"]);
+    await ctx.api.patch(`/api/destinations/${dest.id}`, { tls: null });
+    const sent = hooks.requests.length;
+    expect((await at(Date.now() + 3 * MINUTE)).events).toEqual([]);
+    expect(await certificateAlerts()).toEqual([]);
+    const recent = (await ctx.api.get("/api/alerts")).recent as { destinationId: string; resolution: string }[];
+    expect(recent.filter((a) => a.destinationId === dest.id).map((a) => a.resolution)).toEqual(["removed", "recovered"]);
+    expect(hooks.requests).toHaveLength(sent);
   });
 });

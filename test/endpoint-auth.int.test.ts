@@ -4,6 +4,7 @@
 // and the real worker delivers. Token requests are counted at the authorization server. Mutual TLS
 // against a real HTTPS receiver that requires client certificates from a test CA.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withClient } from "./harness/delivery/direct";
 import { waitFor } from "./harness/stack";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { startMutualTlsReceiver, startReceiver, type Receiver } from "./harness/delivery/receiver";
@@ -216,6 +217,27 @@ describe("the client secret and the tokens stay secret", () => {
     expect(oauth.issued.length).toBeGreaterThan(0);
     for (const secret of [client.clientSecret, oauth.clients.post.clientSecret, "rotated-secret-abcdef", ...oauth.issued])
       expect(seen).not.toContain(secret);
+  });
+});
+
+describe("a capture URL (docs/endpoint-auth.md#request-log)", () => {
+  it("shows an OAuth2 destination's token as Bearer **** and never stores it; an unsigned request's header stays as sent", async () => {
+    const bin = await ctx.api.post("/api/capture-bins", { name: "oauth" });
+    const dest = await ctx.destination({ urls: [`${bin.url}/hook`], auth: authFor(oauth.clients.basic) });
+    const issuedBefore = oauth.issued.length;
+    for (const id of await ctx.send(dest.id, track("capture", 2))) expect((await ctx.settled(id)).deliveries[0].state).toBe("delivered");
+    expect(oauth.issued.length, "a token of its own (cached per destination)").toBeGreaterThan(issuedBefore);
+    await fetch(bin.url, { method: "POST", headers: { authorization: "Bearer someone-elses-token" }, body: "{}" });
+    const listed = (await ctx.api.get(`/api/capture-bins/${bin.id}/requests`)).requests as { id: string }[];
+    expect(listed).toHaveLength(3);
+    const shown = await Promise.all(
+      listed.map(async (r) => (await ctx.api.get(`/api/capture-bins/${bin.id}/requests/${r.id}`)).headers.authorization),
+    );
+    expect(shown.sort()).toEqual(["Bearer ****", "Bearer ****", "Bearer someone-elses-token"]);
+    const stored = await withClient(ctx.stack.databaseUrl, (c) =>
+      c.query("SELECT headers::text FROM captured_requests WHERE bin_id = $1", [bin.id]).then((r) => JSON.stringify(r.rows)),
+    );
+    for (const token of oauth.issued) expect(stored).not.toContain(token);
   });
 });
 

@@ -126,7 +126,7 @@ const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "audience_syncs", column: "trigger", allowed: ["manual", "schedule", "created", "updated"] },
   { table: "deletion_requests", column: "status", allowed: ["pending", "running", "completed", "failed"] },
   { table: "metric_instances", column: "role", allowed: ["web", "worker", "ingest", "stopped", "retired"] },
-  { table: "endpoint_alerts", column: "reason", allowed: ["failing", "success_rate"] },
+  { table: "endpoint_alerts", column: "reason", allowed: ["failing", "success_rate", "certificate"] },
   { table: "endpoint_alerts", column: "resolution", allowed: ["recovered", "reenabled", "removed"] },
   { table: "tracking_plans", column: "violations", allowed: ["flag", "block"] },
   { table: "tracking_plans", column: "unplanned", allowed: ["allow", "flag", "block"] },

@@ -11,8 +11,19 @@ import { alertStateKey, alertSummary, dismissalStorageKey } from "./dismissal";
 import { useAlerts, useEnableUrlMutation } from "./hooks";
 import { describeErrorText } from "@/components/ui/describe-error";
 
+/** "expires on 2026-12-20 (in 13 days)" or "expired on …", as the notice says it (lib/alerts/messages.ts). */
+function certificateEnd(expiresAt: string): string {
+  const ms = Date.parse(expiresAt) - Date.now();
+  const day = expiresAt.slice(0, 10);
+  if (ms <= 0) return `expired on ${day}`;
+  const days = Math.floor(ms / 86_400_000);
+  return `expires on ${day} (${days === 0 ? "within a day" : `in ${days} day${days === 1 ? "" : "s"}`})`;
+}
+
 /** What is wrong, in the words of docs/alerts.md#notices. */
 function problem(a: EndpointAlertDto): string {
+  if (a.reason === "certificate" && a.certificate)
+    return `sends the client certificate ${a.certificate.subject}, which ${certificateEnd(a.certificate.expiresAt)}: replace it before it ends`;
   const error = a.lastError ? ` (last error: ${describeErrorText(a.lastError)})` : "";
   if (a.disabledAt) return `disabled after failing for days${error}: it gets no deliveries until re-enabled`;
   if (a.reason === "success_rate" && a.successRate !== null) {

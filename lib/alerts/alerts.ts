@@ -26,6 +26,8 @@ const alertSelect = {
   disabledAt: true,
   resolvedAt: true,
   resolution: true,
+  certExpiresAt: true,
+  certSubject: true,
   destination: { select: { name: true } },
 } as const;
 
@@ -41,6 +43,8 @@ type AlertRow = {
   disabledAt: Date | null;
   resolvedAt: Date | null;
   resolution: string | null;
+  certExpiresAt: Date | null;
+  certSubject: string | null;
   destination: { name: string };
 };
 
@@ -58,6 +62,7 @@ const toDto = (r: AlertRow): EndpointAlertDto => ({
   lastError: r.lastError,
   disabledAt: iso(r.disabledAt),
   resolvedAt: iso(r.resolvedAt),
+  certificate: r.certExpiresAt ? { subject: r.certSubject ?? "", expiresAt: r.certExpiresAt.toISOString() } : null,
   resolution: r.resolution as EndpointAlertDto["resolution"],
 });
 

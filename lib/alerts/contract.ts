@@ -38,7 +38,8 @@ export const alertSettingsPatchSchema = z.object({
 });
 export type AlertSettingsPatch = z.input<typeof alertSettingsPatchSchema>;
 
-export const ALERT_REASONS = ["failing", "success_rate"] as const;
+/** Why an alert is open (docs/alerts.md): a URL failing, its success rate, or a client certificate about to end. */
+export const ALERT_REASONS = ["failing", "success_rate", "certificate"] as const;
 
 export const endpointAlertDtoSchema = z.object({
   id: z.string(),
@@ -54,6 +55,8 @@ export const endpointAlertDtoSchema = z.object({
   disabledAt: z.string().nullable(),
   resolvedAt: z.string().nullable(),
   resolution: z.enum(["recovered", "reenabled", "removed"]).nullable(),
+  /** A "certificate" alert: the client certificate's subject and end (docs/alerts.md#certificates); null otherwise. */
+  certificate: z.object({ subject: z.string(), expiresAt: z.string() }).nullable(),
 });
 export type EndpointAlertDto = z.infer<typeof endpointAlertDtoSchema>;
 

@@ -4,6 +4,7 @@ import { describeError } from "../destinations/health";
 import { pool } from "../platform/db";
 import { env } from "../platform/env";
 import { logger } from "../platform/logger";
+import { describeCertificate } from "../webhooks/client-tls";
 import { ownOrigins } from "../webhooks/dispatchers";
 import { ALERT_DEFAULTS } from "./contract";
 import { judgeEndpoint, successRateOf, type Judgement, type OpenAlert } from "./judge";
@@ -66,7 +67,7 @@ SELECT d.id AS destination_id, d.workspace_id, d.name, u.url,
   LEFT JOIN attempts le ON le.id = f.last_failure_id
   LEFT JOIN LATERAL (
     SELECT ea.id, ea.reason, ea.disabled_at FROM endpoint_alerts ea
-     WHERE ea.destination_id = d.id AND ea.url = u.url AND ea.resolved_at IS NULL
+     WHERE ea.destination_id = d.id AND ea.url = u.url AND ea.resolved_at IS NULL AND ea.reason <> 'certificate'
      ORDER BY ea.opened_at DESC LIMIT 1
   ) oa ON true
  WHERE d.enabled AND ($2::uuid IS NULL OR d.workspace_id = $2) AND ($3::uuid[] IS NULL OR d.id = ANY($3))`;
@@ -91,12 +92,95 @@ type Row = {
   open_disabled_at: Date | null;
 };
 
-/** Alerts whose URL is gone from its destination, or whose destination was disabled by a person: resolved, silently. */
+/**
+ * Alerts whose URL is gone from its destination, or whose destination was disabled by a person, or a
+ * certificate alert whose destination no longer sends a client certificate: resolved, silently. (A
+ * certificate alert names the destination's first URL only to be shown; the URL may change.)
+ */
 const RESOLVE_ORPHANS = `
 UPDATE endpoint_alerts ea SET resolved_at = $1, resolution = 'removed'
   FROM destinations d
  WHERE ea.destination_id = d.id AND ea.resolved_at IS NULL AND ($2::uuid IS NULL OR ea.workspace_id = $2)
-   AND (NOT d.enabled OR NOT (ea.url = ANY(d.urls)))`;
+   AND (NOT d.enabled
+        OR (ea.reason <> 'certificate' AND NOT (ea.url = ANY(d.urls)))
+        OR (ea.reason = 'certificate' AND d.tls IS NULL))`;
+
+/** A client certificate that ends within this many days raises its destination's alert (docs/alerts.md#certificates). */
+export const CERTIFICATE_NOTICE_DAYS = 14;
+
+/** Enabled destinations that send a client certificate, with their open certificate alert if any. */
+const CERTIFICATES = `
+SELECT d.id AS destination_id, d.workspace_id, d.name, d.urls[1] AS url, d.tls->>'clientCert' AS cert,
+       oa.id AS open_id, oa.cert_expires_at AS open_expires_at
+  FROM destinations d
+  LEFT JOIN LATERAL (
+    SELECT ea.id, ea.cert_expires_at FROM endpoint_alerts ea
+     WHERE ea.destination_id = d.id AND ea.reason = 'certificate' AND ea.resolved_at IS NULL
+     ORDER BY ea.opened_at DESC LIMIT 1
+  ) oa ON true
+ WHERE d.enabled AND d.tls IS NOT NULL AND ($1::uuid IS NULL OR d.workspace_id = $1) AND ($2::uuid[] IS NULL OR d.id = ANY($2))`;
+
+type CertificateRow = {
+  destination_id: string;
+  workspace_id: string;
+  name: string;
+  url: string | null;
+  cert: string | null;
+  open_id: string | null;
+  open_expires_at: Date | null;
+};
+
+/**
+ * Each client certificate's end against `now`: one that ends within CERTIFICATE_NOTICE_DAYS (or has
+ * ended) opens its destination's certificate alert once; a replacement that ends later resolves it
+ * ("recovered", with a notice). Few destinations have one, and each costs a PEM parse.
+ */
+async function evaluateCertificates(
+  c: pg.PoolClient,
+  now: Date,
+  opts: { workspaceId?: string; destinationIds?: string[] },
+): Promise<AlertEvent[]> {
+  const { rows } = await c.query<CertificateRow>(CERTIFICATES, [opts.workspaceId ?? null, opts.destinationIds ?? null]);
+  const events: AlertEvent[] = [];
+  for (const r of rows) {
+    const described = r.cert ? describeCertificate(r.cert) : null;
+    if (!described) continue;
+    const expiresAt = new Date(described.expiresAt);
+    const ending = expiresAt.getTime() - now.getTime() < CERTIFICATE_NOTICE_DAYS * 86_400_000;
+    const event = (kind: AlertEvent["kind"]): AlertEvent => ({
+      kind,
+      workspaceId: r.workspace_id,
+      destinationId: r.destination_id,
+      destinationName: r.name,
+      url: r.url ?? "",
+      reason: "certificate",
+      failingSince: null,
+      successRate: null,
+      lastError: null,
+      certificate: { subject: described.subject, expiresAt },
+      now,
+    });
+    if (ending && !r.open_id) {
+      await c.query(
+        `INSERT INTO endpoint_alerts (id, workspace_id, destination_id, url, reason, opened_at, cert_expires_at, cert_subject)
+         VALUES (gen_random_uuid(), $1, $2, $3, 'certificate', $4, $5, $6)`,
+        [r.workspace_id, r.destination_id, r.url ?? "", now, expiresAt, described.subject],
+      );
+      events.push(event("opened"));
+    } else if (ending && r.open_expires_at?.getTime() !== expiresAt.getTime()) {
+      // Replaced by another that ends soon too: the alert shows the new one, without a second notice.
+      await c.query(`UPDATE endpoint_alerts SET cert_expires_at = $2, cert_subject = $3 WHERE id = $1`, [
+        r.open_id,
+        expiresAt,
+        described.subject,
+      ]);
+    } else if (!ending && r.open_id) {
+      await c.query(`UPDATE endpoint_alerts SET resolved_at = $2, resolution = 'recovered' WHERE id = $1`, [r.open_id, now]);
+      events.push(event("recovered"));
+    }
+  }
+  return events;
+}
 
 async function apply(c: pg.PoolClient, r: Row, j: Judgement, now: Date): Promise<AlertEvent | null> {
   const lastError =
@@ -200,6 +284,7 @@ export async function evaluateEndpointAlerts(
       });
       changed.push(await apply(c, r, judgement, now));
     }
+    changed.push(...(await evaluateCertificates(c, now, opts)));
     await c.query("COMMIT");
     events = changed.filter((e): e is AlertEvent => e !== null);
   } catch (err) {

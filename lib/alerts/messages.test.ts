@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alertNotice, type AlertEvent, slackText } from "./messages";
+import { alertNotice, type AlertEvent, certificateEnd, slackText } from "./messages";
 
 const hostile: AlertEvent = {
   kind: "opened",
@@ -35,5 +35,32 @@ describe("slackText", () => {
 
   it("leaves the email's plain text as it is", () => {
     expect(alertNotice(hostile, null).text).toContain("<!channel> Orders <https://evil.example/login|Re-enable here> & more");
+  });
+});
+
+describe("certificate notices (docs/alerts.md#certificates)", () => {
+  const now = new Date("2026-12-06T12:00:00Z");
+  it("says when a client certificate ends, in days from now, or that it has ended", () => {
+    expect(certificateEnd(new Date("2026-12-19T13:00:00Z"), now)).toBe("expires on 2026-12-19 (in 13 days)");
+    expect(certificateEnd(new Date("2026-12-07T11:00:00Z"), now)).toBe("expires on 2026-12-07 (within a day)");
+    expect(certificateEnd(new Date("2026-12-07T13:00:00Z"), now)).toBe("expires on 2026-12-07 (in 1 day)");
+    expect(certificateEnd(new Date("2026-12-01T00:00:00Z"), now)).toBe("expired on 2026-12-01");
+  });
+  it("names the destination, the certificate and what to do; a replacement says when the new one ends", () => {
+    const e: AlertEvent = {
+      ...hostile,
+      destinationName: "Orders",
+      url: "https://hooks.example/in",
+      reason: "certificate",
+      lastError: null,
+      failingSince: null,
+      certificate: { subject: "CN=eventrail", expiresAt: new Date("2026-12-16T12:00:00Z") },
+      now,
+    };
+    expect(alertNotice(e, null)).toEqual({
+      subject: "Client certificate expiring: Orders",
+      text: 'Eventrail: destination "Orders" at https://hooks.example/in sends the client certificate CN=eventrail, which expires on 2026-12-16 (in 10 days); its endpoint will refuse deliveries once it has ended. Replace it in the destination\'s Mutual TLS section.',
+    });
+    expect(alertNotice({ ...e, kind: "recovered" }, null).subject).toBe("Client certificate replaced: Orders");
   });
 });

@@ -7,8 +7,10 @@ export type AlertEvent = {
   destinationId: string;
   destinationName: string;
   url: string;
-  reason: "failing" | "success_rate";
+  reason: "failing" | "success_rate" | "certificate";
   failingSince: Date | null;
+  /** a "certificate" event: the client certificate's subject and end */
+  certificate?: { subject: string; expiresAt: Date };
   successRate: number | null;
   lastError: string | null;
   now: Date;
@@ -31,10 +33,32 @@ function problem(e: AlertEvent): string {
   return `has been failing with no success${since}${detail}`;
 }
 
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** "expires on 2026-12-20 (in 13 days)", "expired on 2026-12-01": when a client certificate ends, from `now`. */
+export function certificateEnd(expiresAt: Date, now: Date): string {
+  const ms = expiresAt.getTime() - now.getTime();
+  if (ms <= 0) return `expired on ${day(expiresAt)}`;
+  const days = Math.floor(ms / 86_400_000);
+  return `expires on ${day(expiresAt)} (${days === 0 ? "within a day" : `in ${days} day${days === 1 ? "" : "s"}`})`;
+}
+
 /** Subject and plain text of a notice; `link` is the destination's page in the dashboard when the public URL is known. */
 export function alertNotice(e: AlertEvent, link: string | null): { subject: string; text: string } {
   const where = `destination "${e.destinationName}" at ${e.url}`;
   const more = link ? `\n${link}` : "";
+  if (e.reason === "certificate" && e.certificate) {
+    const cert = `the client certificate ${e.certificate.subject}`;
+    return e.kind === "recovered"
+      ? {
+          subject: `Client certificate replaced: ${e.destinationName}`,
+          text: `Eventrail: destination "${e.destinationName}" has a new client certificate: ${e.certificate.subject}, which ${certificateEnd(e.certificate.expiresAt, e.now)}.${more}`,
+        }
+      : {
+          subject: `Client certificate expiring: ${e.destinationName}`,
+          text: `Eventrail: ${where} sends ${cert}, which ${certificateEnd(e.certificate.expiresAt, e.now)}; its endpoint will refuse deliveries once it has ended. Replace it in the destination's Mutual TLS section.${more}`,
+        };
+  }
   switch (e.kind) {
     case "opened":
       return { subject: `Endpoint failing: ${e.destinationName}`, text: `Eventrail: ${where} ${problem(e)}.${more}` };

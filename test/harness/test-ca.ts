@@ -42,8 +42,8 @@ export function makeCa(name: string): Pem {
   });
 }
 
-/** A certificate `ca` issues: for a server on 127.0.0.1 / localhost, or for a client. */
-export function issue(ca: Pem, cn: string, use: "server" | "client"): Pem {
+/** A certificate `ca` issues: for a server on 127.0.0.1 / localhost, or for a client; valid `days` days (2). */
+export function issue(ca: Pem, cn: string, use: "server" | "client", days = 2): Pem {
   return inTempDir((f) => {
     fs.writeFileSync(f("ca.key"), ca.key);
     fs.writeFileSync(f("ca.pem"), ca.cert);
@@ -65,7 +65,7 @@ export function issue(ca: Pem, cn: string, use: "server" | "client"): Pem {
       "-out",
       f("cert.pem"),
       "-days",
-      "2",
+      String(days),
       "-extfile",
       f("ext.cnf"),
     ]);
