@@ -119,6 +119,60 @@ describe("OAuth2 client credentials", () => {
     expect(detail.deliveries[0].attemptCount).toBe(1);
   });
 
+  it("rotates the client secret with grace: the old one gets tokens while the server refuses the new one; at once, the new one alone", async () => {
+    const { rx, refused } = await guardedReceiver();
+    const client = oauth.clients.post;
+    const dest = await ctx.destination({ urls: [`${rx.url}/rotate`], auth: authFor(client) });
+    const rotate = (body: object) => ctx.api.request("POST", `/api/destinations/${dest.id}/rotate-secret`, body);
+    // The authorization server issues client secrets: a rotation names the new one.
+    const noValue = await rotate({ secret: "authClientSecret", graceMinutes: 60 });
+    expect(noValue.status).toBe(422);
+    expect(Object.keys(noValue.body.error.fields)).toEqual(["value"]);
+
+    // Not registered at the server yet: with grace, the previous secret gets the token.
+    const rotated = await rotate({ secret: "authClientSecret", graceMinutes: 60, value: "not-yet-registered-1234" });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.destination.auth.clientSecret).toEqual({ set: true, last4: "1234" });
+    expect(rotated.body.destination.auth.previousClientSecret).toEqual({
+      last4: client.clientSecret.slice(-4),
+      expiresAt: expect.any(String),
+    });
+    const graceEnd = Date.parse(rotated.body.destination.auth.previousClientSecret.expiresAt) - Date.now();
+    expect(graceEnd).toBeGreaterThan(59 * 60_000);
+    expect(graceEnd).toBeLessThanOrEqual(60 * 60_000);
+    const [id] = await ctx.send(dest.id, track("rotate", 1));
+    expect((await ctx.settled(id)).deliveries[0].state).toBe("delivered");
+    expect(refused).toEqual([]);
+    // An edit that keeps the secret keeps the grace.
+    const patched = await ctx.api.patch(`/api/destinations/${dest.id}`, { auth: { ...authFor(client), clientSecret: undefined } });
+    expect(patched.auth.previousClientSecret).toEqual(rotated.body.destination.auth.previousClientSecret);
+
+    // Rotated again at once, to a secret the server does not know: nothing falls back, nothing is sent.
+    const now = await rotate({ secret: "authClientSecret", graceMinutes: 0, value: "still-unknown-5678" });
+    expect(now.body.destination.auth.previousClientSecret).toBeNull();
+    const [failing] = await ctx.send(dest.id, track("rotate", 1));
+    const [attempt] = await waitFor(async () => {
+      const a = (await attemptsOf(dest.id)).filter((x) => x.errorKind === "auth");
+      return a.length > 0 && a;
+    });
+    expect((await ctx.api.get(`/api/attempts/${attempt.id}`)).errorText).toMatch(/^token request failed: HTTP 401 invalid_client/);
+    expect(rx.requests.filter((r) => r.path === "/rotate")).toHaveLength(1);
+    expect(failing).toBeTruthy();
+    const audit = (await ctx.api.get(`/api/audit?resourceId=${dest.id}`)).events as { action: string; changes: unknown }[];
+    expect(audit.filter((e) => e.action === "destination.rotate_secret").map((e) => e.changes)).toEqual([
+      { authClientSecret: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: 0 } },
+      { authClientSecret: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: 60 } },
+    ]);
+    const shown = JSON.stringify([
+      rotated.body.destination,
+      patched,
+      now.body.destination,
+      audit,
+      await ctx.api.get(`/api/destinations/${dest.id}`),
+    ]);
+    for (const secret of [client.clientSecret, "not-yet-registered-1234", "still-unknown-5678"]) expect(shown).not.toContain(secret);
+  });
+
   it("fails attempts with `auth` while the token server is down, retries them, and delivers when it is back", async () => {
     const { rx, refused } = await guardedReceiver();
     const client = oauth.clients.basic;
@@ -182,6 +236,7 @@ describe("the client secret and the tokens stay secret", () => {
     expect(dest.auth).toEqual({
       ...authFor(client),
       clientSecret: { set: true, last4: client.clientSecret.slice(-4) },
+      previousClientSecret: null,
     });
     // A PATCH without the secret keeps it; a new scope is audited, the secret only as "changed".
     const patched = await ctx.api.patch(`/api/destinations/${dest.id}`, {

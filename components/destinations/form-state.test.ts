@@ -202,6 +202,7 @@ describe("authentication in the form (docs/endpoint-auth.md#oauth2)", () => {
     tokenUrl: "https://auth.example.com/token",
     clientId: "eventrail",
     clientSecret: { set: true, last4: "9xyz" },
+    previousClientSecret: null,
     scope: "events:write",
     audience: null,
     method: "client_secret_post",
@@ -212,7 +213,7 @@ describe("authentication in the form (docs/endpoint-auth.md#oauth2)", () => {
     const f = formFromDestination({ ...stored, auth });
     expect(f.auth.clientSecret).toMatchObject({ action: "keep" });
     const input = destinationPatchSchema.parse(formToInput(f));
-    expect(input.auth).toEqual({ ...auth, clientSecret: undefined, audience: null });
+    expect(input.auth).toEqual({ ...auth, previousClientSecret: undefined, clientSecret: undefined, audience: null });
     expect(validateForm(f, { editing: true }).valid).toBe(true);
   });
 

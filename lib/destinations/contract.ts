@@ -230,6 +230,8 @@ export const authDtoSchema = z.object({
   scope: z.string().nullable(),
   audience: z.string().nullable(),
   method: z.enum(TOKEN_AUTH_METHODS),
+  /** After a rotation with grace (docs/endpoint-auth.md#rotation): the old secret, tried while the new one is refused, until expiresAt. */
+  previousClientSecret: z.object({ last4: z.string().nullable(), expiresAt: z.string() }).nullable(),
 });
 export type AuthDto = z.infer<typeof authDtoSchema>;
 
@@ -533,10 +535,10 @@ export const revealedSchema = z.object({ value: z.string() });
  * write key's rotation: none, 1 hour, 24 hours, 7 days in the dashboard; 0 to 10080 minutes in the
  * API). `value` chooses the new secret; without it one is generated.
  */
-export const ROTATABLE_SECRETS = ["sharedSecret", "standardSecret"] as const;
+export const ROTATABLE_SECRETS = ["sharedSecret", "standardSecret", "authClientSecret"] as const;
 export const rotateSecretSchema = z
   .object({
-    secret: z.enum(ROTATABLE_SECRETS, { error: 'Name "sharedSecret" or "standardSecret"' }),
+    secret: z.enum(ROTATABLE_SECRETS, { error: 'Name "sharedSecret", "standardSecret" or "authClientSecret"' }),
     graceMinutes: z
       .number("A number of minutes")
       .int("Whole minutes")
@@ -547,6 +549,15 @@ export const rotateSecretSchema = z
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.secret === "authClientSecret") {
+      // The authorization server issues client secrets: Eventrail cannot make one up (docs/endpoint-auth.md#rotation).
+      const checked = oauth2InputSchema.shape.clientSecret.safeParse(v.value);
+      if (v.value === undefined || v.value === "")
+        ctx.addIssue({ code: "custom", path: ["value"], message: "Enter the new client secret your authorization server issued" });
+      else if (!checked.success)
+        for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message });
+      return;
+    }
     if (v.value === undefined) return;
     const checked = (v.secret === "sharedSecret" ? sharedSecretSchema.min(1, "Enter the new secret") : standardSecretSchema).safeParse(
       v.value,

@@ -429,7 +429,9 @@ export const generateSharedSecret = () => crypto.randomBytes(24).toString("hex")
  * in the answer only. Audited in the same transaction, without the secret.
  */
 export async function rotateDestinationSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
-  const { secret, graceMinutes: grace } = opts.input;
+  if (opts.input.secret === "authClientSecret") return rotateClientSecret(opts);
+  const { graceMinutes: grace } = opts.input;
+  const secret = opts.input.secret as keyof typeof SECRET_COLUMNS;
   const col = SECRET_COLUMNS[secret];
   const label = secret === "sharedSecret" ? "shared secret" : "Standard Webhooks secret";
   const row = await prisma().$transaction(async (tx) => {
@@ -462,6 +464,48 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
     return { after, value };
   });
   return { value: row.value, destination: toDto(row.after) };
+}
+
+/**
+ * Rotating the OAuth2 client secret (docs/endpoint-auth.md#rotation): the new one, which the
+ * authorization server issued, is used at once; with a grace period the current one stays beside it,
+ * tried only while the token endpoint refuses the new one as a client, until the grace ends. In one
+ * statement on the auth column, as the signing secrets' rotation is; audited without either secret.
+ */
+async function rotateClientSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
+  const { graceMinutes: grace, value } = opts.input;
+  const row = await prisma().$transaction(async (tx) => {
+    const current = await findRow(opts, tx);
+    const auth = storedAuth(current.auth);
+    if (!auth)
+      throw new AppError("conflict", "This destination has no OAuth2 client secret to rotate: set up OAuth2 in its settings first");
+    if (value === auth.clientSecret) {
+      throw new AppError("validation_failed", "Some fields are invalid", {
+        value: ["This is the current client secret: a rotation needs a new one"],
+      });
+    }
+    await tx.$executeRaw`
+      UPDATE destinations
+         SET auth = (auth::jsonb - 'previousClientSecret' - 'previousClientSecretExpiresAt')
+                    || jsonb_build_object('clientSecret', ${value}::text)
+                    || CASE WHEN ${grace}::int > 0
+                            THEN jsonb_build_object('previousClientSecret', auth::jsonb->>'clientSecret',
+                                                    'previousClientSecretExpiresAt', now() + make_interval(mins => ${grace}::int))
+                            ELSE '{}'::jsonb END,
+             updated_at = now()
+       WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid AND auth IS NOT NULL`;
+    const after = await findRow(opts, tx);
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "destination.rotate_secret",
+      resourceType: "destination",
+      resourceId: current.id,
+      changes: { authClientSecret: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: grace } },
+    });
+    return after;
+  });
+  return { value: value!, destination: toDto(row) };
 }
 
 /** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */

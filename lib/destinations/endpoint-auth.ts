@@ -2,7 +2,7 @@ import "server-only";
 import { Prisma } from "../platform/generated/prisma/client";
 import { AppError } from "../platform/errors";
 import { checkClientTls, describeCertificate } from "../webhooks/client-tls";
-import { storedAuth, storedTls, type ClientTlsSettings, type EndpointAuth } from "../webhooks/endpoint-auth";
+import { previousClientSecret, storedAuth, storedTls, type ClientTlsSettings, type EndpointAuth } from "../webhooks/endpoint-auth";
 import { writeOnlyHint, type DestinationDto, type OAuth2Input, type TlsInput } from "./contract";
 
 /**
@@ -12,7 +12,7 @@ import { writeOnlyHint, type DestinationDto, type OAuth2Input, type TlsInput } f
 
 /** Endpoint authentication as the audit log compares it: the client secret and key apart, as SECRET_FIELDS. */
 export const endpointAuthAuditView = (a: EndpointAuth | null, t: ClientTlsSettings | null) => ({
-  auth: a && { ...a, clientSecret: undefined },
+  auth: a && { ...a, clientSecret: undefined, previousClientSecret: undefined, previousClientSecretExpiresAt: undefined },
   authClientSecret: a?.clientSecret ?? null,
   tls: t && { clientCert: t.clientCert, ca: t.ca },
   tlsClientKey: t?.clientKey ?? null,
@@ -36,6 +36,9 @@ export function authColumn(input: OAuth2Input | null, current: EndpointAuth | nu
     audience: input.audience,
     method: input.method,
   };
+  // A rotation's grace survives an edit that keeps the secret; a new secret typed in the form replaces it at once.
+  const previous = current && clientSecret === current.clientSecret ? previousClientSecret(current) : null;
+  if (previous) Object.assign(auth, { previousClientSecret: previous.secret, previousClientSecretExpiresAt: previous.expiresAt });
   return auth;
 }
 
@@ -70,5 +73,16 @@ export function tlsDto(raw: unknown): DestinationDto["tls"] {
 
 export function authDto(raw: unknown): DestinationDto["auth"] {
   const a = storedAuth(raw);
-  return a && { ...a, clientSecret: writeOnlyHint(a.clientSecret) };
+  if (!a) return null;
+  const previous = previousClientSecret(a);
+  return {
+    type: a.type,
+    tokenUrl: a.tokenUrl,
+    clientId: a.clientId,
+    clientSecret: writeOnlyHint(a.clientSecret),
+    scope: a.scope,
+    audience: a.audience,
+    method: a.method,
+    previousClientSecret: previous && { last4: writeOnlyHint(previous.secret).last4, expiresAt: previous.expiresAt },
+  };
 }

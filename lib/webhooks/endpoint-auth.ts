@@ -17,8 +17,21 @@ export const storedOAuth2Schema = z.object({
   scope: z.string().nullable(),
   audience: z.string().nullable(),
   method: z.enum(TOKEN_AUTH_METHODS),
+  /**
+   * The client secret before a rotation with grace (docs/endpoint-auth.md#rotation): tried when the
+   * token endpoint refuses the current one as a client, until its end (ISO 8601); ignored after.
+   */
+  previousClientSecret: z.string().min(1).optional(),
+  previousClientSecretExpiresAt: z.string().optional(),
 });
 export type OAuth2Settings = z.infer<typeof storedOAuth2Schema>;
+
+/** The previous client secret while its grace lasts, else null. */
+export function previousClientSecret(a: OAuth2Settings, now = Date.now()): { secret: string; expiresAt: string } | null {
+  if (!a.previousClientSecret || !a.previousClientSecretExpiresAt) return null;
+  const end = Date.parse(a.previousClientSecretExpiresAt);
+  return Number.isFinite(end) && end > now ? { secret: a.previousClientSecret, expiresAt: new Date(end).toISOString() } : null;
+}
 export type EndpointAuth = OAuth2Settings;
 
 /** The stored column read back: null, or a value that no longer parses, sends no Authorization of ours. */

@@ -2,7 +2,7 @@ import "server-only";
 import * as oauth from "oauth4webapi";
 import { fetch as undiciFetch } from "undici";
 import { dispatcherFor } from "./dispatchers";
-import { MASKED_BEARER, type OAuth2Settings } from "./endpoint-auth";
+import { MASKED_BEARER, type OAuth2Settings, previousClientSecret } from "./endpoint-auth";
 import { errorKindOf } from "./outcome";
 import type { OutgoingRequest } from "./request";
 
@@ -60,8 +60,24 @@ export function dropToken(destinationId: string, token: string): void {
   if (cache.get(destinationId)?.token === token) cache.delete(destinationId);
 }
 
-/** One token request (RFC 6749 §4.4) through oauth4webapi. Never throws; its errors never carry a token. */
+/**
+ * A token with the current client secret; when the token endpoint refuses it as a client
+ * (invalid_client, or HTTP 401) during a rotation's grace, with the previous one
+ * (docs/endpoint-auth.md#rotation): the authorization server may not know the new secret yet.
+ */
 async function requestToken(auth: OAuth2Settings): Promise<{ token: string; lifetimeS: number } | Exclude<TokenResult, { token: string }>> {
+  const first = await requestTokenWith(auth, auth.clientSecret);
+  const previous = previousClientSecret(auth);
+  if ("token" in first || !previous || !first.clientRefused) return first;
+  const second = await requestTokenWith(auth, previous.secret);
+  return "token" in second ? second : { errorKind: first.errorKind, message: `${first.message} (the previous client secret too)` };
+}
+
+/** One token request (RFC 6749 §4.4) through oauth4webapi. Never throws; its errors never carry a token. */
+async function requestTokenWith(
+  auth: OAuth2Settings,
+  clientSecret: string,
+): Promise<{ token: string; lifetimeS: number } | (Exclude<TokenResult, { token: string }> & { clientRefused?: boolean })> {
   let url: URL;
   try {
     url = new URL(auth.tokenUrl);
@@ -72,8 +88,7 @@ async function requestToken(auth: OAuth2Settings): Promise<{ token: string; life
   if ("refused" in target) return { errorKind: "ssrf", message: `token request refused: ${target.refused}; no request was sent` };
   const as: oauth.AuthorizationServer = { issuer: url.origin, token_endpoint: url.href };
   const client: oauth.Client = { client_id: auth.clientId };
-  const clientAuth =
-    auth.method === "client_secret_post" ? oauth.ClientSecretPost(auth.clientSecret) : oauth.ClientSecretBasic(auth.clientSecret);
+  const clientAuth = auth.method === "client_secret_post" ? oauth.ClientSecretPost(clientSecret) : oauth.ClientSecretBasic(clientSecret);
   const params = new URLSearchParams();
   if (auth.scope) params.set("scope", auth.scope);
   if (auth.audience) {
@@ -95,8 +110,16 @@ async function requestToken(auth: OAuth2Settings): Promise<{ token: string; life
     return {
       errorKind: errorKindOf(err) === "ssrf" ? "ssrf" : "auth",
       message: `token request failed: ${describeTokenError(err)}; no request was sent`,
+      clientRefused: clientRefused(err),
     };
   }
+}
+
+/** The token endpoint refused the client's credentials: invalid_client (RFC 6749 §5.2), or a 401. */
+function clientRefused(err: unknown): boolean {
+  if (err instanceof oauth.ResponseBodyError) return err.error === "invalid_client" || err.status === 401;
+  if (err instanceof oauth.WWWAuthenticateChallengeError) return err.status === 401;
+  return false;
 }
 
 /** What went wrong, from the token endpoint's error answer or the network error: never a token. */
