@@ -11,7 +11,8 @@
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 // `npm run drill -- backfill` runs the backfill drill: live latency beside a large backfill (scripts/drill/backfill.ts;
-// DRILL_BACKFILL_MESSAGES=1000000 the backlog, DRILL_BACKFILL_SECONDS=20 per phase).
+// DRILL_BACKFILL_MESSAGES=1000000 the backlog, DRILL_BACKFILL_SECONDS=20 per phase). `npm run drill -- hosts` runs two
+// hosts on one database behind haproxy, one killed mid-run (scripts/drill/hosts.ts; not in CI: root, netns, haproxy).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +26,7 @@ import { scenarios } from "./drill/scenarios";
 import { formatIsolation, runIsolationDrill } from "./drill/isolation";
 import { formatBackfill, runBackfillDrill } from "./drill/backfill";
 import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
+import { formatHosts, runHostsDrill } from "./drill/hosts";
 import { WEB_NICENESS } from "./lib/runtime";
 import { ABUSE_APP_ENV, ATTACKS, formatAbuse, reniceTree, runAbuseDrill, type AbuseResult, type Attack } from "./drill/abuse";
 
@@ -48,6 +50,12 @@ async function main() {
     const r = await runBackfillDrill();
     console.log(formatBackfill(r));
     process.exit(r.ratioP99 <= 2 ? 0 : 1);
+  }
+  if (process.argv.slice(2).includes("hosts")) {
+    const r = await runHostsDrill();
+    console.log(formatHosts(r));
+    const cronOnce = r.cronTicks.length === 2 && r.cronTicks.every((t) => t.most <= 1 && t.minutes >= 3);
+    process.exit(r.lost === 0 && r.limited.overByLog === 0 && cronOnce ? 0 : 1);
   }
   if (process.argv.slice(2).includes("failover")) {
     const modes = (process.env.DRILL_FAILOVER_MODES ?? "sync,async").split(",").map((m) => m.trim()) as FailoverMode[];

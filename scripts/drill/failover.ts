@@ -43,17 +43,18 @@ export type FailoverResult = {
 };
 
 /** Runs a Postgres binary as the `postgres` user when we are root (Postgres refuses to run as root). */
-function asPostgres(bin: string, args: string[]): string[] {
+export function postgresAs(bin: string, args: string[]): string[] {
   const full = path.join(PG_BIN, bin);
   return process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--", full, ...args] : [full, ...args];
 }
 function run(bin: string, args: string[]) {
-  const [cmd, ...rest] = asPostgres(bin, args);
+  const [cmd, ...rest] = postgresAs(bin, args);
   execFileSync(cmd, rest, { stdio: "pipe" });
 }
 
-async function startPostgres(dir: string, port: number): Promise<void> {
-  run("pg_ctl", ["-D", dir, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", path.join(dir, "log"), "-w", "start"]);
+/** Debian's Postgres on `port`, listening on `listen` (comma-separated addresses). */
+export async function startPostgres(dir: string, port: number, listen = "127.0.0.1"): Promise<void> {
+  run("pg_ctl", ["-D", dir, "-o", `-p ${port} -k ${dir} -c listen_addresses=${listen}`, "-l", path.join(dir, "log"), "-w", "start"]);
 }
 
 function postmasterPid(dir: string): number {

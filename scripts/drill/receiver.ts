@@ -20,10 +20,10 @@ export type DrillReceiver = {
 
 const HANG_MS = 8_000;
 
-/** `delayMs`: how long a 2xx answer takes (keeps requests in flight, for the crash drills). */
+/** `delayMs`: how long a 2xx answer takes (keeps requests in flight, for the crash drills); `host`: 127.0.0.1 unless told. */
 export async function startDrillReceiver(
   behave: (messageId: string) => Behaviour = () => "ok",
-  opts: { delayMs?: number } = {},
+  opts: { delayMs?: number; host?: string } = {},
 ): Promise<DrillReceiver> {
   const sockets = new Set<net.Socket>();
   const rx: DrillReceiver = {
@@ -74,7 +74,8 @@ export async function startDrillReceiver(
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  rx.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((r) => server.listen(0, host, r));
+  rx.url = `http://${host}:${(server.address() as net.AddressInfo).port}`;
   return rx;
 }
