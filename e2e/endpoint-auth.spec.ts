@@ -23,7 +23,7 @@ test.afterAll(async () => {
   await oauth?.close();
 });
 
-test("configure OAuth2 client credentials in the form and test-send: the endpoint takes the token, the result shows Bearer ****", async ({
+test("configure OAuth2 client credentials in the form and test-send: the endpoint takes the token, the result and a capture URL show Bearer ****", async ({
   page,
 }) => {
   const source = "Gateway feed";
@@ -59,5 +59,19 @@ test("configure OAuth2 client credentials in the form and test-send: the endpoin
   await expect(result.getByRole("table", { name: "Request headers" }).getByText("Bearer ****")).toBeVisible();
   expect(rx.requests).toHaveLength(1);
   expect(await result.textContent()).not.toContain(oauth.issued[0]);
+  await expectNoHorizontalOverflow(page);
+
+  // The same test-send at a capture URL: it keeps the request as sent, but not the token (docs/endpoint-auth.md#request-log).
+  await page.goto("/capture");
+  await page.getByRole("button", { name: /^(New capture URL|Create a capture URL)$/ }).click();
+  await expect(page.getByRole("heading", { name: "Capture URL", exact: true })).toBeVisible();
+  await page.getByLabel("Sign as destination").selectOption({ label: "Gateway API" });
+  await page.getByRole("button", { name: "Send test track" }).click();
+  await expect(page.getByRole("region", { name: "Test result" }).getByText("200", { exact: true })).toBeVisible();
+  await page.getByRole("list", { name: "Captured requests" }).getByRole("button").first().click();
+  const details = page.getByRole("region", { name: "Request details" });
+  await expect(details.getByRole("table", { name: "Request headers" }).getByText("Bearer ****")).toBeVisible();
+  const shown = await details.textContent();
+  for (const token of oauth.issued) expect(shown).not.toContain(token);
   await expectNoHorizontalOverflow(page);
 });
