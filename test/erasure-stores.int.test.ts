@@ -55,6 +55,7 @@ const NO_EVENT_DATA: Record<string, string> = {
   setup_codes: "the first-run code",
   sources: "a source's settings",
   tracking_plans: "a plan's rules (JSON Schemas) and modes; a call's violations are on its message",
+  tracking_violation_kinds: "the kinds of violation a plan has seen (event name, rule, path): no user's data",
   users: "dashboard accounts",
   workspaces: "workspace names",
 };

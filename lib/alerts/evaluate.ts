@@ -2,14 +2,12 @@ import "server-only";
 import type pg from "pg";
 import { describeError } from "../destinations/health";
 import { pool } from "../platform/db";
-import { env } from "../platform/env";
 import { logger } from "../platform/logger";
 import { describeCertificate } from "../webhooks/client-tls";
-import { ownOrigins } from "../webhooks/dispatchers";
 import { ALERT_DEFAULTS } from "./contract";
 import { judgeEndpoint, successRateOf, type Judgement, type OpenAlert } from "./judge";
 import type { AlertEvent } from "./messages";
-import { sendNotices } from "./notify";
+import { noticeOptions, sendNotices } from "./notify";
 
 /**
  * The alert evaluation (docs/alerts.md#when), run by the worker every minute: each URL of each
@@ -295,12 +293,7 @@ export async function evaluateEndpointAlerts(
   }
   if (events.length > 0) {
     logger().info({ opened: events.filter((e) => e.kind === "opened").length, events: events.length }, "endpoint alerts changed");
-    const e = env();
-    await sendNotices(events, {
-      smtpUrl: opts.smtpUrl === undefined ? e.SMTP_URL : (opts.smtpUrl ?? undefined),
-      from: e.SMTP_FROM,
-      dashboardOrigin: e.EVENTRAIL_PUBLIC_URL ? new URL(e.EVENTRAIL_PUBLIC_URL).origin : (ownOrigins()[0] ?? null),
-    });
+    await sendNotices(events, noticeOptions(opts.smtpUrl));
   }
   return { evaluated, events };
 }

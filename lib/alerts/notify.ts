@@ -1,6 +1,8 @@
 import "server-only";
 import { pool } from "../platform/db";
+import { env } from "../platform/env";
 import { logger } from "../platform/logger";
+import { ownOrigins } from "../webhooks/dispatchers";
 import { postWebhook } from "../webhooks/post";
 import { alertNotice, slackText, type AlertEvent } from "./messages";
 
@@ -47,21 +49,53 @@ async function postNotice(url: string, text: string, workspaceId: string): Promi
   );
 }
 
-export async function sendNotices(events: AlertEvent[], opts: { smtpUrl?: string; from: string; dashboardOrigin: string | null }) {
-  if (events.length === 0) return;
+/** A notice for a workspace's alert channels: its subject and plain text, and the dashboard page it links to. */
+export type WorkspaceNotice = { workspaceId: string; subject: string; text: string; path: string };
+
+type NoticeOptions = { smtpUrl?: string; from: string; dashboardOrigin: string | null };
+
+/** The server's notice settings; `smtpUrl` given (tests) replaces SMTP_URL, null turns email off. */
+export function noticeOptions(smtpUrl?: string | null): NoticeOptions {
+  const e = env();
+  return {
+    smtpUrl: smtpUrl === undefined ? e.SMTP_URL : (smtpUrl ?? undefined),
+    from: e.SMTP_FROM,
+    dashboardOrigin: e.EVENTRAIL_PUBLIC_URL ? new URL(e.EVENTRAIL_PUBLIC_URL).origin : (ownOrigins()[0] ?? null),
+  };
+}
+
+/** Endpoint alerts' notices (docs/alerts.md#notices), each linking to its destination's page. */
+export function sendNotices(events: AlertEvent[], opts: NoticeOptions) {
+  return sendWorkspaceNotices(
+    events.map((e) => {
+      const link = opts.dashboardOrigin ? `${opts.dashboardOrigin}/destinations/${e.destinationId}` : null;
+      return { workspaceId: e.workspaceId, ...alertNotice(e, link), path: "" };
+    }),
+    { ...opts, dashboardOrigin: null },
+  );
+}
+
+/**
+ * Any notice through a workspace's alert channels: the notification URL and the admins' email. The
+ * link (`path` under the dashboard's origin, when known) ends the text.
+ */
+export async function sendWorkspaceNotices(notices: WorkspaceNotice[], opts: NoticeOptions) {
+  if (notices.length === 0) return;
   // Loaded when there is mail to send: most installs have no SMTP_URL, and the worker that runs this
   // stays ~5 MB smaller without it (docs/operations.md#footprint).
   const transport = opts.smtpUrl ? (await import("nodemailer")).default.createTransport(opts.smtpUrl) : null;
   try {
     const byWorkspace = new Map<string, Recipients>();
-    for (const e of events) {
+    for (const e of notices) {
       if (!byWorkspace.has(e.workspaceId)) byWorkspace.set(e.workspaceId, await recipientsOf(e.workspaceId, transport !== null));
     }
     await Promise.all(
-      events.map(async (e) => {
+      notices.map(async (e) => {
         const to = byWorkspace.get(e.workspaceId)!;
-        const link = opts.dashboardOrigin ? `${opts.dashboardOrigin}/destinations/${e.destinationId}` : null;
-        const notice = alertNotice(e, link);
+        const notice = {
+          subject: e.subject,
+          text: opts.dashboardOrigin && e.path ? `${e.text}\n${opts.dashboardOrigin}${e.path}` : e.text,
+        };
         const tasks: Promise<unknown>[] = [];
         if (to.notifyUrl) tasks.push(postNotice(to.notifyUrl, notice.text, e.workspaceId));
         if (transport && to.emails.length > 0) {
