@@ -139,6 +139,21 @@ describe("tracking plans API", () => {
     expect(foreign.status).toBe(422);
     expect(foreign.body.error.fields["sourceIds.0"]).toBeDefined();
   });
+
+  it("a source that moves to another plan gives the plan it leaves a new version and an audit entry", async () => {
+    const moving = await createSource(api, "Moving");
+    const a = await api.post("/api/tracking-plans", { name: "Plan A", rules: [], sourceIds: [moving.id] });
+    const b = await api.post("/api/tracking-plans", { name: "Plan B", rules: [], sourceIds: [moving.id] });
+    expect(b.sourceIds).toEqual([moving.id]);
+    const left = await api.get(`/api/tracking-plans/${a.id}`);
+    expect(left).toMatchObject({ sourceIds: [], version: 2 });
+    const { events } = await api.get(`/api/audit?resource=tracking_plan&resourceId=${a.id}`);
+    expect(events.map((e: { action: string }) => e.action)).toEqual(["tracking_plan.update", "tracking_plan.create"]);
+    expect(events[0].changes).toEqual({ sourceIds: { before: [moving.id], after: [] }, version: { before: 1, after: 2 } });
+    // And back by an edit of A: B leaves it the same way.
+    await api.patch(`/api/tracking-plans/${a.id}`, { sourceIds: [moving.id] });
+    expect(await api.get(`/api/tracking-plans/${b.id}`)).toMatchObject({ sourceIds: [], version: 2 });
+  });
 });
 
 describe("enforcement at ingest", () => {

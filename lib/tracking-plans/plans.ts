@@ -66,10 +66,26 @@ async function assertSources(tx: Tx, workspaceId: string, sourceIds: string[]): 
   if (Object.keys(fields).length) throw new AppError("validation_failed", "Some fields are invalid", fields);
 }
 
-/** The plan's sources become exactly these: a source connected to another plan moves (a source has at most one). */
-async function connectSources(tx: Tx, planId: string, sourceIds: string[]): Promise<void> {
+/**
+ * The plan's sources become exactly these: a source connected to another plan moves (a source has at
+ * most one), and each plan it leaves gets a new version and its audit entry, its sources before →
+ * after (docs/tracking-plans.md#versions), as if it had been edited.
+ */
+async function connectSources(tx: Tx, opts: Change, planId: string, sourceIds: string[]): Promise<void> {
+  const losing = sourceIds.length
+    ? await tx.source.findMany({
+        where: { id: { in: sourceIds }, trackingPlanId: { not: null, notIn: [planId] } },
+        select: { trackingPlanId: true },
+        distinct: ["trackingPlanId"],
+      })
+    : [];
+  const others = await Promise.all(losing.map((s) => findRow({ workspaceId: opts.workspaceId, id: s.trackingPlanId! }, tx)));
   await tx.source.updateMany({ where: { trackingPlanId: planId, id: { notIn: sourceIds } }, data: { trackingPlanId: null } });
   if (sourceIds.length) await tx.source.updateMany({ where: { id: { in: sourceIds } }, data: { trackingPlanId: planId } });
+  for (const before of others) {
+    await tx.trackingPlan.update({ where: { id: before.id }, data: { version: { increment: 1 } } });
+    await audit(tx, opts, "tracking_plan.update", before, await findRow({ workspaceId: opts.workspaceId, id: before.id }, tx));
+  }
 }
 
 /**
@@ -155,7 +171,7 @@ export async function createTrackingPlan(opts: Change & { input: TrackingPlanInp
       },
       select: { id: true },
     });
-    await connectSources(tx, created.id, input.sourceIds);
+    await connectSources(tx, opts, created.id, input.sourceIds);
     const row = await findRow({ workspaceId, id: created.id }, tx);
     await audit(tx, opts, "tracking_plan.create", null, row);
     return row;
@@ -171,7 +187,7 @@ export async function updateTrackingPlan(opts: Change & { id: string; input: Tra
     const current = await findRow(opts, tx);
     if (input.sourceIds) {
       await assertSources(tx, workspaceId, input.sourceIds);
-      await connectSources(tx, current.id, input.sourceIds);
+      await connectSources(tx, opts, current.id, input.sourceIds);
     }
     await tx.trackingPlan.update({
       where: { id: current.id },
