@@ -57,7 +57,7 @@ const apiFilter = (filter: LogFilter) => {
 
 // POST /api/messages/replay answers `{ count }` to a dry run and `{ replayed }` otherwise (replayResultSchema).
 function dryRunCount(r: ReplayResult) {
-  if ("count" in r) return r.count;
+  if ("count" in r) return r;
   throw new Error("The dry run answered without a count");
 }
 function replayed(r: ReplayResult) {
@@ -73,7 +73,7 @@ export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLo
 
 export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.message, { params: { id }, signal });
 
-/** How many failed deliveries a replay of the filter would send (a dry run). */
+/** How many failed deliveries a replay of the filter would send, and how many it leaves alone (a dry run). */
 export const fetchReplayCount = (filter: LogFilter, signal?: AbortSignal) =>
   call(requestLogEndpoints.replay, { body: { filter: apiFilter(filter), dryRun: true }, signal }).then(dryRunCount);
 
