@@ -10,6 +10,8 @@
  *   messageId page — one message's attempt (the messageId filter)
  *   userId page    — one user's attempts over the week (the userId filter)
  *   page 3         — the third page of the unfiltered log, by its cursor (by message only)
+ * With BENCH_EXPLAIN=1, the EXPLAIN (ANALYZE, BUFFERS) of each page of the log by message
+ * (deliveryPageQuery, the statement the API runs) is printed first;
  * and we print the median server time (HTTP on 127.0.0.1, so it is the server's time plus a
  * loopback hop), next to GET /api/sources (an authenticated call that reads almost nothing) measured
  * in the same run as the floor,
@@ -22,6 +24,21 @@ import { createTestDatabase } from "../test/harness/pg";
 import { attemptsOfUser, loadAttempts, loadDeliveries } from "./lib/bulk-load";
 import { ADMIN_TOKEN, startApp } from "../test/harness/stack";
 import { costRatio, median, printResult, runBench } from "./lib/result";
+import { deliveryListQuerySchema } from "../lib/request-log/contract";
+import { deliveryPageQuery } from "../lib/request-log/deliveries";
+
+async function explain(url: string, workspaceId: string, name: string, query: Record<string, string>) {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const q = deliveryPageQuery(workspaceId, deliveryListQuerySchema.parse(query));
+    const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${q.text}`, q.values);
+    console.log(`\n${name}:`);
+    for (const r of rows) console.log(`    ${r["QUERY PLAN"]}`);
+  } finally {
+    await db.end();
+  }
+}
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = 20;
@@ -94,6 +111,12 @@ async function main() {
     for (let i = 0; i < 2; i++) {
       const res: Response = await fetch(`${app.url}/api/deliveries?limit=50${cursor ? `&cursor=${cursor}` : ""}`, { headers });
       cursor = (await res.json()).nextCursor;
+    }
+    if (process.env.BENCH_EXPLAIN === "1") {
+      await explain(db.url, workspaceId, "by message: first page", { limit: "50" });
+      await explain(db.url, workspaceId, "by message: page 3", { limit: "50", cursor: cursor! });
+      await explain(db.url, workspaceId, "by message: filtered page", Object.fromEntries(byMessage));
+      await explain(db.url, workspaceId, "by message: messageId page", { messageId: `msg-${Math.floor(ROWS / 2)}`, limit: "50" });
     }
     const cases = [
       { name: "first page", key: "first", url: `${app.url}/api/attempts?limit=50`, expect: 50 },

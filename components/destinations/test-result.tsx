@@ -20,11 +20,12 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
             <output className="tabular-nums text-slate-600" aria-label="Duration">
               {formatMs(a.durationMs)}
             </output>
-            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500">
+            {/* Its own line on a phone, cut in the middle (never to "http://…"); beside the badges from sm up. */}
+            <span className="order-last min-w-0 basis-full font-mono text-xs text-slate-500 sm:order-none sm:basis-0 sm:flex-1">
               <ShortValue value={a.sentTo ?? a.url} max={48} />
             </span>
             <Link
-              href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}
+              href={`/log?view=attempts&messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}
               className="text-xs text-indigo-700 hover:underline"
             >
               In the log →
