@@ -21,7 +21,10 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
               {formatMs(a.durationMs)}
             </output>
             {/* Its own line on a phone, cut in the middle (never to "http://…"); beside the badges from sm up. */}
-            <span className="order-last min-w-0 basis-full font-mono text-xs text-slate-500 sm:order-none sm:basis-0 sm:flex-1">
+            <span
+              data-testid="test-result-url"
+              className="order-last min-w-0 basis-full font-mono text-xs text-slate-500 sm:order-none sm:basis-0 sm:flex-1"
+            >
               <ShortValue value={a.sentTo ?? a.url} max={48} />
             </span>
             <Link

@@ -45,9 +45,10 @@ type Props = { rows: DeliveryRowDto[]; selected: string | null; onSelect: (r: De
 export function MessagesTable(props: Props) {
   return (
     <>
-      <ColumnsExplained />
       <MessagesGrid {...props} />
       <MessagesList {...props} />
+      {/* After the rows: "Skip to results" then Tab reaches the first row, not this. */}
+      <ColumnsExplained />
     </>
   );
 }
@@ -55,7 +56,7 @@ export function MessagesTable(props: Props) {
 /** What each column means, one disclosure away. */
 function ColumnsExplained() {
   return (
-    <details className="border-b border-slate-100 px-4 py-2 text-xs text-slate-600">
+    <details className="border-t border-slate-100 px-4 py-2 text-xs text-slate-600">
       <summary className="cursor-pointer text-indigo-700">What the columns mean</summary>
       <dl className="mt-2 grid grid-cols-[7rem_minmax(0,1fr)] gap-x-3 gap-y-1">
         <dt className="font-medium text-slate-700">Status</dt>
