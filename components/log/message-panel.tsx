@@ -61,7 +61,7 @@ export function MessagePanel({
           <section aria-label="How it stands" className="flex flex-wrap items-center gap-2 text-xs text-slate-700">
             {status ? <MessageStatusBadge status={status} /> : null}
             <span>{plural(attempts.length, "attempt")}</span>
-            {chain.length > 1 ? <span>· replayed {plural(chain.length - 1, "time")}</span> : null}
+            {chain.length > 1 ? <span>· replayed {chain.length === 2 ? "once" : plural(chain.length - 1, "time")}</span> : null}
             {status === "retrying" && latest?.nextAttemptAt ? <span>· next try at {clock(latest.nextAttemptAt)}</span> : null}
             {latest?.deliveredAt ? <span>· delivered at {clock(latest.deliveredAt)}</span> : null}
           </section>

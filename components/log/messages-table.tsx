@@ -124,7 +124,7 @@ function MessagesGrid({ rows, selected, onSelect }: Props) {
                 </div>
                 {r.status === "retrying" && r.nextAttemptAt ? (
                   <div className="text-xs text-slate-500">
-                    next <NextTry iso={r.nextAttemptAt} />
+                    next try <NextTry iso={r.nextAttemptAt} />
                   </div>
                 ) : null}
               </td>
@@ -186,10 +186,11 @@ function MessagesList({ rows, selected, onSelect }: Props) {
   );
 }
 
-/** "in 3 min" (or "due" once past). */
+/** "in 3 min" (or "due now" once past). */
 function NextTry({ iso }: { iso: string }) {
   const s = Math.round((new Date(iso).getTime() - Date.now()) / 1000);
   const text = s <= 5 ? "due now" : s < 60 ? `in ${s} s` : s < 3600 ? `in ${Math.round(s / 60)} min` : `in ${Math.round(s / 3600)} h`;
+  // "next try in 3 s", "next try due now"
   return (
     <time dateTime={iso} title={new Date(iso).toLocaleString()} suppressHydrationWarning>
       {text}
