@@ -121,7 +121,12 @@ export function LogDrawer({
     >
       <div className="flex items-start justify-between gap-2 border-b border-slate-100 px-4 py-3">
         <div className="min-w-0">
-          <h2 ref={heading} tabIndex={-1} data-focus-target className="truncate text-sm font-semibold text-slate-900 focus:outline-none">
+          <h2
+            ref={heading}
+            tabIndex={-1}
+            data-focus-target
+            className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere] focus:outline-none"
+          >
             {title}
           </h2>
           {subtitle ? <p className="truncate text-xs text-slate-500">{subtitle}</p> : null}
