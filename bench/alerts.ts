@@ -28,17 +28,24 @@ async function main() {
     }
     const per = Math.floor(ROWS / urls.length);
     for (const u of urls) {
+      // Each attempt's message exists, as in production: the evaluation probes it to leave test-sends out.
       await db.query(
-        `INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number, started_at, duration_ms,
+        `WITH m AS (
+           INSERT INTO messages (id, workspace_id, message_id, type, timestamp)
+           SELECT gen_random_uuid(), $1, 'm-' || $3 || '-' || g, 'track', now() FROM generate_series(1, $4::int) g
+           RETURNING id, message_id
+         )
+         INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, url, attempt_number, started_at, duration_ms,
                                request_headers, request_body, response_status, response_body, outcome, error_kind)
-         SELECT $1, gen_random_uuid(), $2, gen_random_uuid(), 'm-' || g, 'track', $3, 1,
+         SELECT $1, gen_random_uuid(), $2, m.id, 'm-' || g, 'track', $3, 1,
                 now() - interval '5 days' + (g::float8 / $4) * interval '5 days', 12, '{}', '{"type":"track"}',
                 CASE WHEN $5 THEN 500 ELSE 200 END, 'x', CASE WHEN $5 THEN 'retry' ELSE 'success' END, CASE WHEN $5 THEN 'http' END
-           FROM generate_series(1, $4::int) g`,
+           FROM generate_series(1, $4::int) g JOIN m ON m.message_id = 'm-' || $3 || '-' || g`,
         [workspaceId, u.destinationId, u.url, per, u.failing],
       );
     }
     await db.query("VACUUM ANALYZE attempts");
+    await db.query("VACUUM ANALYZE messages");
     console.log(`[bench:alerts] ${per * urls.length} attempts over 5 days, ${urls.length} URLs (${FAILING} failing throughout)`);
 
     await evaluateEndpointAlerts({ smtpUrl: null }); // warm: opens the failing URLs' alerts once

@@ -53,10 +53,14 @@ export async function expectCollapsedNavWorks(page: Page) {
   await expect(menu).toHaveAttribute("aria-expanded", "false");
 }
 
-/** axe-core on the whole page: no serious or critical violation (minor and moderate ones are reported, not failed). */
+const MODERATE_KEPT = new Set(["region", "heading-order"]);
+
+/** axe-core on the whole page: no serious or critical violation, nor a moderate one of MODERATE_KEPT (other moderate and minor ones are not failed). */
 export async function expectAccessible(page: Page, where: string) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  // Serious and critical fail, and so do two moderate rules the dashboard keeps at zero (issue 52 item 9):
+  // everything inside a landmark (region) and no skipped heading level (heading-order).
+  const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical" || MODERATE_KEPT.has(v.id));
   const report = blocking.map(
     (v) =>
       `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes

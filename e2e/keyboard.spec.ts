@@ -129,7 +129,8 @@ test("walk the main story with the keyboard alone, focus following each step", a
   await page.keyboard.type(marker);
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`q=${marker}`));
-  const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
+  // By message (the log's default view): the one message at its destination.
+  const rows = page.getByRole("table", { name: "Messages" }).getByRole("row");
   await expect(rows).toHaveCount(2);
   await tabTo(page, page.getByRole("link", { name: "Skip to results" }), { back: true });
   await page.keyboard.press("Enter");
@@ -137,11 +138,12 @@ test("walk the main story with the keyboard alone, focus following each step", a
   await page.keyboard.press("Tab");
   await expect(rows.nth(1)).toBeFocused();
   await page.keyboard.press("Enter");
-  const panel = page.getByRole("complementary", { name: "Attempt detail" });
-  await expect(panel.getByRole("heading", { name: /^Attempt #\d+$/ })).toBeFocused();
+  // The drawer is titled by the event and its destination, and opens on its latest attempt.
+  const panel = page.getByRole("complementary", { name: "Message detail" });
+  await expect(panel.getByRole("heading", { name: / → / })).toBeFocused();
   await expect(panel.getByRole("region", { name: "Outcome" }).getByRole("heading", { name: "The endpoint answered 200" })).toBeVisible();
-  await expect(page).toHaveURL(/attempt=\d+/);
-  const openedRow = page.locator(`tr[data-attempt-id="${new URL(page.url()).searchParams.get("attempt")}"]`);
+  await expect(page).toHaveURL(/message=[0-9a-f-]+\.[0-9a-f-]+/);
+  const openedRow = page.locator(`tr[data-row-key="${new URL(page.url()).searchParams.get("message")}"]`);
 
   // Copy as cURL: focus stays on the button, which says it copied.
   await tabTo(page, panel.getByRole("button", { name: "Copy as cURL", exact: true }));

@@ -2,7 +2,7 @@ import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
 import { shot } from "./shot";
 
-test("send events through the Tracking API and find their attempts in the request log", async ({ page }) => {
+test("send events through the Tracking API and find their attempts in the request log (every attempt)", async ({ page }) => {
   test.setTimeout(120_000);
   const source = await createSource(page, "Checkout backend");
   const bin = await createCaptureBin(page, { name: "log story" });
@@ -23,7 +23,7 @@ test("send events through the Tracking API and find their attempts in the reques
     { type: "track", userId: `buyer-${run}`, messageId: `log-bad-${run}` },
   ]);
 
-  await page.goto(`/log?destinationId=${dest.id}`);
+  await page.goto(`/log?view=attempts&destinationId=${dest.id}`);
   await expect(page.getByRole("heading", { name: "Request log", exact: true })).toBeVisible();
   const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
   // Header row + one attempt per delivered message (the log tails the newest page).
@@ -62,8 +62,10 @@ test("send events through the Tracking API and find their attempts in the reques
   await row.click();
 
   const panel = page.getByRole("complementary", { name: "Attempt detail" });
-  // The drawer takes focus, and opens on how the attempt ended and what the endpoint answered.
-  await expect(panel.getByRole("heading", { name: /^Attempt #\d+$/ })).toBeFocused();
+  // The drawer takes focus, titled by the event and destination (not an attempt number), and opens on
+  // how the attempt ended and what the endpoint answered.
+  await expect(panel.getByRole("heading", { name: "identify → Log story hook" })).toBeFocused();
+  await expect(panel.getByText(/^Attempt 1 · /)).toBeVisible();
   const outcome = panel.getByRole("region", { name: "Outcome" });
   await expect(outcome.getByRole("heading", { name: "The endpoint answered 200" })).toBeVisible();
   await expect(outcome.getByLabel("The endpoint's answer, first lines")).toContainText("captured");
@@ -120,7 +122,7 @@ test("send events through the Tracking API and find their attempts in the reques
   await page.keyboard.press("Tab");
   await expect(rows.nth(1)).toBeFocused();
   await page.keyboard.press("Enter");
-  await expect(panel.getByRole("heading", { name: /^Attempt #\d+$/ })).toBeFocused();
+  await expect(panel.getByRole("heading", { name: / → Log story hook$/ })).toBeFocused();
   await panel.getByRole("button", { name: "Close detail" }).click();
   await expect(rows.nth(1)).toBeFocused();
 
@@ -135,7 +137,7 @@ test("send events through the Tracking API and find their attempts in the reques
       timeout: 60_000,
     })
     .toBe(61);
-  await page.goto(`/log?destinationId=${dest.id}&type=track`);
+  await page.goto(`/log?view=attempts&destinationId=${dest.id}&type=track`);
   await expect(page.getByText("50 attempts shown")).toBeVisible();
   await page.getByRole("button", { name: "Load more" }).click();
   await expect(page.getByText("61 attempts shown")).toBeVisible();

@@ -97,7 +97,7 @@ test("production-like: a test to a built-in capture URL is captured with a valid
   await expect(details.getByLabel("X-Signature verified")).toBeVisible();
 
   // Replay it from the request log (it was delivered, so "again where it was delivered" is asked for).
-  await page.goto(`/log?destinationId=${dest.id}`);
+  await page.goto(`/log?view=attempts&destinationId=${dest.id}`);
   const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
   await expect(rows).toHaveCount(2);
   await rows.nth(1).click();

@@ -61,7 +61,7 @@ test("the owner invites an admin and a viewer; the viewer only looks, the admin 
   await again.close();
 
   // The viewer inspects the request log, but sees no secret, no write key and no control that changes anything.
-  await viewer.goto(`/log?destinationId=${destination.id}`);
+  await viewer.goto(`/log?view=attempts&destinationId=${destination.id}`);
   const rows = viewer.getByRole("table", { name: "Attempts" }).getByRole("row");
   await expect(rows).toHaveCount(2, { timeout: 30_000 });
   await rows.nth(1).click();

@@ -82,12 +82,15 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
     await walkPage(page, fillRoute(route, ids), routeName(route), { dark: darkToo.has(route) });
   }
   // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
-  await walkPage(page, `/log?destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", { dark: true, nav: false });
+  await walkPage(page, `/log?view=attempts&destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", {
+    dark: true,
+    nav: false,
+  });
 
   await page.setViewportSize(DESKTOP);
 
   // User text is isolated: the override in the event name cannot reverse the page's own text after it.
-  await page.goto(`/log?destinationId=${destination.id}`);
+  await page.goto(`/log?view=attempts&destinationId=${destination.id}`);
   // The destination's two URLs stay apart in the log: a long one is cut in the middle, its differing end kept.
   const cut = page.getByRole("table", { name: "Attempts" }).locator('span[aria-hidden="true"]', { hasText: "…" });
   await expect(cut.filter({ hasText: /and=more$/ }).first()).toBeVisible();

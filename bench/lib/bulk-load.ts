@@ -103,3 +103,31 @@ export async function loadAttempts(
     { randomIndexes: RANDOM_ATTEMPT_INDEXES, log: o.log },
   );
 }
+
+/**
+ * The deliveries of loadAttempts' rows, one per attempt row g (its delivery_id, message and destination;
+ * created at its start), as the log by message reads them: ended by the attempt's outcome (success
+ * delivered, failed failed, retry still pending), one attempt each. Loaded after the attempts, with
+ * the table's indexes rebuilt as bulkLoad does.
+ */
+export async function loadDeliveries(db: pg.ClientBase, o: { workspaceId: string; total: number; days: number; log: (m: string) => void }) {
+  await bulkLoad(
+    db,
+    "deliveries",
+    o.total,
+    (from, to) =>
+      db
+        .query(
+          `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, state, attempt_count, first_attempt_at, last_attempt_at,
+                                   last_status, last_error, created_at, updated_at, delivered_at)
+           SELECT a.delivery_id, a.workspace_id, a.message_row_id, a.destination_id,
+                  CASE a.outcome WHEN 'success' THEN 'delivered' WHEN 'failed' THEN 'failed' ELSE 'pending' END, 1, a.started_at, a.started_at,
+                  a.response_status, CASE WHEN a.outcome <> 'success' THEN 'HTTP ' || a.response_status END, a.started_at, a.started_at,
+                  CASE WHEN a.outcome = 'success' THEN a.started_at END
+             FROM attempts a WHERE a.workspace_id = $1 AND a.id BETWEEN $2 AND $3`,
+          [o.workspaceId, from, to],
+        )
+        .then(() => {}),
+    { log: o.log },
+  );
+}

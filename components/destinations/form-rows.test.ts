@@ -1,3 +1,4 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
@@ -10,8 +11,13 @@ const message =
 describe("a save's warnings in the destination form (docs/webhooks.md#outbound-safety)", () => {
   it("shows each warning under the URL it names, linked to that input, and nothing under the others", () => {
     const warnings = warningsByField([{ field: "urls.1", message }]);
+    // The rows' "Use a capture URL" creates a capture URL through the query client.
     const html = renderToStaticMarkup(
-      createElement(UrlRows, { urls: ["https://a.example/hook", "http://127.0.0.1:4410/x"], errors: {}, warnings, onChange: () => {} }),
+      createElement(
+        QueryClientProvider,
+        { client: new QueryClient() },
+        createElement(UrlRows, { urls: ["https://a.example/hook", "http://127.0.0.1:4410/x"], errors: {}, warnings, onChange: () => {} }),
+      ),
     );
     const doc = html.replace(/&quot;/g, '"');
     expect(doc).toContain(`<p id="url-1-warning"`);

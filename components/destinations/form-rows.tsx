@@ -4,6 +4,8 @@ import { useEffect, useState } from "react";
 import { MAX_HEADERS, MAX_URLS } from "@/lib/destinations/contract";
 import { Button } from "@/components/ui/button";
 import { FieldError, Input } from "@/components/ui/field";
+import { useCreateCaptureBinMutation } from "@/components/capture/hooks";
+import { ErrorNote } from "@/components/ui/card";
 import { newHeaderRow, type HeaderRow } from "./form-state";
 import { StoredValue } from "./write-only-field";
 
@@ -97,11 +99,42 @@ export function UrlRows({
         >
           + Add URL
         </Button>
+        <UseCaptureUrl
+          disabled={urls.every((u) => u.trim() !== "") && urls.length >= MAX_URLS}
+          onCreated={(url) => {
+            // The first empty row takes it, else a new row.
+            const empty = urls.findIndex((u) => u.trim() === "");
+            const at = empty === -1 ? urls.length : empty;
+            onChange(empty === -1 ? [...urls, url] : urls.map((x, j) => (j === at ? url : x)));
+            focus(`url-${at}`);
+          }}
+        />
         <span className="text-xs text-slate-500">
           {urls.length} of {MAX_URLS}
         </span>
       </div>
     </fieldset>
+  );
+}
+
+/**
+ * "Use a capture URL": makes a new capture URL (docs/dashboard.md#capture-urls) and puts it in the form,
+ * so a destination can be tried before its real endpoint exists; its page shows every request live.
+ */
+function UseCaptureUrl({ disabled, onCreated }: { disabled: boolean; onCreated: (url: string) => void }) {
+  const create = useCreateCaptureBinMutation();
+  return (
+    <>
+      <Button
+        variant="secondary"
+        disabled={disabled || create.isPending}
+        title="A capture URL accepts any request and shows it live: try the destination before your endpoint is ready"
+        onClick={() => create.mutate(undefined, { onSuccess: (bin) => onCreated(bin.url) })}
+      >
+        {create.isPending ? "Creating…" : "Use a capture URL"}
+      </Button>
+      <ErrorNote error={create.error} />
+    </>
   );
 }
 

@@ -35,7 +35,7 @@ export function RecentAttempts({ destinationId }: { destinationId: string }) {
           {attempts.data.attempts.map((a) => (
             <li key={a.id}>
               <Link
-                href={`/log?destinationId=${destinationId}&attempt=${a.id}`}
+                href={`/log?view=attempts&destinationId=${destinationId}&attempt=${a.id}`}
                 className="flex items-center gap-3 px-5 py-2 text-sm hover:bg-slate-50"
               >
                 <StatusBadge attempt={a} />

@@ -7,7 +7,7 @@ import { formatMs } from "@/components/ui/format";
 import { CodeBlock, HeadersTable } from "@/components/ui/json";
 import { OutcomeBadge, StatusBadge } from "@/components/log/attempt-bits";
 
-/** The attempts of one test-send, inline: status, timing, response, and what was sent. */
+/** The attempts of one test-send, inline: status, timing, response, and what was sent (h3s under the panel's h2, axe heading-order). */
 export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
   return (
     // tabIndex -1: focus moves here when a test-send answers (test-send.tsx).
@@ -20,11 +20,15 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
             <output className="tabular-nums text-slate-600" aria-label="Duration">
               {formatMs(a.durationMs)}
             </output>
-            <span className="min-w-0 flex-1 truncate font-mono text-xs text-slate-500">
+            {/* Its own line on a phone, cut in the middle (never to "http://…"); beside the badges from sm up. */}
+            <span
+              data-testid="test-result-url"
+              className="order-last min-w-0 basis-full font-mono text-xs text-slate-500 sm:order-none sm:basis-0 sm:flex-1"
+            >
               <ShortValue value={a.sentTo ?? a.url} max={48} />
             </span>
             <Link
-              href={`/log?messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}
+              href={`/log?view=attempts&messageId=${encodeURIComponent(a.messageId)}&attempt=${a.id}`}
               className="text-xs text-indigo-700 hover:underline"
             >
               In the log →
@@ -38,22 +42,22 @@ export function TestResult({ attempts }: { attempts: AttemptDetailDto[] }) {
               </p>
             ) : null}
             <div>
-              <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response body</h4>
+              <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response body</h3>
               <CodeBlock value={a.responseBody ?? ""} label="Response body" maxHeight="max-h-48" />
             </div>
             <details>
               <summary className="cursor-pointer text-xs text-indigo-700">Request and response headers, request body</summary>
               <div className="mt-2 grid gap-3 md:grid-cols-2">
                 <div>
-                  <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Request headers</h4>
+                  <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Request headers</h3>
                   <HeadersTable headers={a.requestHeaders} label="Request headers" />
                 </div>
                 <div>
-                  <h4 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response headers</h4>
+                  <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Response headers</h3>
                   <HeadersTable headers={a.responseHeaders} label="Response headers" />
                 </div>
               </div>
-              <h4 className="mb-1 mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">Request body</h4>
+              <h3 className="mb-1 mt-3 text-xs font-semibold uppercase tracking-wide text-slate-500">Request body</h3>
               <CodeBlock value={a.requestBody ?? ""} label="Request body" maxHeight="max-h-48" />
             </details>
           </div>

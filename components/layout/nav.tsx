@@ -58,7 +58,8 @@ export function Nav({ email, role, workspaces }: { email: string; role: Role; wo
 
   return (
     <>
-      <div className="flex shrink-0 items-center justify-between border-b border-slate-200 bg-white px-4 py-2 md:hidden">
+      {/* The phone's top bar is the page's banner landmark, so nothing on screen sits outside a landmark (axe region). */}
+      <header className="flex shrink-0 items-center justify-between border-b border-slate-200 bg-white px-4 py-2 md:hidden">
         <Logo />
         <button
           ref={menuButton}
@@ -77,7 +78,7 @@ export function Nav({ email, role, workspaces }: { email: string; role: Role; wo
           </svg>
           Menu
         </button>
-      </div>
+      </header>
       <nav
         id="main-nav"
         aria-label="Main"

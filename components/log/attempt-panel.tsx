@@ -84,9 +84,27 @@ function Outcome({ a }: { a: AttemptDetailDto }) {
   );
 }
 
-/** One attempt in full: how it ended and what came back first, then the message's attempt chain, then what was sent. */
-export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: () => void; onSelect: (id: string) => void }) {
-  const attempt = useAttempt(id);
+/**
+ * The log's drawer: titled by the event and where it went ("Order Completed → Orders"), never by a row
+ * number. It takes focus when it opens or shows another attempt (`focusKey`), so the keyboard continues
+ * inside it; Escape closes it unless a confirmation inside is open.
+ */
+export function LogDrawer({
+  label,
+  title,
+  subtitle,
+  focusKey,
+  onClose,
+  children,
+}: {
+  /** The drawer's name: "Attempt detail" in the flat view, "Message detail" by message. */
+  label: string;
+  title: React.ReactNode;
+  subtitle?: React.ReactNode;
+  focusKey: string;
+  onClose: () => void;
+  children: React.ReactNode;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     // Escape inside an open confirmation belongs to that dialog.
@@ -94,37 +112,60 @@ export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: (
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [onClose]);
-  // The drawer takes focus when it opens or shows another attempt, so the keyboard continues inside it.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves on each new attempt id
-  useEffect(() => heading.current?.focus(), [id]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: focus moves on each new attempt or message
+  useEffect(() => heading.current?.focus(), [focusKey]);
   return (
     <aside
-      aria-label="Attempt detail"
+      aria-label={label}
       className="fixed inset-y-0 right-0 z-20 flex w-full max-w-xl flex-col border-l border-slate-200 bg-white shadow-2xl"
     >
-      <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
-        <h2 ref={heading} tabIndex={-1} data-focus-target className="text-sm font-semibold text-slate-900 focus:outline-none">
-          Attempt #{id}
-        </h2>
+      <div className="flex items-start justify-between gap-2 border-b border-slate-100 px-4 py-3">
+        <div className="min-w-0">
+          <h2
+            ref={heading}
+            tabIndex={-1}
+            data-focus-target
+            className="text-sm font-semibold text-slate-900 [overflow-wrap:anywhere] focus:outline-none"
+          >
+            {title}
+          </h2>
+          {subtitle ? <p className="truncate text-xs text-slate-500">{subtitle}</p> : null}
+        </div>
         <Button variant="ghost" aria-label="Close detail" onClick={onClose}>
           ✕
         </Button>
       </div>
-      {attempt.isPending ? (
-        <div className="px-4">
-          <Spinner />
-        </div>
-      ) : attempt.isError ? (
-        <div className="p-4">
-          <ErrorNote error={attempt.error} />
-        </div>
-      ) : (
-        <div className="min-h-0 flex-1 space-y-5 overflow-y-auto p-4">
-          <AttemptBody a={attempt.data} onSelect={onSelect} />
-        </div>
-      )}
+      <div className="min-h-0 flex-1 space-y-5 overflow-y-auto p-4">{children}</div>
     </aside>
   );
+}
+
+/** "Order Completed → Orders": what the attempt carried, and where. */
+export const attemptTitle = (a: Pick<AttemptDetailDto, "event" | "type" | "destinationName">) =>
+  `${a.event ?? a.type} → ${a.destinationName ?? "deleted destination"}`;
+
+/** One attempt in full (the flat view's drawer): how it ended and what came back first, then the message's attempt chain, then what was sent. */
+export function AttemptPanel({ id, onClose, onSelect }: { id: string; onClose: () => void; onSelect: (id: string) => void }) {
+  const attempt = useAttempt(id);
+  return (
+    <LogDrawer
+      label="Attempt detail"
+      focusKey={id}
+      onClose={onClose}
+      title={attempt.data ? attemptTitle(attempt.data) : "Loading the attempt…"}
+      subtitle={attempt.data ? `Attempt ${attempt.data.attemptNumber} · ${new Date(attempt.data.startedAt).toLocaleString()}` : null}
+    >
+      <AttemptDetail id={id} onSelect={onSelect} />
+    </LogDrawer>
+  );
+}
+
+/** An attempt's detail, loaded by id. */
+export function AttemptDetail({ id, onSelect }: { id: string; onSelect: (id: string) => void }) {
+  const attempt = useAttempt(id);
+  if (attempt.isPending) return <Spinner />;
+  if (attempt.isError) return <ErrorNote error={attempt.error} />;
+  return <AttemptBody a={attempt.data} onSelect={onSelect} />;
 }
 
 /** A batch's attempt (docs/request-shape.md#batches-in-the-request-log): its id and the events it carried, in the body's order. */

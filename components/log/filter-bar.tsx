@@ -8,6 +8,7 @@ import { Input } from "@/components/ui/field";
 import { plural, selectClass } from "@/components/ui/format";
 import { useDestinations } from "@/components/destinations/hooks";
 import type { LogFilter } from "./hooks";
+import type { LogView } from "./use-log-filter";
 
 const RANGES = [
   { label: "Last hour", ms: 3600_000 },
@@ -24,6 +25,39 @@ const toLocalInput = (iso?: string) => {
 const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
 
 const normalised = (d: string) => d.trim() || undefined;
+
+/** Every filter is named by a visible label, not only by its placeholder. */
+const FIELD_LABEL = "mb-1 block text-xs font-medium text-slate-600";
+
+/** A select with its visible label. */
+function SelectFilter({
+  label,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  value?: string;
+  onChange: (v: string | undefined) => void;
+  children: React.ReactNode;
+}) {
+  const id = useId();
+  return (
+    <div className="min-w-0">
+      <label htmlFor={id} className={FIELD_LABEL}>
+        {label}
+      </label>
+      <select
+        id={id}
+        className={`${selectClass} w-full min-w-0`}
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value || undefined)}
+      >
+        {children}
+      </select>
+    </div>
+  );
+}
 
 /** How long typing pauses before a text filter applies. */
 export const TEXT_FILTER_DEBOUNCE_MS = 300;
@@ -59,17 +93,23 @@ function TextFilter({
     const v = normalised(draft);
     if (v !== value) onApply(v);
   };
+  const id = useId();
   return (
-    <Input
-      type="search"
-      aria-label={label}
-      placeholder={placeholder}
-      value={draft}
-      onChange={(e) => setDraft(e.target.value)}
-      onBlur={applyNow}
-      onKeyDown={(e) => e.key === "Enter" && applyNow()}
-      className="font-mono text-xs"
-    />
+    <div className="min-w-0">
+      <label htmlFor={id} className={FIELD_LABEL}>
+        {label}
+      </label>
+      <Input
+        id={id}
+        type="search"
+        placeholder={placeholder}
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={applyNow}
+        onKeyDown={(e) => e.key === "Enter" && applyNow()}
+        className="w-full font-mono text-xs"
+      />
+    </div>
   );
 }
 
@@ -77,13 +117,24 @@ function TextFilter({
  * The log's filters. On a phone they sit behind a "Filters" button (a disclosure), so the first
  * attempt is on the first screen; from md up they are always shown.
  */
-export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; onChange: (patch: LogFilter) => void; onClear: () => void }) {
+export function FilterBar({
+  filter,
+  view,
+  onChange,
+  onClear,
+}: {
+  filter: LogFilter;
+  view: LogView;
+  onChange: (patch: LogFilter) => void;
+  onClear: () => void;
+}) {
   const destinations = useDestinations();
   const active = Object.keys(filter).length;
   const [open, setOpen] = useState(false);
   const panelId = useId();
-  const set = (k: keyof LogFilter) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange({ [k]: e.target.value || undefined });
-  const selectFull = `${selectClass} w-full min-w-0`;
+  const set = (k: keyof LogFilter) => (v: string | undefined) => onChange({ [k]: v });
+  // The time button last pressed, while the window is still the one it set (aria-pressed).
+  const [picked, setPicked] = useState<{ label: string; from: string } | null>(null);
 
   return (
     <>
@@ -100,7 +151,7 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
       <search
         id={panelId}
         className={`mb-4 space-y-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200 md:block ${open ? "block" : "hidden"}`}
-        aria-label="Filter attempts"
+        aria-label={view === "messages" ? "Filter messages" : "Filter attempts"}
       >
         <p className="sr-only">Filters apply as you change them.</p>
         <div>
@@ -117,21 +168,31 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
           </p>
         </div>
         <div className="grid grid-cols-2 gap-2 sm:gap-3 lg:grid-cols-4">
-          <select aria-label="Destination" className={selectFull} value={filter.destinationId ?? ""} onChange={set("destinationId")}>
+          <SelectFilter label="Destination" value={filter.destinationId} onChange={set("destinationId")}>
             <option value="">All destinations</option>
             {destinations.data?.map((d) => (
               <option key={d.id} value={d.id}>
                 {d.name}
               </option>
             ))}
-          </select>
-          <select aria-label="Outcome" className={selectFull} value={filter.outcome ?? ""} onChange={set("outcome")}>
-            <option value="">Any outcome</option>
-            <option value="success">Success</option>
-            <option value="retry">Retrying</option>
-            <option value="failed">Failed</option>
-          </select>
-          <select aria-label="Status" className={selectFull} value={filter.statusClass ?? ""} onChange={set("statusClass")}>
+          </SelectFilter>
+          {view === "messages" ? (
+            <SelectFilter label="Delivery status" value={filter.state} onChange={set("state")}>
+              <option value="">Any status</option>
+              <option value="delivered">Delivered</option>
+              <option value="retrying">Retrying</option>
+              <option value="failed">Failed</option>
+              <option value="waiting">Waiting</option>
+            </SelectFilter>
+          ) : (
+            <SelectFilter label="Outcome" value={filter.outcome} onChange={set("outcome")}>
+              <option value="">Any outcome</option>
+              <option value="success">Success</option>
+              <option value="retry">Retrying</option>
+              <option value="failed">Failed</option>
+            </SelectFilter>
+          )}
+          <SelectFilter label="HTTP status" value={filter.statusClass} onChange={set("statusClass")}>
             <option value="">Any status</option>
             {["2xx", "3xx", "4xx", "5xx"].map((c) => (
               <option key={c} value={c}>
@@ -139,15 +200,15 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
               </option>
             ))}
             <option value="none">No response</option>
-          </select>
-          <select aria-label="Event type" className={selectFull} value={filter.type ?? ""} onChange={set("type")}>
+          </SelectFilter>
+          <SelectFilter label="Event type" value={filter.type} onChange={set("type")}>
             <option value="">Any type</option>
             {MESSAGE_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
-          </select>
+          </SelectFilter>
           <TextFilter label="Event name" placeholder="event (exact)" value={filter.event} onApply={(event) => onChange({ event })} />
           <TextFilter label="User ID" placeholder="userId" value={filter.userId} onApply={(userId) => onChange({ userId })} />
           <TextFilter
@@ -202,16 +263,25 @@ export function FilterBar({ filter, onChange, onClear }: { filter: LogFilter; on
         ) : null}
         <div className="flex flex-wrap items-center gap-2 text-sm">
           <span className="text-xs font-medium text-slate-500">Time</span>
-          {RANGES.map((r) => (
-            <Button
-              key={r.label}
-              variant="secondary"
-              className="text-xs"
-              onClick={() => onChange({ from: new Date(Date.now() - r.ms).toISOString(), to: undefined })}
-            >
-              {r.label}
-            </Button>
-          ))}
+          {RANGES.map((r) => {
+            const pressed = picked?.label === r.label && picked.from === filter.from && !filter.to;
+            return (
+              <Button
+                key={r.label}
+                variant="secondary"
+                aria-pressed={pressed}
+                className={`text-xs ${pressed ? "bg-indigo-50 text-indigo-800 ring-indigo-300" : ""}`}
+                onClick={() => {
+                  const from = new Date(Date.now() - r.ms).toISOString();
+                  setPicked({ label: r.label, from });
+                  onChange({ from, to: undefined });
+                }}
+              >
+                {pressed ? "✓ " : ""}
+                {r.label}
+              </Button>
+            );
+          })}
           <label className="flex items-center gap-1 text-xs text-slate-500">
             From
             <input

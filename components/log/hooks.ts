@@ -1,6 +1,6 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import { requestLogEndpoints, type attemptFilterSchema, type ReplayResult } from "@/lib/request-log/contract";
+import { requestLogEndpoints, type attemptFilterSchema, type deliveryListQuerySchema, type ReplayResult } from "@/lib/request-log/contract";
 import { call } from "@/components/data/api-client";
 
 /** The request log: attempts (/api/attempts), a message's deliveries and attempts (/api/messages), replay. */
@@ -21,6 +21,8 @@ export const FILTER_KEYS = [
   "from",
   "to",
   "backfillId",
+  // how a message stands at a destination (the log by message only)
+  "state",
 ] as const;
 export type LogFilter = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
@@ -38,6 +40,8 @@ export const logKeys = {
   list: (filter: LogFilter) => [...logKeys.attempts(), "list", normaliseFilter(filter)] as const,
   recent: (destinationId: string) => [...logKeys.attempts(), "recent", destinationId] as const,
   detail: (id: string) => [...logKeys.attempts(), "detail", id] as const,
+  /** The log by message: one row per message and destination. */
+  byMessage: (filter: LogFilter) => [...logKeys.messages(), "by-message", normaliseFilter(filter)] as const,
   /** Messages: their delivery states and attempt chains, and how many a replay would send. */
   messages: () => [...logKeys.all, "messages"] as const,
   message: (messageRowId: string) => [...logKeys.messages(), "detail", messageRowId] as const,
@@ -52,12 +56,17 @@ const apiFilter = (filter: LogFilter) => {
   const f = normaliseFilter(filter);
   // A payload search needs an end to its window (docs/dashboard.md#search-inside-payloads): "until now" when none is chosen.
   if (f.q && !f.to) f.to = new Date().toISOString();
-  return f as z.input<typeof attemptFilterSchema>;
+  return f as z.input<typeof attemptFilterSchema> & { state?: string };
+};
+/** The attempt filters alone: GET /api/attempts and a replay's filter know no `state`. */
+const attemptFilter = (filter: LogFilter) => {
+  const { state: _, ...f } = apiFilter(filter);
+  return f;
 };
 
 // POST /api/messages/replay answers `{ count }` to a dry run and `{ replayed }` otherwise (replayResultSchema).
 function dryRunCount(r: ReplayResult) {
-  if ("count" in r) return r.count;
+  if ("count" in r) return r;
   throw new Error("The dry run answered without a count");
 }
 function replayed(r: ReplayResult) {
@@ -66,25 +75,45 @@ function replayed(r: ReplayResult) {
 }
 
 export function fetchAttempts(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.attempts, { query: { ...apiFilter(filter), cursor: cursor ?? undefined, limit }, signal });
+  return call(requestLogEndpoints.attempts, { query: { ...attemptFilter(filter), cursor: cursor ?? undefined, limit }, signal });
+}
+
+export function fetchDeliveries(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
+  return call(requestLogEndpoints.deliveries, {
+    query: { ...(apiFilter(filter) as z.input<typeof deliveryListQuerySchema>), cursor: cursor ?? undefined, limit },
+    signal,
+  });
 }
 
 export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.attempt, { params: { id }, signal });
 
 export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.message, { params: { id }, signal });
 
-/** How many failed deliveries a replay of the filter would send (a dry run). */
+/** How many failed deliveries a replay of the filter would send, and how many it leaves alone (a dry run). */
 export const fetchReplayCount = (filter: LogFilter, signal?: AbortSignal) =>
-  call(requestLogEndpoints.replay, { body: { filter: apiFilter(filter), dryRun: true }, signal }).then(dryRunCount);
+  call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter), dryRun: true }, signal }).then(dryRunCount);
 
 /** The log, newest first, a page at a time. */
-export function useAttemptLog(filter: LogFilter) {
+export function useAttemptLog(filter: LogFilter, { enabled = true }: { enabled?: boolean } = {}) {
   return useInfiniteQuery({
     queryKey: logKeys.list(filter),
     queryFn: ({ pageParam, signal }) => fetchAttempts(filter, pageParam, signal),
+    enabled,
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     // Tail the newest page while only it is shown; once the user pages back, the list holds still.
+    refetchInterval: (q) => ((q.state.data?.pages.length ?? 0) <= 1 ? 5_000 : false),
+  });
+}
+
+/** The log by message, newest first, a page at a time; tailed like the flat log. */
+export function useMessageLog(filter: LogFilter, { enabled }: { enabled: boolean }) {
+  return useInfiniteQuery({
+    queryKey: logKeys.byMessage(filter),
+    queryFn: ({ pageParam, signal }) => fetchDeliveries(filter, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    enabled,
     refetchInterval: (q) => ((q.state.data?.pages.length ?? 0) <= 1 ? 5_000 : false),
   });
 }
@@ -99,7 +128,9 @@ export function useRecentAttempts(destinationId: string) {
 }
 
 export function useAttempt(id: string) {
-  return useQuery({ queryKey: logKeys.detail(id), queryFn: ({ signal }) => fetchAttempt(id, signal) });
+  // Moving along a chain (or to a newly arrived attempt) keeps the one shown until the next is loaded,
+  // so the drawer's state (a replay's answer) is not lost to a spinner.
+  return useQuery({ queryKey: logKeys.detail(id), queryFn: ({ signal }) => fetchAttempt(id, signal), placeholderData: keepPreviousData });
 }
 
 export function useMessage(messageRowId: string) {
@@ -132,6 +163,7 @@ export function useReplayMessageMutation() {
     onSuccess: (_, { messageRowId }) =>
       Promise.all([
         qc.invalidateQueries({ queryKey: logKeys.message(messageRowId) }),
+        qc.invalidateQueries({ queryKey: [...logKeys.messages(), "by-message"] }),
         qc.invalidateQueries({ queryKey: logKeys.attempts() }),
       ]),
   });
@@ -141,7 +173,7 @@ export function useReplayMessageMutation() {
 export function useReplayMatchingMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (filter: LogFilter) => call(requestLogEndpoints.replay, { body: { filter: apiFilter(filter) } }).then(replayed),
+    mutationFn: (filter: LogFilter) => call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter) } }).then(replayed),
     // Any attempt list and any message's deliveries may have changed.
     onSuccess: () =>
       Promise.all([qc.invalidateQueries({ queryKey: logKeys.attempts() }), qc.invalidateQueries({ queryKey: logKeys.messages() })]),

@@ -33,9 +33,9 @@ export function ReplayMatching({ filter, label = "Replay failed…" }: { filter:
       <ConfirmDialog
         open={open}
         title="Replay failed deliveries"
-        confirmLabel={count.data ? `Replay ${count.data}` : "Replay"}
+        confirmLabel={count.data?.count ? `Replay ${count.data.count}` : "Replay"}
         busy={replay.isPending}
-        confirmDisabled={!count.data}
+        confirmDisabled={!count.data?.count}
         onCancel={() => setOpen(false)}
         onConfirm={() =>
           replay.mutate(filter, {
@@ -50,14 +50,26 @@ export function ReplayMatching({ filter, label = "Replay failed…" }: { filter:
           <p>Counting matching deliveries…</p>
         ) : count.isError ? (
           <ErrorNote error={count.error} />
-        ) : count.data === 0 ? (
-          <p>No failed deliveries match the current filters — nothing to replay.</p>
         ) : (
-          <p>
-            <strong data-testid="replay-count">{count.data}</strong> failed {count.data === 1 ? "delivery matches" : "deliveries match"}{" "}
-            {Object.keys(filter).length ? "the current filters" : "(no filters: every failed delivery)"}. Each is sent again from the first
-            attempt, with a fresh retry window.
-          </p>
+          <>
+            {count.data.count === 0 ? (
+              <p>No failed deliveries match {Object.keys(filter).length ? "the current filters" : ""} — nothing to replay.</p>
+            ) : (
+              <p>
+                <strong data-testid="replay-count">{count.data.count}</strong> failed{" "}
+                {count.data.count === 1 ? "delivery matches" : "deliveries match"}{" "}
+                {Object.keys(filter).length ? "the current filters" : "(no filters: every failed delivery)"}. Each is sent again from the
+                first attempt, with a fresh retry window.
+              </p>
+            )}
+            {count.data.stillRetrying > 0 ? (
+              <p data-testid="replay-still-retrying">
+                {plural(count.data.stillRetrying, "more is", "more are")} still retrying and not replayed:{" "}
+                {count.data.stillRetrying === 1 ? "it is" : "they are"} retried on {count.data.stillRetrying === 1 ? "its" : "their"} own,
+                and can be replayed if {count.data.stillRetrying === 1 ? "it fails" : "they fail"}.
+              </p>
+            ) : null}
+          </>
         )}
         <ErrorNote error={replay.error} />
       </ConfirmDialog>

@@ -18,11 +18,12 @@ const reason = (g: FailureGroupDto) =>
   g.responseStatus != null ? statusText(g.responseStatus) : g.errorKind ? (KIND_WORDS[g.errorKind] ?? g.errorKind) : "Error";
 
 /** The log filter of one group: "View in the log" opens exactly these attempts, "Replay these" re-sends their messages. */
-export function groupFilter(g: FailureGroupDto, from: string): LogFilter {
+export function groupFilter(g: FailureGroupDto, from: string, to: string): LogFilter {
   return {
     destinationId: g.destinationId,
     url: g.url,
     from,
+    to,
     ...(g.responseStatus != null
       ? { status: String(g.responseStatus) }
       : g.errorKind
@@ -60,7 +61,7 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
       ) : (
         <ul className="divide-y divide-slate-100" aria-label="Failures by reason">
           {q.data.groups.map((g) => {
-            const filter = groupFilter(g, from);
+            const filter = groupFilter(g, from, to);
             const query = new URLSearchParams(filter as Record<string, string>);
             return (
               <li key={`${g.destinationId} ${g.url} ${reason(g)}`} className="flex flex-wrap items-start gap-x-4 gap-y-2 px-4 py-3 text-sm">
@@ -72,6 +73,9 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
                       {plural(g.attempts, "attempt")} · {plural(g.messages, "message")} · last <TimeAgo iso={g.lastAt} />
                     </span>
                   </div>
+                  <p className="text-xs text-slate-700" data-testid="failure-standing">
+                    <GroupStanding g={g} />
+                  </p>
                   <div className="truncate font-mono text-xs text-slate-500">
                     <ShortValue value={g.url} max={64} />
                   </div>
@@ -85,7 +89,7 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
                   <Link href={`/log?${query}`} className="text-xs text-indigo-700 underline">
                     View in the log
                   </Link>
-                  {canReplay ? <ReplayMatching filter={filter} label="Replay these…" /> : null}
+                  {canReplay && g.failed > 0 ? <ReplayMatching filter={filter} label={`Replay ${g.failed} failed…`} /> : null}
                 </div>
               </li>
             );
@@ -93,5 +97,23 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
         </ul>
       )}
     </Card>
+  );
+}
+
+/**
+ * Where the group's messages stand now, so its counts and its replay agree: failed ones are what
+ * "Replay … failed" sends; still retrying ones are retried on their own and are not replayed.
+ */
+function GroupStanding({ g }: { g: FailureGroupDto }) {
+  const parts = [
+    g.failed ? `${g.failed} failed` : null,
+    g.retrying ? `${g.retrying} still retrying` : null,
+    g.delivered ? `${g.delivered} delivered since` : null,
+  ].filter(Boolean);
+  return (
+    <>
+      Now: {parts.join(" · ") || "none left"}.{" "}
+      {g.retrying > 0 ? <span className="text-slate-500">Still retrying ones are retried on their own, not replayed.</span> : null}
+    </>
   );
 }

@@ -24,7 +24,11 @@ export function SourceDetail({ id, children }: { id: string; children?: React.Re
   if (source.isError) return <ErrorNote error={source.error} />;
   const s = source.data;
   const origin = typeof window === "undefined" ? "" : window.location.origin;
-  const curl = `curl ${origin}/v1/track -u '${revealed && s.writeKey ? s.writeKey : "<write key>"}:' -H 'content-type: application/json' \\\n  -d '{"userId":"user-1","event":"Order Completed","properties":{"total":42}}'`;
+  const masked = s.writeKey ? `${s.writeKey.slice(0, 6)}${"•".repeat(20)}` : "";
+  // Shown with the key masked until Reveal; copied with the key itself, ready to run.
+  const curlWith = (key: string) =>
+    `curl ${origin}/v1/track -u '${key}:' -H 'content-type: application/json' \\\n  -d '{"userId":"user-1","event":"Order Completed","properties":{"total":42}}'`;
+  const curl = curlWith(revealed && s.writeKey ? s.writeKey : masked);
 
   return (
     <>
@@ -66,7 +70,7 @@ export function SourceDetail({ id, children }: { id: string; children?: React.Re
               data-testid="write-key"
               className="min-w-0 max-w-full rounded-md bg-slate-100 px-3 py-1.5 font-mono text-sm [overflow-wrap:anywhere]"
             >
-              {revealed ? s.writeKey : `${s.writeKey.slice(0, 6)}${"•".repeat(20)}`}
+              {revealed ? s.writeKey : masked}
             </code>
             <Button variant="secondary" onClick={() => setRevealed((r) => !r)}>
               {revealed ? "Hide" : "Reveal"}
@@ -76,7 +80,10 @@ export function SourceDetail({ id, children }: { id: string; children?: React.Re
           </div>
           {s.previousWriteKey ? <PreviousKeyNotice previous={s.previousWriteKey} /> : null}
           <ErrorNote error={toggle.error} />
-          <h3 className="mt-5 text-xs font-semibold uppercase tracking-wide text-slate-500">Try it</h3>
+          <div className="mt-5 flex items-center justify-between gap-2">
+            <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Try it</h3>
+            <CopyButton value={curlWith(s.writeKey)} label="Copy curl command" />
+          </div>
           <div className="mt-2">
             <CodeBlock value={curl} label="curl command" maxHeight="max-h-48" plain />
           </div>

@@ -19,10 +19,26 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
+/**
+ * What a list shows when it has nothing yet. Its title is an h2 unless it sits under a section's h2
+ * (`level` 3): a page's empty list comes right after its h1, and a heading level must not be skipped
+ * (axe heading-order).
+ */
+export function EmptyState({
+  title,
+  children,
+  action,
+  level = 2,
+}: {
+  title: string;
+  children?: ReactNode;
+  action?: ReactNode;
+  level?: 2 | 3;
+}) {
+  const Heading = level === 2 ? "h2" : "h3";
   return (
     <div className="rounded-lg border-2 border-dashed border-slate-200 px-6 py-12 text-center">
-      <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
+      <Heading className="text-sm font-semibold text-slate-900">{title}</Heading>
       {children ? <div className="mx-auto mt-1 max-w-md text-sm text-slate-500">{children}</div> : null}
       {action ? <div className="mt-4">{action}</div> : null}
     </div>

@@ -167,6 +167,64 @@ export type AttemptDto = z.infer<typeof attemptDtoSchema>;
 export type AttemptDetailDto = z.infer<typeof attemptDetailDtoSchema>;
 export type AttemptPageDto = z.infer<typeof attemptPageDtoSchema>;
 
+/**
+ * How a message stands at one destination, from the latest delivery of its chain (the one ingest made,
+ * then each replay): delivered; failed (its retry window ended, or the endpoint refused it); retrying
+ * (attempted, another attempt is due); waiting (not attempted yet: queued, in an open batch, held for
+ * order, throttled or paused) (docs/dashboard.md#the-log-by-message).
+ */
+export const messageStatusSchema = z.enum(["delivered", "retrying", "failed", "waiting"]);
+export type MessageStatus = z.infer<typeof messageStatusSchema>;
+
+/** Filters of GET /api/deliveries: the attempt filters (a message with such an attempt there) and how it stands there. */
+const deliveryFilterFields = attemptFilterFields.extend({ state: messageStatusSchema.optional() });
+
+export const deliveryListQuerySchema = deliveryFilterFields
+  .extend({
+    // "<created_at ISO>_<delivery id>" of the last row of the previous page
+    cursor: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z_[0-9a-f-]{36}$/, "Not a cursor")
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .superRefine(checkSearchWindow);
+export type DeliveryListQuery = z.infer<typeof deliveryListQuerySchema>;
+
+/** One row of the log by message: a message at one destination, with its replays folded in. */
+export const deliveryRowDtoSchema = z.object({
+  /** The delivery ingest (or a backfill, or a test-send) made: the row's identity, its replays hang off it. */
+  id: z.string(),
+  /** The chain's latest delivery (the row's own id when never replayed). */
+  latestDeliveryId: z.string(),
+  messageRowId: z.string(),
+  /** null once erased by a deletion request (the message's row is kept, its fields are not). */
+  messageId: z.string().nullable(),
+  type: z.string().nullable(),
+  event: z.string().nullable(),
+  userId: z.string().nullable(),
+  destinationId: z.string(),
+  destinationName: z.string().nullable(),
+  createdAt: z.string(),
+  status: messageStatusSchema,
+  /** Attempts over the whole chain (a batch's attempt counts for each event it carried). */
+  attempts: z.number().int(),
+  /** How many times it was replayed. */
+  replays: z.number().int(),
+  /** The endpoint's last answer: its status, or null without one (then lastError says why). */
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  /** When retrying: when the next attempt is due. */
+  nextAttemptAt: z.string().nullable(),
+  backfillId: z.string().nullable(),
+  /** A test event sent from the destination page (docs/dashboard.md#test-sends). */
+  testSend: z.boolean(),
+});
+export type DeliveryRowDto = z.infer<typeof deliveryRowDtoSchema>;
+export const deliveryPageDtoSchema = z.object({ deliveries: z.array(deliveryRowDtoSchema), nextCursor: z.string().nullable() });
+export type DeliveryPageDto = z.infer<typeof deliveryPageDtoSchema>;
+
 /** GET /api/messages/{id}: the message as stored, its deliveries and every attempt, oldest first. */
 export const messageDetailDtoSchema = z.object({
   message: z.object({
@@ -233,8 +291,15 @@ export const replaySchema = z
   });
 export type ReplayInput = z.infer<typeof replaySchema>;
 
-/** `count` for a dry run (replays that would be made), else `replayed` (new deliveries made). */
-export const replayResultSchema = z.union([z.object({ count: z.number().int() }), z.object({ replayed: z.number().int() })]);
+/**
+ * A dry run: `count`, the replays it would make, and what the selection holds that it would not send:
+ * `stillRetrying` (their latest delivery is still pending: replayable once it fails) and `delivered`
+ * (sent again only by ids with includeDelivered). Else `replayed`, the new deliveries made.
+ */
+export const replayResultSchema = z.union([
+  z.object({ count: z.number().int(), stillRetrying: z.number().int(), delivered: z.number().int() }),
+  z.object({ replayed: z.number().int() }),
+]);
 export type ReplayResult = z.infer<typeof replayResultSchema>;
 
 // Stats: attempts of a time window by outcome, with latency percentiles.
@@ -361,6 +426,13 @@ export const failureGroupDtoSchema = z.object({
   attempts: z.number().int(),
   /** Distinct messages among them. */
   messages: z.number().int(),
+  /**
+   * Those messages by how they stand at the destination now (the latest delivery of each): failed ones
+   * are what "Replay these" sends; still retrying ones are retried on their own; some were delivered since.
+   */
+  failed: z.number().int(),
+  retrying: z.number().int(),
+  delivered: z.number().int(),
   lastAt: z.string(),
   /** The newest attempt's error text. */
   lastError: z.string().nullable(),
@@ -379,6 +451,15 @@ export const requestLogEndpoints = {
     summary: "The request log, newest first, filtered and keyset-paged (pass nextCursor as cursor)",
     query: attemptListQuerySchema,
     response: attemptPageDtoSchema,
+  }),
+  deliveries: endpoint({
+    method: "GET",
+    path: "/api/deliveries",
+    access: "viewer",
+    summary:
+      "The request log by message: one row per message and destination (its replays folded in) with its status, attempts and last answer, newest first, keyset-paged",
+    query: deliveryListQuerySchema,
+    response: deliveryPageDtoSchema,
   }),
   attempt: endpoint({
     method: "GET",

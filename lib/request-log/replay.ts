@@ -27,8 +27,14 @@ export async function replayMessages(opts: { workspaceId: string; actor: Actor; 
   const chosen = chosenDeliveries(opts.workspaceId, input);
   return withTransaction(async (client) => {
     if (input.dryRun) {
-      const { rows } = await client.query<{ n: number }>(`${chosen.sql} SELECT count(*)::int AS n FROM chosen`, chosen.values);
-      return { count: rows[0].n };
+      // What it sends, and what it leaves alone: still retrying (replayed once they end), already delivered.
+      const { rows } = await client.query<{ n: number; retrying: number; delivered: number }>(
+        `${chosen.sql} SELECT (SELECT count(*) FROM chosen)::int AS n,
+           (SELECT count(*) FROM latest WHERE state = 'pending')::int AS retrying,
+           (SELECT count(*) FROM latest WHERE state = 'delivered')::int AS delivered`,
+        chosen.values,
+      );
+      return { count: rows[0].n, stillRetrying: rows[0].retrying, delivered: rows[0].delivered };
     }
     const { rows: picked } = await client.query<{
       id: string;
