@@ -93,10 +93,26 @@ export function AttemptChain({
       <ul className="space-y-1" aria-label="Deliveries">
         {latest.map((d) => (
           <li key={d.id} className="flex flex-wrap items-center gap-2 text-xs">
-            <Badge tone={STATE_TONE[d.state]}>{d.state}</Badge>
+            <Badge tone={d.held ? "slate" : STATE_TONE[d.state]}>{d.held ? "held" : d.state}</Badge>
             <bdi className="text-slate-700">{d.destinationName ?? "deleted destination"}</bdi>
             {d.replayNumber ? <span className="text-slate-500">· after replay {d.replayNumber}</span> : null}
-            {d.state === "pending" && d.nextAttemptAt ? (
+            {d.held ? (
+              <span className="text-slate-500">
+                · held since {clock(d.held.since)} behind an earlier message of this user
+                {d.held.byMessageId ? (
+                  <>
+                    {" "}
+                    (<code>{d.held.byMessageId}</code>)
+                  </>
+                ) : null}
+              </span>
+            ) : null}
+            {d.holdReleasedAt ? (
+              <span className="text-amber-800">
+                · released from hold at {clock(d.holdReleasedAt)}: held past the destination's limit, sent before an earlier message
+              </span>
+            ) : null}
+            {d.state === "pending" && !d.held && d.nextAttemptAt ? (
               <span className="text-slate-500">· next try at {clock(d.nextAttemptAt)}</span>
             ) : null}
           </li>
@@ -131,7 +147,7 @@ export function AttemptChain({
             It is sent again to {plural(targets.length, "destination")} (
             {targets.map((d) => d.destinationName ?? "deleted destination").join(", ")}) as a new delivery linked to the last one, with a
             fresh retry window{everywhere ? "" : ", only to the URLs that did not answer 2xx"}. Your endpoint receives the same messageId
-            and webhook-id again.
+            and webhook-id again. A replay is outside per-user ordering: it goes at once, whatever of this user is still pending.
           </>
         ) : (
           <>It was delivered everywhere: nothing failed, so there is nothing to replay.</>

@@ -207,6 +207,13 @@ export const messageDetailDtoSchema = z.object({
       replayNumber: z.number().int(),
       /** The batch it went in (docs/request-shape.md#batching); its attempts are among `attempts`. */
       batchId: z.string().nullable(),
+      /**
+       * Held behind an earlier pending message of its user (docs/webhooks.md#ordering): since when, and
+       * that message (its row id and messageId; null when nothing holds it any more); null when not held.
+       */
+      held: z.object({ since: z.string(), byMessageRowId: z.string().nullable(), byMessageId: z.string().nullable() }).nullable(),
+      /** When the hold limit let it go, sent without waiting for earlier ones (docs/webhooks.md#hold-limit); else null. */
+      holdReleasedAt: z.string().nullable(),
     }),
   ),
   attempts: z.array(attemptDetailDtoSchema),
