@@ -120,6 +120,7 @@ async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): 
 const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "memberships", column: "role", allowed: ["owner", "admin", "viewer"] },
   { table: "destinations", column: "mode", allowed: ["any", "every"] },
+  { table: "destinations", column: "ordering", allowed: ["none", "perUser"] },
   { table: "messages", column: "origin", allowed: ["api", "audience", "deletion", "test"] },
   { table: "deliveries", column: "state", allowed: ["pending", "delivered", "failed"] },
   { table: "attempts", column: "outcome", allowed: ["success", "retry", "failed"] },

@@ -152,7 +152,9 @@ describe("ordered delivery", () => {
     // Not yet past the limit: the sweep leaves them.
     const { releaseHolds } = await import("../lib/delivery/holds");
     expect(await releaseHolds()).toEqual({ pastLimit: 0, unheld: 0 });
-    // Held for longer than the limit: the sweep (the worker's once-a-minute tick) lets them go.
+    // Held for longer than the limit: the sweep, which the worker schedules once a minute, lets them go.
+    const { rows: schedules } = await sql.query("SELECT cron FROM pgboss.schedule WHERE name = 'order-holds'");
+    expect(schedules).toEqual([{ cron: "* * * * *" }]);
     await sql.query(
       "UPDATE deliveries SET held_since = held_since - interval '2 minutes' WHERE destination_id = $1 AND held_since IS NOT NULL",
       [destinationId],
