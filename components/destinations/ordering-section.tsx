@@ -33,7 +33,7 @@ export function OrderingFields({
   const on = value.ordering === "perUser";
   return (
     <div className="space-y-4">
-      <label className="flex items-start gap-2 text-sm text-slate-700">
+      <div className="flex items-start gap-2">
         <input
           id="dest-ordering"
           type="checkbox"
@@ -42,14 +42,16 @@ export function OrderingFields({
           aria-describedby="dest-ordering-hint"
           onChange={(e) => onChange({ ...value, ordering: e.target.checked ? "perUser" : "none" })}
         />
-        <span>
-          Keep each user&apos;s messages in order
-          <span id="dest-ordering-hint" className="block text-xs text-slate-500">
+        <div>
+          <label htmlFor="dest-ordering" className="text-sm text-slate-700">
+            Keep each user&apos;s messages in order
+          </label>
+          <p id="dest-ordering-hint" className="text-xs text-slate-500">
             A user&apos;s message (by userId, else anonymousId) waits while an earlier one of theirs is still being retried here. Other
             users are not held up. Replays and backfills go at once, outside this order.
-          </span>
-        </span>
-      </label>
+          </p>
+        </div>
+      </div>
       {on ? (
         <Field
           label="Hold a message at most (minutes)"
