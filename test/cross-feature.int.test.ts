@@ -70,6 +70,8 @@ type Config = {
   /** Mid-stream: the secrets rotated (at once, or with the old one signing beside the new), the destination paused until the stream ends. */
   rotate: "none" | "now" | "grace";
   pause: boolean;
+  /** Per-user ordering (docs/webhooks.md#ordering). */
+  ordering: boolean;
 };
 
 const configArb: fc.Arbitrary<Config> = fc
@@ -86,6 +88,7 @@ const configArb: fc.Arbitrary<Config> = fc
     flaky: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
     rotate: fc.constantFrom("none", "now", "grace"),
     pause: fc.boolean(),
+    ordering: fc.boolean(),
   })
   // Batching sends many events per request, so its URLs hold no templates (docs/request-shape.md#batching).
   .map((c) => (c.batch !== null ? { ...c, template: false } : c));
@@ -134,6 +137,8 @@ function destinationBody(c: Config, prefix: string, sourceId: string, standardSe
     ...(c.mapping !== "none" && { mapping: MAPPINGS[c.mapping] }),
     ...(c.batch !== null && { batch: { size: c.batch, maxWaitMs: 300 } }),
     numbers: c.numbers,
+    // docs/webhooks.md#ordering: a user's later calls wait for the earlier ones (test/ordering.int.test.ts checks the order)
+    ...(c.ordering && { ordering: "perUser" }),
     filter:
       c.filter || c.drop
         ? {

@@ -53,8 +53,8 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   deliveries_backfill_id_state_idx: "((backfill_id IS NOT NULL) AND (state = 'pending'::text))",
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",
   deliveries_pending_idx: "(state = 'pending'::text)",
-  deliveries_order_idx: "((order_key IS NOT NULL) AND (state = 'pending'::text))",
-  deliveries_held_idx: "((held_since IS NOT NULL) AND (state = 'pending'::text))",
+  deliveries_order_idx: "((order_key IS NOT NULL) AND (state <> 'delivered'::text) AND (state <> 'failed'::text))",
+  deliveries_held_idx: "((held_since IS NOT NULL) AND (state <> 'delivered'::text) AND (state <> 'failed'::text))",
   messages_violations_idx: "(violations IS NOT NULL)",
 };
 const withoutPartialPredicate = (statement: string) => {

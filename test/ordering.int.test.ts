@@ -89,6 +89,39 @@ const allEnded = (destinationId: string, n: number) => async () => {
 };
 
 describe("ordered delivery", () => {
+  it("reads a key's pending deliveries through the order index, not a destination's whole backlog, even on a table never analyzed", async () => {
+    const { HOLD_SQL, RELEASE_SQL } = await import("../lib/delivery/order");
+    const client = await sql.connect();
+    try {
+      await client.query("BEGIN");
+      const destinationId = await insertOrderedDestination(db.url, { workspaceId, url: "http://127.0.0.1:9/plan" });
+      // A backlog of 20,000 pending deliveries over 10,000 keys at one destination, ids time-ordered.
+      await client.query(
+        `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, order_key)
+         SELECT (lpad(to_hex(i), 12, '0') || '7000' || '8000' || lpad(to_hex(i), 12, '0'))::uuid, $1, gen_random_uuid(), $2, 'user-' || (i % 10000)
+           FROM generate_series(1, 20000) i`,
+        [workspaceId, destinationId],
+      );
+      const { rows } = await client.query<{ id: string }>(
+        "SELECT id FROM deliveries WHERE destination_id = $1 ORDER BY id LIMIT 500 OFFSET 12000",
+        [destinationId],
+      );
+      const ids = rows.map((r) => r.id);
+      const plan = async (text: string, values: unknown[]) =>
+        (await client.query(`EXPLAIN (COSTS OFF) ${text}`, values)).rows.map((r) => r["QUERY PLAN"] as string).join("\n");
+      const hold = await plan(HOLD_SQL, [ids]);
+      const release = await plan(RELEASE_SQL, [ids.map(() => destinationId), ids.map((_, i) => `user-${i}`)]);
+      for (const p of [hold, release]) {
+        expect(p).toContain("deliveries_order_idx");
+        expect(p).not.toContain("deliveries_pending_idx");
+        expect(p).not.toMatch(/Seq Scan on deliveries/);
+      }
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
+  });
+
   it("a retried event is not overtaken by its user's later events, and another user's are not delayed", async () => {
     let aFirst = 0;
     const rx = await receiver((_path, events) => (events.some((e) => e.key === "A" && e.seq === 0) && ++aFirst <= 3 ? 500 : 200));

@@ -50,6 +50,11 @@ export type RequestedDelivery = NewDelivery & {
   replayOf?: string | null;
   replayNumber?: number;
   backfillId?: string | null;
+  /**
+   * Asked for in its user's order (docs/webhooks.md#ordering): at a destination that orders per user it
+   * takes the message's key, so it waits for what is pending and what arrives later waits for it.
+   */
+  ordered?: boolean;
 };
 
 /**
@@ -75,10 +80,13 @@ export async function requestDeliveries(
         ? "ON CONFLICT DO NOTHING"
         : "";
   const { rows: created } = await client.query<{ id: string }>(
-    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number, backfill_id)
-     SELECT x.id, x.workspace_id, x.message_row_id, x.destination_id, x.pending_urls, x.target_urls, x.replay_of, ${replayNumber}, x.backfill_id
+    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number, backfill_id,
+                             order_key)
+     SELECT x.id, x.workspace_id, x.message_row_id, x.destination_id, x.pending_urls, x.target_urls, x.replay_of, ${replayNumber}, x.backfill_id,
+            CASE WHEN x.ordered THEN (SELECT coalesce(m.user_id, m.anonymous_id) FROM messages m JOIN destinations t ON t.id = x.destination_id
+                                       WHERE m.id = x.message_row_id AND t.ordering = 'perUser') END
      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, workspace_id uuid, message_row_id uuid, destination_id uuid, pending_urls text[],
-                                             target_urls text[], replay_of uuid, replay_number int, backfill_id uuid)
+                                             target_urls text[], replay_of uuid, replay_number int, backfill_id uuid, ordered boolean)
      ${conflict}
      RETURNING id`,
     [
@@ -93,6 +101,7 @@ export async function requestDeliveries(
           replay_of: r.replayOf ?? null,
           replay_number: r.replayNumber ?? 0,
           backfill_id: r.backfillId ?? null,
+          ordered: r.ordered ?? false,
         })),
       ),
     ],

@@ -2,6 +2,7 @@ import "server-only";
 import { pool, withTransaction } from "../platform/db";
 import { wakeWorkers } from "../platform/queue";
 import { enqueueDeliveryJobs } from "./enqueue";
+import { NOT_ENDED } from "./order";
 
 /**
  * The hold limit's sweep (docs/webhooks.md#hold-limit), run once a minute by the worker's
@@ -20,12 +21,12 @@ UPDATE deliveries d
                                THEN now() END,
        updated_at = now()
   FROM destinations t
- WHERE d.held_since IS NOT NULL AND d.state = 'pending' AND t.id = d.destination_id
+ WHERE d.held_since IS NOT NULL AND ${NOT_ENDED("d")} AND t.id = d.destination_id
    AND (t.ordering <> 'perUser' OR NOT t.enabled
         OR d.held_since <= now() - make_interval(mins => t.max_hold_minutes)
         OR NOT EXISTS (SELECT 1 FROM deliveries e
                         WHERE e.destination_id = d.destination_id AND e.order_key = d.order_key
-                          AND e.state = 'pending' AND e.id < d.id))
+                          AND ${NOT_ENDED("e")} AND e.id < d.id))
 RETURNING d.id, d.hold_released_at IS NOT NULL AS past_limit`;
 
 /** Releases the held deliveries past their limit or held by nothing, with their jobs; returns the counts. */
@@ -54,10 +55,10 @@ export async function heldKeys(opts: { destinationId: string; min?: number; limi
   const { rows } = await pool().query<{ key: string; held: number; since: Date; held_by: string | null }>(
     `SELECT h.order_key AS key, h.held, h.since,
             (SELECT m.message_id FROM deliveries e JOIN messages m ON m.id = e.message_row_id
-              WHERE e.destination_id = $1 AND e.order_key = h.order_key AND e.state = 'pending' AND e.held_since IS NULL
+              WHERE e.destination_id = $1 AND e.order_key = h.order_key AND ${NOT_ENDED("e")} AND e.held_since IS NULL
               ORDER BY e.id LIMIT 1) AS held_by
        FROM (SELECT order_key, count(*)::int AS held, min(held_since) AS since FROM deliveries
-              WHERE destination_id = $1 AND held_since IS NOT NULL AND state = 'pending'
+              WHERE destination_id = $1 AND held_since IS NOT NULL AND ${NOT_ENDED("deliveries")}
               GROUP BY order_key HAVING count(*) >= $2) h
       ORDER BY h.held DESC, h.order_key LIMIT $3`,
     [opts.destinationId, opts.min ?? 1, opts.limit ?? 50],
@@ -69,7 +70,7 @@ export async function heldKeys(opts: { destinationId: string; min?: number; limi
 export async function heldTotals(): Promise<{ destinationId: string; held: number; keys: number }[]> {
   const { rows } = await pool().query<{ destination_id: string; held: number; keys: number }>(
     `SELECT destination_id, count(*)::int AS held, count(DISTINCT order_key)::int AS keys FROM deliveries
-      WHERE held_since IS NOT NULL AND state = 'pending' GROUP BY destination_id`,
+      WHERE held_since IS NOT NULL AND ${NOT_ENDED("deliveries")} GROUP BY destination_id`,
   );
   return rows.map((r) => ({ destinationId: r.destination_id, held: r.held, keys: r.keys }));
 }

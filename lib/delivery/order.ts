@@ -23,6 +23,14 @@ import type { LoadedDelivery } from "./load";
  * for them (docs/decisions/0160-ordered-delivery.md).
  */
 
+/**
+ * "Not ended" (pending) as the order index's predicate says it (migration *_ordered_delivery): the
+ * pending deliveries' index (deliveries_pending_idx, destination_id first) cannot serve a query that
+ * does not say `state = 'pending'`, so a planner without statistics (a fresh table) cannot scan all
+ * of a destination's pending deliveries for each key instead (docs/decisions/0160-ordered-delivery.md).
+ */
+export const NOT_ENDED = (alias: string) => `${alias}.state <> 'delivered' AND ${alias}.state <> 'failed'`;
+
 /** The key's advisory lock name: one per (destination, key). */
 const lockName = (destinationId: string, key: string) => `order:${destinationId}:${key}`;
 
@@ -62,13 +70,13 @@ export function gated(d: LoadedDelivery): boolean {
  * candidate. Exported for its test (test/ordering.int.test.ts).
  */
 export const HOLD_SQL = `
-WITH c AS (
+WITH c AS MATERIALIZED (
   SELECT d.id, d.held_since,
          EXISTS (SELECT 1 FROM deliveries e
                   WHERE e.destination_id = d.destination_id AND e.order_key = d.order_key
-                    AND e.state = 'pending' AND e.id < d.id) AS blocked
+                    AND ${NOT_ENDED("e")} AND e.id < d.id) AS blocked
     FROM deliveries d
-   WHERE d.id = ANY(${hiddenIds(1)}) AND d.state = 'pending' AND d.order_key IS NOT NULL
+   WHERE d.id = ANY(${hiddenIds(1)}) AND ${NOT_ENDED("d")} AND d.order_key IS NOT NULL
 )
 UPDATE deliveries d
    SET held_since = CASE WHEN c.blocked THEN coalesce(d.held_since, now()) END,
@@ -125,12 +133,15 @@ export async function keysOf(db: Pick<pg.PoolClient, "query">, ids: readonly str
  * delivery of each key, when it is held, is let go. Exported for its test.
  */
 export const RELEASE_SQL = `
+WITH n AS MATERIALIZED (
+  SELECT (SELECT h.id FROM deliveries h
+           WHERE h.destination_id = k.destination_id AND h.order_key = k.order_key AND ${NOT_ENDED("h")}
+           ORDER BY h.id LIMIT 1) AS id
+    FROM unnest($1::uuid[], $2::text[]) AS k(destination_id, order_key)
+)
+-- by primary key (an array, not a join the planner may hash over the whole table)
 UPDATE deliveries d SET held_since = NULL, updated_at = now()
-  FROM (SELECT (SELECT h.id FROM deliveries h
-                 WHERE h.destination_id = k.destination_id AND h.order_key = k.order_key AND h.state = 'pending'
-                 ORDER BY h.id LIMIT 1) AS id
-          FROM unnest($1::uuid[], $2::text[]) AS k(destination_id, order_key)) n
- WHERE d.id = n.id AND d.held_since IS NOT NULL
+ WHERE d.id = ANY(ARRAY(SELECT n.id FROM n WHERE n.id IS NOT NULL)) AND d.held_since IS NOT NULL
 RETURNING d.id`;
 
 /**

@@ -233,6 +233,11 @@ export const replaySchema = z
     ids: z.array(z.string().uuid("Not a message id")).min(1, "Give at least one id").max(1000, "At most 1000 ids").optional(),
     filter: attemptFilterSchema.optional(),
     includeDelivered: z.boolean().default(false),
+    /**
+     * docs/webhooks.md#ordering: at a destination that orders per user, the replay takes its place in
+     * its user's order (after what is pending now, before what arrives later); false (default): it goes at once.
+     */
+    ordered: z.boolean().default(false),
     dryRun: z.boolean().default(false),
   })
   .superRefine((v, ctx) => {

@@ -31,7 +31,7 @@ export async function getMessageDetail(opts: { workspaceId: string; id: string }
        -- a held delivery's holder: the earliest pending delivery of its key that is not held (deliveries_order_idx)
        LEFT JOIN LATERAL (SELECT e.message_row_id, hm.message_id FROM deliveries e JOIN messages hm ON hm.id = e.message_row_id
                            WHERE d.held_since IS NOT NULL AND e.destination_id = d.destination_id AND e.order_key = d.order_key
-                             AND e.state = 'pending' AND e.id < d.id AND e.held_since IS NULL
+                             AND e.state <> 'delivered' AND e.state <> 'failed' AND e.id < d.id AND e.held_since IS NULL
                            ORDER BY e.id LIMIT 1) h ON true
        WHERE d.message_row_id = $1 AND d.workspace_id = $2 ORDER BY d.created_at, d.replay_number, d.id`,
       [opts.id, opts.workspaceId],
