@@ -208,7 +208,7 @@ describe("ordered delivery", () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   }, 120_000);
 
-  it("a disabled destination and a deletion request leave no key held", async () => {
+  it("a disabled destination and a deletion request leave no key held; a replay is ordered only when asked", async () => {
     // Every request fails: only the holds and their ends are under test (E's deletion notice, too, waits on a retry).
     const rx = await receiver(() => 500);
     const destinationId = await insertOrderedDestination(db.url, { workspaceId, url: `${rx.url}/gone` });
@@ -238,6 +238,28 @@ describe("ordered delivery", () => {
       { timeoutMs: 30_000, what: "every delivery ended" },
     );
     expect(s).toEqual({ held: 0, pending: 0, delivered: 0, failed: 8 });
+
+    // A replay goes outside ordering unless asked: asked, it takes its message's key (docs/webhooks.md#replay).
+    const { replayMessages } = await import("../lib/request-log/replay");
+    const { rows: messages } = await sql.query<{ id: string; message_id: string }>(
+      "SELECT m.id, m.message_id FROM messages m WHERE m.message_id = ANY($1) ORDER BY m.message_id",
+      [["gone-D-0", "gone-D-1"]],
+    );
+    await replayMessages({
+      workspaceId,
+      actor: TEST_ACTOR,
+      input: { ids: [messages[0].id], includeDelivered: false, dryRun: false, ordered: true },
+    });
+    await replayMessages({ workspaceId, actor: TEST_ACTOR, input: { ids: [messages[1].id], includeDelivered: false, dryRun: false } });
+    const { rows: replays } = await sql.query<{ message_id: string; order_key: string | null }>(
+      `SELECT m.message_id, d.order_key FROM deliveries d JOIN messages m ON m.id = d.message_row_id
+        WHERE d.destination_id = $1 AND d.replay_number = 1 ORDER BY m.message_id`,
+      [destinationId],
+    );
+    expect(replays).toEqual([
+      { message_id: "gone-D-0", order_key: "D" },
+      { message_id: "gone-D-1", order_key: null },
+    ]);
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   }, 120_000);
 
