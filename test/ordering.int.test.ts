@@ -123,8 +123,15 @@ describe("ordered delivery", () => {
   });
 
   it("a retried event is not overtaken by its user's later events, and another user's are not delayed", async () => {
+    // A#0 fails three times, and for as long as B's five are not all in: B going through while A's
+    // first is still being retried is what "not delayed" means here, whatever the machine's pace.
     let aFirst = 0;
-    const rx = await receiver((_path, events) => (events.some((e) => e.key === "A" && e.seq === 0) && ++aFirst <= 3 ? 500 : 200));
+    let bAccepted = 0;
+    const rx = await receiver((_path, events) => {
+      if (events.some((e) => e.key === "A" && e.seq === 0)) return ++aFirst <= 3 || bAccepted < 5 ? 500 : 200;
+      bAccepted += events.filter((e) => e.key === "B").length;
+      return 200;
+    });
     const destinationId = await insertOrderedDestination(db.url, { workspaceId, url: `${rx.url}/one` });
     const source = await insertSource(db.url, workspaceId, [destinationId]);
     await worker();
@@ -140,14 +147,22 @@ describe("ordered delivery", () => {
     ]);
     expect(orderViolations(rx.receipts, "/one", expected)).toEqual([]);
     const a = rx.receipts.filter((r) => r.key === "A");
-    expect(a.map((r) => `${r.seq}:${r.status}`)).toEqual(["0:500", "0:500", "0:500", "0:200", "1:200", "2:200", "3:200", "4:200"]);
+    expect(a.map((r) => `${r.seq}:${r.status}`)).toEqual([
+      ...Array.from({ length: aFirst - 1 }, () => "0:500"),
+      "0:200",
+      "1:200",
+      "2:200",
+      "3:200",
+      "4:200",
+    ]);
+    expect(aFirst).toBeGreaterThanOrEqual(4);
     // B's events all went while A's first was still being retried.
     const aAccepted = a.find((r) => r.status === 200)!.at;
     const b = rx.receipts.filter((r) => r.key === "B");
     expect(b.map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     for (const r of b) expect(r.at).toBeLessThan(aAccepted);
     console.log(
-      `[ordering] A#0 accepted after 3 failures at +${Math.round(aAccepted - a[0].at)} ms; B's last at +${Math.round(b[4].at - a[0].at)} ms`,
+      `[ordering] A#0 accepted after ${aFirst - 1} failures at +${Math.round(aAccepted - a[0].at)} ms; B's last at +${Math.round(b[4].at - a[0].at)} ms`,
     );
     await Promise.all(workers.splice(0).map((w) => w.stop()));
   }, 120_000);

@@ -111,9 +111,7 @@ export async function storeCall(opts: {
   rejections: Rejection[];
 }): Promise<StoreResult> {
   const { source, receivedAt, rejections } = opts;
-  // Duplicates inside one batch: the first one wins, as it would across batches. Sorted by
-  // messageId, concurrent batches that share ids take their unique-index locks in one order, so
-  // a client's retry racing its original cannot deadlock with it.
+  // Duplicates inside one batch: the first one wins, as it would across batches.
   const seen = new Set<string>();
   const unique = opts.accepted.filter((m) => {
     if (seen.has(m.messageId)) return false;
@@ -127,6 +125,8 @@ export async function storeCall(opts: {
   // Ids in the order the client sent the calls: time-ordered ids are the arrival order that ordered
   // delivery keeps (docs/webhooks.md#ordering), a batch's calls included.
   const arrived = unique.map((message, i) => ({ rowId: newRowId(), message, verdict: verdicts?.[i] ?? null }));
+  // Inserted sorted by messageId: concurrent batches that share ids take their unique-index locks in
+  // one order, so a client's retry racing its original cannot deadlock with it.
   const rows = [...arrived].sort((a, b) =>
     a.message.messageId < b.message.messageId ? -1 : a.message.messageId > b.message.messageId ? 1 : 0,
   );
