@@ -30,7 +30,9 @@
  * request, docs/request-shape.md#batching: the rates are then events/s, and the ceiling POSTs bodies of
  * n events each, built the same way; the result is `deliver-batch`), BENCH_MAPPING=10 (the destination
  * maps each event with a realistic 10-field mapping: what a mapping costs a delivery's CPU),
- * BENCH_STATEMENTS=1 (the run's statements by Postgres time per delivery, from pg_stat_statements).
+ * BENCH_STATEMENTS=1 (the run's statements by Postgres time per delivery, from pg_stat_statements),
+ * BENCH_ORDERING=perUser (the destination keeps each user's messages in order, docs/webhooks.md#ordering;
+ * the result is `deliver-ordered`), BENCH_USERS (the users the messages are spread over; default 5000).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -58,6 +60,9 @@ const RATE = Number(process.env.BENCH_RATE ?? 500);
 /** Attempts already in the log before the run, in the bench's workspace, over LOG_PRELOAD_DAYS (docs/decisions/0015-request-log-indexes.md). */
 const LOG_PRELOAD = Number(process.env.BENCH_LOG_PRELOAD ?? 0);
 const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
+/** BENCH_ORDERING=perUser: per-user ordering on the bench's destination (docs/webhooks.md#ordering). */
+const ORDERING = process.env.BENCH_ORDERING === "perUser" ? "perUser" : null;
+const USERS = Number(process.env.BENCH_USERS ?? 5000);
 /** BENCH_BATCH=<n>: events per request (docs/request-shape.md#batching); 0: one event per request. */
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
 /** BENCH_MAPPING=10: a realistic mapping of ten fields, as a CRM or warehouse endpoint would take them. */
@@ -124,7 +129,7 @@ function messages(n: number) {
   return Array.from({ length: n }, (_, i) => ({
     type: "track",
     messageId: crypto.randomUUID(),
-    userId: `user-${i % 5000}`,
+    userId: `user-${i % USERS}`,
     anonymousId: `anon-${i % 7000}`,
     event: "Order Completed",
     properties: {
@@ -165,6 +170,7 @@ async function sinkDestination(url: string, workspaceId: string, sink: Sink): Pr
         MAPPING ? JSON.stringify(MAPPING) : null,
       ]),
     );
+  if (ORDERING) await withClient(url, (c) => c.query("UPDATE destinations SET ordering = $2 WHERE id = $1", [id, ORDERING]));
   if (process.env.BENCH_SIGNING === "full")
     await withClient(url, (c) =>
       c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
@@ -470,7 +476,7 @@ async function main() {
   try {
     if (process.env.BENCH_SETUP_SQL) await withClient(db.url, (c) => c.query(process.env.BENCH_SETUP_SQL!));
     console.log(
-      `[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}${BATCH > 0 ? `, batches of ${BATCH}` : ""}${MAPPING ? ", a 10-field mapping" : ""}`,
+      `[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}${BATCH > 0 ? `, batches of ${BATCH}` : ""}${MAPPING ? ", a 10-field mapping" : ""}${ORDERING ? `, ordered per user over ${USERS} users` : ""}`,
     );
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
@@ -537,7 +543,7 @@ async function main() {
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
     const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
-    printResult(BATCH > 0 ? "deliver-batch" : "deliver", throughputRatio(tp.rate, ceilRate), {
+    printResult(BATCH > 0 ? "deliver-batch" : ORDERING ? "deliver-ordered" : "deliver", throughputRatio(tp.rate, ceilRate), {
       per_s: tp.rate,
       ceiling_per_s: ceilRate,
       cpu_ratio: cpuRatio.toFixed(2),

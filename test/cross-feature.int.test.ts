@@ -104,6 +104,8 @@ type Config = {
   limit: { perSecond: number | null; concurrency: number | null } | null;
   /** Endpoint authentication (docs/endpoint-auth.md): a bearer token from the OAuth2 server, or a client certificate. */
   auth: "none" | "oauth2-basic" | "oauth2-post" | "mtls";
+  /** Per-user ordering (docs/webhooks.md#ordering). */
+  ordering: boolean;
 };
 
 const configArb: fc.Arbitrary<Config> = fc
@@ -130,6 +132,7 @@ const configArb: fc.Arbitrary<Config> = fc
       { nil: null, freq: 3 },
     ),
     auth: fc.constantFrom("none", "oauth2-basic", "oauth2-post", "mtls"),
+    ordering: fc.boolean(),
   })
   // Batching sends many events per request, so its URLs hold no templates (docs/request-shape.md#batching).
   .map((c) => (c.batch !== null ? { ...c, template: false } : c));
@@ -180,6 +183,8 @@ function destinationBody(c: Config, prefix: string, sourceId: string, standardSe
     ...(c.mapping !== "none" && { mapping: MAPPINGS[c.mapping] }),
     ...(c.batch !== null && { batch: { size: c.batch, maxWaitMs: 300 } }),
     numbers: c.numbers,
+    // docs/webhooks.md#ordering: a user's later calls wait for the earlier ones (test/ordering.int.test.ts checks the order)
+    ...(c.ordering && { ordering: "perUser" }),
     filter:
       c.filter || c.drop
         ? {

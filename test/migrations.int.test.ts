@@ -41,7 +41,7 @@ const HAND_WRITTEN_FUNCTION =
   /CREATE FUNCTION public\.(captured_requests_count_bytes|bump_source_routing_version|bump_routing_version_on_plan_link|bump_routing_version_on_plan_version)\(\)[\s\S]*?\n\$\$;/g;
 /**
  * Partial indexes (prisma/migrations/*_ingest_index_diet, *_messages_partial_indexes, *_delivery_batches, *_backfills,
- * *_pending_deliveries_index, *_tracking_plan_violations):
+ * *_pending_deliveries_index, *_tracking_plan_violations, *_ordered_delivery):
  * schema.prisma describes them without their WHERE. Each is named with its exact predicate, so any
  * other WHERE still shows as a difference.
  */
@@ -53,6 +53,8 @@ const HAND_WRITTEN_PARTIAL_INDEXES: Record<string, string> = {
   deliveries_backfill_id_state_idx: "((backfill_id IS NOT NULL) AND (state = 'pending'::text))",
   deliveries_backfill_id_message_row_id_key: "(backfill_id IS NOT NULL)",
   deliveries_pending_idx: "(state = 'pending'::text)",
+  deliveries_order_idx: "((order_key IS NOT NULL) AND (state <> 'delivered'::text) AND (state <> 'failed'::text))",
+  deliveries_held_idx: "((held_since IS NOT NULL) AND (state <> 'delivered'::text) AND (state <> 'failed'::text))",
   messages_violations_idx: "(violations IS NOT NULL)",
 };
 const withoutPartialPredicate = (statement: string) => {
@@ -118,6 +120,7 @@ async function schemaDump(url: string, opts: { withoutChecks?: boolean } = {}): 
 const CHECKED: { table: string; column: string; allowed: string[] }[] = [
   { table: "memberships", column: "role", allowed: ["owner", "admin", "viewer"] },
   { table: "destinations", column: "mode", allowed: ["any", "every"] },
+  { table: "destinations", column: "ordering", allowed: ["none", "perUser"] },
   { table: "messages", column: "origin", allowed: ["api", "audience", "deletion", "test"] },
   { table: "deliveries", column: "state", allowed: ["pending", "delivered", "failed"] },
   { table: "attempts", column: "outcome", allowed: ["success", "retry", "failed"] },

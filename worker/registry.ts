@@ -5,6 +5,7 @@ import { backfillHandler } from "./handlers/backfill";
 import { deliverBackfillHandler, deliverHandler, deliverRetryHandler } from "./handlers/deliver";
 import { endpointAlertsHandler } from "./handlers/endpoint-alerts";
 import { maintenanceHandler } from "./handlers/maintenance";
+import { orderHoldsHandler } from "./handlers/order-holds";
 
 /**
  * Every queue handler the worker runs, one file each in worker/handlers/.
@@ -21,4 +22,5 @@ export const handlers: Handler[] = [
   deletionHandler,
   maintenanceHandler,
   endpointAlertsHandler,
+  orderHoldsHandler,
 ];

@@ -37,6 +37,25 @@ export function Backlog({ destination }: { destination: Pick<DestinationDto, "id
           .
         </p>
       )}
+      {q.data && q.data.heldKeys.length > 0 ? (
+        <div>
+          <p className="text-slate-700">
+            {plural(q.data.heldKeys.length, "user")} with messages held behind an earlier one of theirs (per-user ordering):
+          </p>
+          <ul className="text-xs text-slate-600" aria-label="Held users" data-testid="held-keys">
+            {q.data.heldKeys.map((k) => (
+              <li key={k.key} className="break-all">
+                <bdi className="font-mono">{k.key}</bdi>: {plural(k.held, "message")} held since <TimeAgo iso={k.since} />
+                {k.heldBy ? (
+                  <>
+                    , behind <code>{k.heldBy}</code>
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       <p className="text-xs text-slate-500">{limit ? `Rate limit: ${limit}; deliveries over it wait their turn.` : "No rate limit."}</p>
     </div>
   );

@@ -264,6 +264,11 @@ export function DestinationDetail({ id }: { id: string }) {
               <Row label="Numbers">{shape.numbers}</Row>
               <Row label="Batching">{shape.batching}</Row>
               <Row label="Rate limit">{shape.rateLimit}</Row>
+              <Row label="Ordering">
+                {d.ordering === "perUser"
+                  ? `Per user: a user's message waits for their earlier ones (at most ${plural(d.maxHoldMinutes, "minute")})`
+                  : "Off: each message goes as soon as it can"}
+              </Row>
             </dl>
             {canEdit ? (
               <p className="pt-2 text-xs">

@@ -19,6 +19,7 @@ import { Field, Input } from "@/components/ui/field";
 import { FilterFields } from "./filter-section";
 import { HeaderRows, UrlRows } from "./form-rows";
 import { RateLimitFields } from "./rate-limit-section";
+import { OrderingFields } from "./ordering-section";
 import { AuthFields } from "./auth-section";
 import { TlsFields } from "./tls-section";
 import { RequestShapeFields } from "./request-shape-section";
@@ -321,6 +322,13 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         description="The most this endpoint is sent, across all workers. Deliveries over the limit wait their turn: never dropped, not counted as attempts, and their retry window starts at their first attempt."
       >
         <RateLimitFields value={form.rateLimit} errors={errors} onChange={(rateLimit) => update({ rateLimit })} />
+      </Section>
+
+      <Section
+        title="Ordering"
+        description="Whether a user's later messages wait for their earlier ones. Off, each message goes as soon as it can, so a retry can arrive after a later message."
+      >
+        <OrderingFields value={form.ordering} errors={errors} onChange={(ordering) => update({ ordering })} />
       </Section>
 
       <Section

@@ -41,6 +41,8 @@ const stored: DestinationDto = {
   method: "POST",
   mapping: null,
   numbers: "canonical",
+  ordering: "none",
+  maxHoldMinutes: 60,
   sourceIds: [],
   batch: null,
   createdAt: "",

@@ -1,3 +1,4 @@
+import { noOrdering, type OrderingState, orderingFromDestination, orderingToInput } from "./ordering-section";
 import { plural } from "@/components/ui/format";
 import { fieldErrorsFromIssues, type FieldErrors } from "@/lib/api/field-errors";
 import {
@@ -107,6 +108,8 @@ export type FormState = {
   batchMaxWaitMs: string;
   /** docs/webhooks.md#rate-limits */
   rateLimit: RateLimitState;
+  /** docs/webhooks.md#ordering */
+  ordering: OrderingState;
   /** docs/endpoint-auth.md */
   auth: AuthState;
   /** docs/endpoint-auth.md#mutual-tls */
@@ -138,6 +141,7 @@ export const emptyForm = (): FormState => ({
   batchSize: BATCH_DEFAULTS.size,
   batchMaxWaitMs: BATCH_DEFAULTS.maxWaitMs,
   rateLimit: noRateLimit(),
+  ordering: noOrdering(),
   auth: noAuth(),
   tls: noTls(),
 });
@@ -171,6 +175,7 @@ export const formFromDestination = (d: DestinationDto): FormState => ({
   batchSize: d.batch ? String(d.batch.size) : BATCH_DEFAULTS.size,
   batchMaxWaitMs: d.batch ? String(d.batch.maxWaitMs) : BATCH_DEFAULTS.maxWaitMs,
   rateLimit: rateLimitFromDestination(d),
+  ordering: orderingFromDestination(d),
   auth: authFromDestination(d),
   tls: tlsFromDestination(d),
 });
@@ -223,6 +228,7 @@ export function formToInput(f: FormState) {
     numbers: f.numbers,
     batch: f.batchOn ? { size: numberOf(f.batchSize), maxWaitMs: numberOf(f.batchMaxWaitMs) } : null,
     rateLimit: rateLimitToInput(f.rateLimit),
+    ...orderingToInput(f.ordering),
     auth: authToInput(f.auth),
     tls: tlsToInput(f.tls),
   };

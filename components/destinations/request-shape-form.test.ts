@@ -19,6 +19,8 @@ const stored: DestinationDto = {
   method: "PUT",
   mapping: { email: { "@path": "$.traits.email" } },
   numbers: "exact",
+  ordering: "none",
+  maxHoldMinutes: 60,
   pausedAt: null,
   batch: null,
   rateLimit: { perSecond: null, concurrency: null },

@@ -31,6 +31,7 @@ export function AttemptChain({
 }) {
   const [confirming, setConfirming] = useState(false);
   const [everywhere, setEverywhere] = useState(false);
+  const [inOrder, setInOrder] = useState(false);
   const [replayed, setReplayed] = useState<number | null>(null);
   // Each replay's answer takes focus (its status line): the button that opened the confirmation may be
   // disabled by then, while the replay is still being delivered. This effect runs after the
@@ -93,10 +94,26 @@ export function AttemptChain({
       <ul className="space-y-1" aria-label="Deliveries">
         {latest.map((d) => (
           <li key={d.id} className="flex flex-wrap items-center gap-2 text-xs">
-            <Badge tone={STATE_TONE[d.state]}>{d.state}</Badge>
+            <Badge tone={d.held ? "slate" : STATE_TONE[d.state]}>{d.held ? "held" : d.state}</Badge>
             <bdi className="text-slate-700">{d.destinationName ?? "deleted destination"}</bdi>
             {d.replayNumber ? <span className="text-slate-500">· after replay {d.replayNumber}</span> : null}
-            {d.state === "pending" && d.nextAttemptAt ? (
+            {d.held ? (
+              <span className="text-slate-500">
+                · held since {clock(d.held.since)} behind an earlier message of this user
+                {d.held.byMessageId ? (
+                  <>
+                    {" "}
+                    (<code>{d.held.byMessageId}</code>)
+                  </>
+                ) : null}
+              </span>
+            ) : null}
+            {d.holdReleasedAt ? (
+              <span className="text-amber-800">
+                · released from hold at {clock(d.holdReleasedAt)}: held past the destination's limit, sent before an earlier message
+              </span>
+            ) : null}
+            {d.state === "pending" && !d.held && d.nextAttemptAt ? (
               <span className="text-slate-500">· next try at {clock(d.nextAttemptAt)}</span>
             ) : null}
           </li>
@@ -114,11 +131,12 @@ export function AttemptChain({
         onCancel={() => setConfirming(false)}
         onConfirm={() =>
           replay.mutate(
-            { messageRowId, includeDelivered: everywhere },
+            { messageRowId, includeDelivered: everywhere, ordered: inOrder },
             {
               onSuccess: (r) => {
                 setConfirming(false);
                 setEverywhere(false);
+                setInOrder(false);
                 setReplayed(r.replayed);
                 setAnswers((n) => n + 1);
               },
@@ -131,7 +149,7 @@ export function AttemptChain({
             It is sent again to {plural(targets.length, "destination")} (
             {targets.map((d) => d.destinationName ?? "deleted destination").join(", ")}) as a new delivery linked to the last one, with a
             fresh retry window{everywhere ? "" : ", only to the URLs that did not answer 2xx"}. Your endpoint receives the same messageId
-            and webhook-id again.
+            and webhook-id again. A replay goes at once, outside per-user ordering, unless you keep it in its user&apos;s order below.
           </>
         ) : (
           <>It was delivered everywhere: nothing failed, so there is nothing to replay.</>
@@ -145,6 +163,13 @@ export function AttemptChain({
             disabled={failedCount === replayable}
           />
           <span>Also send it again where it was delivered</span>
+        </label>
+        <label className="mt-2 flex items-start gap-2">
+          <input type="checkbox" className="mt-0.5" checked={inOrder} onChange={(e) => setInOrder(e.target.checked)} />
+          <span>
+            Keep it in its user&apos;s order where a destination orders per user: it waits for their messages still pending, and later ones
+            wait for it
+          </span>
         </label>
         <ErrorNote error={replay.error} />
       </ConfirmDialog>

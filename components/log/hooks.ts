@@ -158,8 +158,15 @@ export function useReplayCount(filter: LogFilter, { enabled }: { enabled: boolea
 export function useReplayMessageMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ messageRowId, includeDelivered }: { messageRowId: string; includeDelivered: boolean }) =>
-      call(requestLogEndpoints.replay, { body: { ids: [messageRowId], includeDelivered } }).then(replayed),
+    mutationFn: ({
+      messageRowId,
+      includeDelivered,
+      ordered = false,
+    }: {
+      messageRowId: string;
+      includeDelivered: boolean;
+      ordered?: boolean;
+    }) => call(requestLogEndpoints.replay, { body: { ids: [messageRowId], includeDelivered, ordered } }).then(replayed),
     onSuccess: (_, { messageRowId }) =>
       Promise.all([
         qc.invalidateQueries({ queryKey: logKeys.message(messageRowId) }),

@@ -14,6 +14,8 @@ const d = (destinationId: string, state: "pending" | "delivered" | "failed", rep
   replayOf: replayNumber ? `${destinationId}-${replayNumber - 1}` : null,
   replayNumber,
   batchId: null,
+  held: null,
+  holdReleasedAt: null,
 });
 
 describe("replayTargets (docs/webhooks.md#replay)", () => {

@@ -57,7 +57,7 @@ export async function eraseUserData(
     [workspaceId, userId, ids],
   );
   const cancelled = await client.query(
-    `UPDATE deliveries SET state = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now()
+    `UPDATE deliveries SET state = 'failed', last_error = $2, next_attempt_at = NULL, held_since = NULL, updated_at = now()
       WHERE message_row_id = ANY($1::uuid[]) AND state = 'pending'`,
     [ids, CANCELLED_BY_DELETION],
   );

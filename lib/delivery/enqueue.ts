@@ -26,8 +26,12 @@ export type NewDelivery = { workspaceId: string; messageRowId: string; destinati
 export async function createDeliveries(client: pg.PoolClient, rows: NewDelivery[], opts: { startAfter?: Date } = {}): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: created } = await client.query<{ id: string }>(
-    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[]) AS t(i, w, m, d)
+    // A destination that orders per user gets the message's key (docs/webhooks.md#ordering), as at ingest.
+    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, order_key)
+     SELECT t.i, t.w, t.m, t.d,
+            CASE WHEN o.id IS NOT NULL THEN (SELECT coalesce(m.user_id, m.anonymous_id) FROM messages m WHERE m.id = t.m) END
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[]) AS t(i, w, m, d)
+       LEFT JOIN destinations o ON o.id = t.d AND o.ordering = 'perUser'
      ON CONFLICT (message_row_id, destination_id, replay_number) DO NOTHING
      RETURNING id`,
     [rows.map(() => newRowId()), rows.map((r) => r.workspaceId), rows.map((r) => r.messageRowId), rows.map((r) => r.destinationId)],
@@ -46,6 +50,11 @@ export type RequestedDelivery = NewDelivery & {
   replayOf?: string | null;
   replayNumber?: number;
   backfillId?: string | null;
+  /**
+   * Asked for in its user's order (docs/webhooks.md#ordering): at a destination that orders per user it
+   * takes the message's key, so it waits for what is pending and what arrives later waits for it.
+   */
+  ordered?: boolean;
 };
 
 /**
@@ -71,10 +80,13 @@ export async function requestDeliveries(
         ? "ON CONFLICT DO NOTHING"
         : "";
   const { rows: created } = await client.query<{ id: string }>(
-    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number, backfill_id)
-     SELECT x.id, x.workspace_id, x.message_row_id, x.destination_id, x.pending_urls, x.target_urls, x.replay_of, ${replayNumber}, x.backfill_id
+    `INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, pending_urls, target_urls, replay_of, replay_number, backfill_id,
+                             order_key)
+     SELECT x.id, x.workspace_id, x.message_row_id, x.destination_id, x.pending_urls, x.target_urls, x.replay_of, ${replayNumber}, x.backfill_id,
+            CASE WHEN x.ordered THEN (SELECT coalesce(m.user_id, m.anonymous_id) FROM messages m JOIN destinations t ON t.id = x.destination_id
+                                       WHERE m.id = x.message_row_id AND t.ordering = 'perUser') END
      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, workspace_id uuid, message_row_id uuid, destination_id uuid, pending_urls text[],
-                                             target_urls text[], replay_of uuid, replay_number int, backfill_id uuid)
+                                             target_urls text[], replay_of uuid, replay_number int, backfill_id uuid, ordered boolean)
      ${conflict}
      RETURNING id`,
     [
@@ -89,6 +101,7 @@ export async function requestDeliveries(
           replay_of: r.replayOf ?? null,
           replay_number: r.replayNumber ?? 0,
           backfill_id: r.backfillId ?? null,
+          ordered: r.ordered ?? false,
         })),
       ),
     ],
@@ -133,6 +146,8 @@ export async function deliveriesAndJobsCtes(p: {
   deliveryIds: string;
   messageRowIds: string;
   destinationIds: string;
+  /** a text[] of the deliveries' order keys (docs/webhooks.md#ordering), or a NULL when none has one */
+  orderKeys: string;
 }): Promise<string> {
   const jobsJson = `SELECT json_agg(json_build_object('data', json_build_object('deliveryIds', c.ids)))
       FROM (SELECT array_agg(z.id) AS ids
@@ -140,9 +155,9 @@ export async function deliveriesAndJobsCtes(p: {
              GROUP BY z.chunk) c`;
   const jobs = await jobInsertCte("deliver", jobsJson);
   return `new_deliveries AS (
-    INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id)
-    SELECT x.i, ${p.workspaceId}, x.m, x.d
-      FROM unnest(${p.deliveryIds}::uuid[], ${p.messageRowIds}::uuid[], ${p.destinationIds}::uuid[]) AS x(i, m, d)
+    INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, order_key)
+    SELECT x.i, ${p.workspaceId}, x.m, x.d, x.k
+      FROM unnest(${p.deliveryIds}::uuid[], ${p.messageRowIds}::uuid[], ${p.destinationIds}::uuid[], ${p.orderKeys}::text[]) AS x(i, m, d, k)
       JOIN ${p.insertedMessages} n ON n.id = x.m
     RETURNING id
   ),

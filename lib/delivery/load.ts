@@ -11,6 +11,7 @@ import { storedAuth, storedTls, type EndpointAuth } from "../webhooks/endpoint-a
 import type { ClientTls } from "../webhooks/dispatchers";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
+import type { Ordering } from "../destinations/contract";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -29,6 +30,8 @@ export type LoadedDestination = SigningSettings & {
   batch: BatchSettings | null;
   /** docs/webhooks.md#rate-limits (policy.ts admitDeliveries) */
   rateLimit: RateLimit;
+  /** docs/webhooks.md#ordering (order.ts): "perUser" holds a key's later deliveries behind its earliest pending one */
+  ordering: Ordering;
   /** endpoint authentication (docs/endpoint-auth.md): a bearer token on each request; null: none */
   auth: EndpointAuth | null;
   /** mutual TLS (docs/endpoint-auth.md#mutual-tls): its client certificate on each connection; null: none */
@@ -59,6 +62,10 @@ export type LoadedDelivery = {
   batchId: string | null;
   /** queued again while an earlier job of it may be queued too: claimed before it is sent (claims.ts) */
   contested: boolean;
+  /** its key when its destination ordered it at ingest (docs/webhooks.md#ordering), else null */
+  orderKey: string | null;
+  /** the hold limit let it go (docs/webhooks.md#hold-limit): sent without waiting for earlier ones */
+  holdReleased: boolean;
   /** set on a batch's lead when the round sends its batch (batches.ts batchesToSend) */
   sendingBatch?: SendingBatch;
   /** the same object for every delivery of the batch to this destination */
@@ -80,6 +87,8 @@ type Row = {
   some_url_failed: boolean;
   batch_id: string | null;
   contested: boolean;
+  order_key: string | null;
+  hold_released: boolean;
   message_id: string;
   type: string;
   user_id: string | null;
@@ -110,6 +119,8 @@ type DestinationRow = {
   mapping: unknown;
   numbers: string;
   batch: unknown;
+  ordering: string;
+  max_hold_minutes: number;
   /** the destination filter column, for its drop and allow lists */
   filter: unknown;
   rate_limit_per_second: number | null;
@@ -139,6 +150,8 @@ WITH batch AS MATERIALIZED (SELECT * FROM deliveries WHERE id = ANY(${hiddenIds(
 SELECT d.id, d.workspace_id, d.message_row_id, d.destination_id, d.pending_urls, d.target_urls, m.origin = 'test' AS test, d.attempt_count, d.first_attempt_at, d.last_error, d.last_status, bm.batch_id,
        -- queued again while an earlier job of it may be queued too: its round is claimed first (claims.ts)
        d.claimed_until IS NOT NULL AS contested,
+       -- ordered delivery (lib/delivery/order.ts)
+       d.order_key, d.hold_released_at IS NOT NULL AS hold_released,
        (t.mode = 'every' AND d.attempt_count > 0 AND EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.message_row_id = d.message_row_id AND a.delivery_id = d.id AND a.outcome = 'failed' AND a.started_at >= d.first_attempt_at
@@ -162,7 +175,7 @@ SELECT t.id,
        -- URLs the endpoint alerts disabled get nothing until re-enabled (docs/alerts.md#disabling)
        ARRAY(SELECT x.u FROM unnest(t.urls) WITH ORDINALITY AS x(u, i) WHERE NOT (x.u = ANY(coalesce(t.disabled_urls, '{}'))) ORDER BY x.i) AS urls,
        coalesce(t.disabled_urls, '{}') AS disabled_urls, t.headers, t.shared_secret, t.standard_webhooks, t.standard_secret, t.enabled,
-       t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch,
+       t.mode, t.retry_window_minutes, t.filter, t.method, t.mapping, t.numbers, t.batch, t.ordering, t.max_hold_minutes,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
        t.rate_limit_per_second, t.rate_limit_concurrency, t.auth, t.tls
@@ -227,10 +240,12 @@ function toDestination(t: DestinationRow): LoadedDestination {
     headers: t.headers,
     filter: t.filter,
     batch: t.batch,
+    ordering: t.ordering,
+    maxHoldMinutes: t.max_hold_minutes,
     rateLimitPerSecond: t.rate_limit_per_second,
     rateLimitConcurrency: t.rate_limit_concurrency,
   });
-  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "auth" | "clientTls"> = {
+  const settings: Omit<LoadedDestination, "signing" | "shape" | "batch" | "rateLimit" | "ordering" | "auth" | "clientTls"> = {
     id: t.id,
     urls: t.urls,
     disabledUrls: t.disabled_urls,
@@ -253,6 +268,7 @@ function toDestination(t: DestinationRow): LoadedDestination {
     shape: prepareShape({ method: stored.method, mapping: stored.mapping, urls: t.urls, numbers: stored.numbers }),
     batch: stored.batch,
     rateLimit: stored.rateLimit,
+    ordering: stored.ordering,
     auth: storedAuth(t.auth),
     clientTls: clientTlsOf(t),
   };
@@ -280,6 +296,8 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     erased: r.payload === null && r.type !== "delete",
     batchId: r.batch_id,
     contested: r.contested,
+    orderKey: r.order_key,
+    holdReleased: r.hold_released,
     message: new LoadedMessage(r),
     destination,
   };

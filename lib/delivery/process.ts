@@ -1,6 +1,7 @@
 import "server-only";
 import { pool } from "../platform/db";
-import { deleteJob, insertJobs, sendJob } from "../platform/queue";
+import type pg from "pg";
+import { deleteJob, insertJobs, sendJob, wakeWorkers } from "../platform/queue";
 import { logger } from "../platform/logger";
 import { observeDeliveryBatch } from "../metrics/delivery";
 import { batching, releaseClaims, takeBatches } from "./batches";
@@ -10,6 +11,7 @@ import { DELIVERIES_PER_JOB } from "./enqueue";
 import { loadDueDeliveries } from "./load";
 import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, admitDeliveries, batchWaitPolicy } from "./policy";
 import { roundUrls } from "./plan";
+import { holdBehindEarlier, keysOf, lockKeys, releaseNext, type OrderKey } from "./order";
 import { recordRound, type DeliveryUpdate } from "./record";
 import { type Round, type SentRound, sendRound, settleRound, throttledRound } from "./round";
 
@@ -17,6 +19,8 @@ export type BatchSummary = {
   loaded: number;
   /** deliveries whose destination or message was deleted meanwhile, dropped unsent (load.ts) */
   orphansDropped: number;
+  /** ordered deliveries held behind an earlier one of their key, not sent (order.ts) */
+  held: number;
   delivered: number;
   failed: number;
   retried: number;
@@ -49,7 +53,12 @@ export async function processDeliveryBatch(opts: {
   waitForAll?: boolean;
 }): Promise<BatchSummary> {
   const t0 = performance.now();
-  const { deliveries: loaded, orphansDropped } = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const due = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const { orphansDropped } = due;
+  // Ordered delivery (docs/webhooks.md#ordering): those with an earlier pending delivery of their key
+  // are held, out of this round; no statement when none is ordered (order.ts).
+  const held = await holdBehindEarlier(pool(), due.deliveries);
+  const loaded = held.size > 0 ? due.deliveries.filter((d) => !held.has(d.id)) : due.deliveries;
   // Batching destinations' new deliveries join batches; the leads of batches due go, each as one round (batches.ts).
   const taken = batching(loaded) ? await takeBatches(pool(), loaded) : null;
   // One send per round (claims.ts): the rounds another job holds are not this job's to send.
@@ -118,6 +127,7 @@ export async function processDeliveryBatch(opts: {
     ms: { load: Math.round(t1 - t0), send: Math.round(t2 - t1), record: Math.round(t3 - t2) },
     loaded: deliveries.length,
     orphansDropped,
+    held: held.size,
     delivered,
     failed,
     retried,
@@ -171,7 +181,9 @@ async function commitRounds(
   // A batch's round that sent nothing lets go of its claim when recorded (batches.ts releaseClaims).
   const unsent: string[] = [];
   for (const r of rounds) if (r.batchId && r.attempts.length === 0) unsent.push(r.batchId);
-  if (retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
+  // Ordered rounds that ended their delivery let the next of their key go, in this transaction (order.ts).
+  const ended = rounds.filter((r) => r.order && r.update.state !== "pending");
+  if (ended.length === 0 && retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
     await recordRound(pool(), attempts, updates, members);
     await releaseClaims(pool(), unsent);
     return { safetyJobId: null, dueTimes };
@@ -179,8 +191,13 @@ async function commitRounds(
   const client = await pool().connect();
   try {
     await client.query("BEGIN");
+    // The keys' locks before the ends are written: a gate holding a later delivery of one of them
+    // either committed its hold before (and is released below) or sees the end (order.ts).
+    const keys = ended.length > 0 ? await endedKeys(client, ended) : [];
+    await lockKeys(client, keys);
     await recordRound(client, attempts, updates, members);
     await releaseClaims(client, unsent);
+    const released = await releaseNext(client, keys);
     if (retries.length > 0) await insertJobs(RETRY_LANE, retryJobs(retries), { client });
     let safetyJobId: string | null = null;
     if (lateIds.length > 0) {
@@ -192,6 +209,7 @@ async function commitRounds(
     }
     if (opts.cancelJobId) await deleteJob(RETRY_LANE, opts.cancelJobId, { client });
     await client.query("COMMIT");
+    if (released > 0) wakeWorkers("deliver");
     return { safetyJobId, dueTimes };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
@@ -199,6 +217,18 @@ async function commitRounds(
   } finally {
     client.release();
   }
+}
+
+/** The keys whose delivery these rounds end: each lead's, and the members' of the batches they sent (read from their rows). */
+async function endedKeys(client: Pick<pg.PoolClient, "query">, ended: Round[]): Promise<OrderKey[]> {
+  const keys: OrderKey[] = [];
+  const memberIds: string[] = [];
+  for (const r of ended) {
+    if (r.order!.key !== null) keys.push({ destinationId: r.order!.destinationId, key: r.order!.key });
+    if (r.order!.members && r.members) memberIds.push(...r.members);
+  }
+  if (memberIds.length > 0) keys.push(...(await keysOf(client, memberIds)));
+  return keys;
 }
 
 /** A batch's other members by its lead's id, which they mirror; null when no round sent a batch. */

@@ -27,7 +27,20 @@ import type { AttemptRow, DeliveryUpdate } from "./record";
  * its batch's id and its other members' ids (batches.ts), which take the same state, recorded with it
  * but never given jobs of their own.
  */
-export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate; members?: string[]; batchId?: string };
+export type Round = { attempts: AttemptRow[]; update: DeliveryUpdate; members?: string[]; batchId?: string; order?: RoundOrder };
+
+/**
+ * An ordered round (docs/webhooks.md#ordering): when it ends its delivery, the next held delivery of
+ * its key goes (order.ts releaseNext) — its lead's key, and when it sent a batch, its members' keys.
+ */
+export type RoundOrder = { destinationId: string; key: string | null; members: boolean };
+
+/** The round's order facts, or none for a delivery that is not ordered (the round then costs nothing more). */
+function ordered(d: LoadedDelivery, round: Round): Round {
+  const members = d.sendingBatch !== undefined && (d.destination.ordering === "perUser" || d.orderKey !== null);
+  if (d.orderKey === null && !members) return round;
+  return { ...round, order: { destinationId: d.destinationId, key: d.orderKey, members } };
+}
 
 /** A round whose requests have ended, or that ended without any. */
 export type SentRound =
@@ -171,7 +184,7 @@ export function throttledRound(d: LoadedDelivery, urls: string[], turnInMs: numb
 
 /** A sent round's attempts as logged and its delivery's new state. Synchronous. */
 export function settleRound(r: SentRound): Round {
-  if ("ended" in r) return withMembers(r.d, r.ended);
+  if ("ended" in r) return ordered(r.d, withMembers(r.d, r.ended));
   const { d, request, sent } = r;
   const firstAttemptAt = d.firstAttemptAt ?? r.startedAt;
   // The round ended with its last answer, not when its batch looks at it: a retry's backoff and
@@ -236,21 +249,24 @@ export function settleRound(r: SentRound): Round {
   // ISO 8601 UTC strings order as their times do: the latest is the largest.
   let lastAttemptAt: string | null = null;
   for (const a of attempts) if (lastAttemptAt === null || a.started_at > lastAttemptAt) lastAttemptAt = a.started_at;
-  return withMembers(d, {
-    attempts,
-    update: {
-      id: d.id,
-      state: decision.state,
-      pending_urls: decision.pendingUrls,
-      attempt_count: decision.attempted ? roundNumber : d.rounds,
-      first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
-      last_attempt_at: lastAttemptAt,
-      next_attempt_at: nextAt?.toISOString() ?? null,
-      last_error: decision.lastError,
-      last_status: decision.lastStatus,
-      delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
-    },
-  });
+  return ordered(
+    d,
+    withMembers(d, {
+      attempts,
+      update: {
+        id: d.id,
+        state: decision.state,
+        pending_urls: decision.pendingUrls,
+        attempt_count: decision.attempted ? roundNumber : d.rounds,
+        first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
+        last_attempt_at: lastAttemptAt,
+        next_attempt_at: nextAt?.toISOString() ?? null,
+        last_error: decision.lastError,
+        last_status: decision.lastStatus,
+        delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
+      },
+    }),
+  );
 }
 
 function failedUpdate(d: LoadedDelivery, lastError: string): DeliveryUpdate {

@@ -23,9 +23,23 @@ describe("destinationInputSchema", () => {
       mapping: null,
       numbers: "canonical",
       batch: null,
+      ordering: "none",
+      maxHoldMinutes: 60,
       rateLimit: null,
       auth: null,
       tls: null,
+    });
+  });
+
+  it("takes per-user ordering and its hold limit, refusing a limit out of range at its field (docs/webhooks.md#ordering)", () => {
+    const base = { name: "Hooks", urls: ["https://example.com/hook"] };
+    expect(destinationInputSchema.parse({ ...base, ordering: "perUser", maxHoldMinutes: 5 })).toMatchObject({
+      ordering: "perUser",
+      maxHoldMinutes: 5,
+    });
+    expect(errors({ ...base, ordering: "byEvent", maxHoldMinutes: 0 })).toEqual({
+      ordering: ["One of none, perUser"],
+      maxHoldMinutes: ["At least 1 minute"],
     });
   });
 

@@ -291,6 +291,12 @@ export type RateLimitInput = z.infer<typeof rateLimitSchema>;
 /** No limit of either kind: what a destination without one shows. */
 export const NO_RATE_LIMIT: RateLimitInput = { perSecond: null, concurrency: null };
 
+/** Ordered delivery (docs/webhooks.md#ordering): off, or per user (userId, else anonymousId). */
+export const ORDERINGS = ["none", "perUser"] as const;
+export type Ordering = (typeof ORDERINGS)[number];
+/** docs/webhooks.md#hold-limit */
+export const MAX_HOLD_MINUTES_DEFAULT = 60;
+
 const fields = {
   name: z.string().trim().min(1, "Enter a name").max(100, "At most 100 characters"),
   urls: z.array(webhookUrlSchema).min(1, "Add at least one URL").max(MAX_URLS, `At most ${MAX_URLS} URLs`),
@@ -316,6 +322,14 @@ const fields = {
   numbers: z.enum(NUMBER_FORMS, { error: `One of ${NUMBER_FORMS.join(", ")}` }),
   /** null: one event per request (the default); docs/request-shape.md#batching */
   batch: batchSettingsSchema.nullable(),
+  /** docs/webhooks.md#ordering: "none" (the default) or "perUser" */
+  ordering: z.enum(ORDERINGS, { error: `One of ${ORDERINGS.join(", ")}` }),
+  /** docs/webhooks.md#hold-limit */
+  maxHoldMinutes: z
+    .number("Enter a number of minutes")
+    .int("Whole minutes")
+    .min(1, "At least 1 minute")
+    .max(10080, "At most 10080 minutes (7 days)"),
   /** null: no limit (the default) */
   rateLimit: rateLimitSchema.nullable(),
   /** null: no endpoint authentication (the default); docs/endpoint-auth.md */
@@ -387,6 +401,8 @@ export const destinationInputSchema = z
     mapping: fields.mapping.default(null),
     numbers: fields.numbers.default("canonical"),
     batch: fields.batch.default(null),
+    ordering: fields.ordering.default("none"),
+    maxHoldMinutes: fields.maxHoldMinutes.default(MAX_HOLD_MINUTES_DEFAULT),
     rateLimit: fields.rateLimit.default(null),
     auth: fields.auth.default(null),
     tls: fields.tls.default(null),
@@ -452,6 +468,10 @@ export const destinationDtoSchema = z.object({
   numbers: z.enum(NUMBER_FORMS),
   /** null: one event per request; else events go in batches (docs/request-shape.md#batching) */
   batch: batchSettingsSchema.nullable(),
+  /** docs/webhooks.md#ordering: "perUser" holds a user's later messages while an earlier one is pending */
+  ordering: z.enum(ORDERINGS),
+  /** docs/webhooks.md#hold-limit: how long a message waits behind an earlier one at most */
+  maxHoldMinutes: z.number().int(),
   /** When it was paused (docs/routing.md#pause), or null while it runs: its deliveries wait meanwhile. */
   pausedAt: z.string().nullable(),
   /** docs/webhooks.md#rate-limits; a destination without one shows both null. */
@@ -604,6 +624,11 @@ export const destinationHealthDtoSchema = z.object({
   urls: z.array(endpointHealthSchema.extend({ disabled: z.boolean() })),
   /** Deliveries not yet delivered or failed, and when the oldest of them was made: a backlog a rate limit or a slow endpoint holds back (docs/webhooks.md#rate-limits). */
   backlog: z.object({ pending: z.number().int(), oldestPendingAt: z.string().nullable() }),
+  /**
+   * Users (order keys) with messages held behind an earlier one of theirs (docs/webhooks.md#ordering),
+   * most held first, at most 50: how many, since when, and the messageId of the message holding them.
+   */
+  heldKeys: z.array(z.object({ key: z.string(), held: z.number().int(), since: z.string(), heldBy: z.string().nullable() })),
 });
 export type EndpointState = z.infer<typeof endpointStateSchema>;
 export type EndpointHealth = z.infer<typeof endpointHealthSchema>;

@@ -1,4 +1,5 @@
 import "server-only";
+import { heldKeys } from "../delivery/holds";
 import { pool } from "../platform/db";
 import { assertUuid, notFound } from "../platform/errors";
 import type { DestinationHealthDto, EndpointHealth } from "./contract";
@@ -81,12 +82,17 @@ async function healthOf(workspaceId: string | null, destinationIds: string[] | n
 /** GET /api/destinations/:id/health: each URL's state, success rate, failures in a row and last error. */
 export async function getDestinationHealth(opts: { workspaceId: string; id: string }): Promise<DestinationHealthDto> {
   assertUuid(opts.id, "Destination");
-  const [[found], backlog] = await Promise.all([healthOf(opts.workspaceId, [opts.id]), backlogOf(opts.workspaceId, opts.id)]);
+  const [[found], backlog, held] = await Promise.all([
+    healthOf(opts.workspaceId, [opts.id]),
+    backlogOf(opts.workspaceId, opts.id),
+    heldKeys({ destinationId: opts.id }),
+  ]);
   if (!found) throw notFound("Destination");
   return {
     destinationId: found.destinationId,
     urls: found.urls.map((u) => ({ ...u, disabled: found.disabledUrls.includes(u.url) })),
     backlog,
+    heldKeys: held,
   };
 }
 

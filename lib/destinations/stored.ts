@@ -3,6 +3,7 @@ import { type FieldLists, storedFieldLists } from "../routing/field-lists";
 import { type BatchSettings, storedBatch } from "../webhooks/batching";
 import { METHODS, type Method, NUMBER_FORMS, type NumberForm } from "../webhooks/request-shape";
 import type { StoredHeader } from "./headers";
+import { MAX_HOLD_MINUTES_DEFAULT, ORDERINGS, type Ordering } from "./contract";
 
 /**
  * The one home of a destination's stored settings (docs/architecture.md#one-plan): what its columns
@@ -19,6 +20,8 @@ export type StoredColumns = {
   headers: unknown;
   filter: unknown;
   batch: unknown;
+  ordering: string;
+  maxHoldMinutes: number;
   rateLimitPerSecond: number | null;
   rateLimitConcurrency: number | null;
 };
@@ -34,6 +37,10 @@ export type StoredSettings = {
   fieldLists: FieldLists | null;
   /** null: one event per request */
   batch: BatchSettings | null;
+  /** docs/webhooks.md#ordering */
+  ordering: Ordering;
+  /** docs/webhooks.md#hold-limit */
+  maxHoldMinutes: number;
   rateLimit: { perSecond: number | null; concurrency: number | null };
 };
 
@@ -47,6 +54,8 @@ export function storedSettings(c: StoredColumns): StoredSettings {
     headers: Array.isArray(c.headers) ? (c.headers as StoredHeader[]) : [],
     fieldLists: storedFieldLists(c.filter),
     batch: storedBatch(c.batch),
+    ordering: ORDERINGS.find((o) => o === c.ordering) ?? "none",
+    maxHoldMinutes: Number.isInteger(c.maxHoldMinutes) && c.maxHoldMinutes > 0 ? c.maxHoldMinutes : MAX_HOLD_MINUTES_DEFAULT,
     rateLimit: { perSecond: c.rateLimitPerSecond, concurrency: c.rateLimitConcurrency },
   };
 }

@@ -2,6 +2,7 @@ import "server-only";
 import client from "prom-client";
 import { pool } from "../platform/db";
 import { listEndpointHealth } from "../destinations/endpoint-health";
+import { heldTotals } from "../delivery/holds";
 import { QUEUES } from "../platform/queue";
 import { PUSH_INTERVAL_MS } from "./push";
 
@@ -71,6 +72,18 @@ async function gauges(): Promise<client.Registry> {
     labelNames: ["destination"],
     registers: [registry],
   });
+  const held = new client.Gauge({
+    name: "eventrail_deliveries_held",
+    help: "Deliveries held behind an earlier pending one of their user, per destination (docs/webhooks.md#ordering)",
+    labelNames: ["destination"],
+    registers: [registry],
+  });
+  const keysHeld = new client.Gauge({
+    name: "eventrail_keys_held",
+    help: "Users (order keys) with held deliveries, per destination (docs/webhooks.md#ordering)",
+    labelNames: ["destination"],
+    registers: [registry],
+  });
   const health = new client.Gauge({
     name: "eventrail_endpoint_state",
     help: "Endpoint health per destination URL: 1 for its current state",
@@ -91,7 +104,7 @@ async function gauges(): Promise<client.Registry> {
   });
 
   const names = Object.values(QUEUES).map((q) => q.name);
-  const [queues, waits, alive, pendingRows, endpoints] = await Promise.all([
+  const [queues, waits, alive, pendingRows, endpoints, heldRows] = await Promise.all([
     pool()
       .query<{ name: string; queued: number; deferred: number; active: number }>(
         "SELECT name, queued_count AS queued, deferred_count AS deferred, active_count AS active FROM pgboss.queue WHERE name = ANY($1)",
@@ -118,7 +131,12 @@ async function gauges(): Promise<client.Registry> {
          FROM deliveries WHERE state = 'pending' GROUP BY destination_id`,
     ),
     listEndpointHealth(),
+    heldTotals(),
   ]);
+  for (const h of heldRows) {
+    held.set({ destination: h.destinationId }, h.held);
+    keysHeld.set({ destination: h.destinationId }, h.keys);
+  }
   for (const q of queues.rows) {
     queueJobs.set({ queue: q.name, state: "queued" }, q.queued);
     queueJobs.set({ queue: q.name, state: "deferred" }, q.deferred);

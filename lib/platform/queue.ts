@@ -77,6 +77,13 @@ export const QUEUES = {
     schema: z.object({}).passthrough().nullable(),
     options: { retryLimit: 0, expireInSeconds: 120 },
   },
+  /** The hold limit's tick (pg-boss cron, every minute): releases held deliveries past it (docs/webhooks.md#hold-limit). */
+  orderHolds: {
+    name: "order-holds",
+    // pg-boss cron jobs carry no data (null).
+    schema: z.object({}).passthrough().nullable(),
+    options: { retryLimit: 0, expireInSeconds: 120 },
+  },
   /** Periodic housekeeping: retention, sweeping stuck deliveries. */
   maintenance: {
     name: "maintenance",

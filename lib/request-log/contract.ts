@@ -265,6 +265,13 @@ export const messageDetailDtoSchema = z.object({
       replayNumber: z.number().int(),
       /** The batch it went in (docs/request-shape.md#batching); its attempts are among `attempts`. */
       batchId: z.string().nullable(),
+      /**
+       * Held behind an earlier pending message of its user (docs/webhooks.md#ordering): since when, and
+       * that message (its row id and messageId; null when nothing holds it any more); null when not held.
+       */
+      held: z.object({ since: z.string(), byMessageRowId: z.string().nullable(), byMessageId: z.string().nullable() }).nullable(),
+      /** When the hold limit let it go, sent without waiting for earlier ones (docs/webhooks.md#hold-limit); else null. */
+      holdReleasedAt: z.string().nullable(),
     }),
   ),
   attempts: z.array(attemptDetailDtoSchema),
@@ -284,6 +291,11 @@ export const replaySchema = z
     ids: z.array(z.string().uuid("Not a message id")).min(1, "Give at least one id").max(1000, "At most 1000 ids").optional(),
     filter: attemptFilterSchema.optional(),
     includeDelivered: z.boolean().default(false),
+    /**
+     * docs/webhooks.md#ordering: at a destination that orders per user, the replay takes its place in
+     * its user's order (after what is pending now, before what arrives later); false (default): it goes at once.
+     */
+    ordered: z.boolean().default(false),
     dryRun: z.boolean().default(false),
   })
   .superRefine((v, ctx) => {

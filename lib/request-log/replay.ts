@@ -22,8 +22,12 @@ export const REPLAY_LIMIT = 10_000;
  * Two concurrent replays of one chain cannot both create its next delivery: the unique
  * (message, destination, replay_number) lets one insert and the other skip.
  */
-export async function replayMessages(opts: { workspaceId: string; actor: Actor; input: ReplayInput }): Promise<ReplayResult> {
-  const { input } = opts;
+export async function replayMessages(opts: {
+  workspaceId: string;
+  actor: Actor;
+  input: Omit<ReplayInput, "ordered"> & { ordered?: boolean };
+}): Promise<ReplayResult> {
+  const input: ReplayInput = { ...opts.input, ordered: opts.input.ordered ?? false };
   const chosen = chosenDeliveries(opts.workspaceId, input);
   return withTransaction(async (client) => {
     if (input.dryRun) {
@@ -59,6 +63,7 @@ export async function replayMessages(opts: { workspaceId: string; actor: Actor; 
         targetUrls: c.target_urls,
         replayOf: c.id,
         replayNumber: c.replay_number + 1,
+        ordered: input.ordered,
       })),
       { conflict: "pair" },
     );

@@ -7,7 +7,13 @@ import { filterAllows, type FilteredCall } from "./destination-filter";
  */
 
 /** A destination connected to the message's source (destination_sources). */
-export type ConnectedDestination = { id: string; enabled: boolean; filter?: DestinationFilter | null };
+export type ConnectedDestination = {
+  id: string;
+  enabled: boolean;
+  filter?: DestinationFilter | null;
+  /** "perUser": its deliveries carry their order key (docs/webhooks.md#ordering); absent or "none": they do not */
+  ordering?: string;
+};
 
 /** The name the `integrations` object uses for this destination type (case-sensitive, as Segment's). */
 export const WEBHOOKS_KEY = "Webhooks";

@@ -4,12 +4,12 @@ import { pool, withTransaction } from "../platform/db";
 import { wakeWorkers } from "../platform/queue";
 import { updateProfiles, type ProfileInput } from "../audiences/profiles";
 import { deliveriesAndJobsCtes } from "../delivery/enqueue";
-import { routeMessage } from "../routing/route-message";
+import { type ConnectedDestination, routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
 import { newRowId } from "./row-ids";
 import { ingestMessagesCte, messageColumns } from "./produce";
-import { bareArray } from "../platform/pg-arrays";
+import { bareArray, textArray } from "../platform/pg-arrays";
 import type { TrackingSource } from "./write-key";
 import { checkAgainstPlan, type PlanVerdict } from "./plan-check";
 
@@ -49,6 +49,7 @@ async function storeStatement(): Promise<string> {
     deliveryIds: "$6",
     messageRowIds: "$7",
     destinationIds: "$8",
+    orderKeys: "$22",
   });
   // `current`: the source as the request saw it (possibly from the write-key cache) is still what
   // the database says — the key names it, it is enabled, its routing is unchanged. One primary-key
@@ -78,6 +79,15 @@ function storeSql(): Promise<string> {
   return statement;
 }
 
+/** The destinations among a source's that order per user, or null when none does. */
+function orderingDestinations(destinations: readonly ConnectedDestination[]): Set<string> | null {
+  const ordered = destinations.filter((d) => d.ordering === "perUser");
+  return ordered.length > 0 ? new Set(ordered.map((d) => d.id)) : null;
+}
+
+/** A message's order key (docs/webhooks.md#ordering): its userId, else its anonymousId (an alias's is its new userId). */
+const orderKeyOf = (m: NormalisedMessage): string | null => m.userId ?? m.anonymousId ?? null;
+
 const toProfileInput = (m: NormalisedMessage): ProfileInput => ({
   type: m.type,
   userId: m.userId,
@@ -101,31 +111,40 @@ export async function storeCall(opts: {
   rejections: Rejection[];
 }): Promise<StoreResult> {
   const { source, receivedAt, rejections } = opts;
-  // Duplicates inside one batch: the first one wins, as it would across batches. Sorted by
-  // messageId, concurrent batches that share ids take their unique-index locks in one order, so
-  // a client's retry racing its original cannot deadlock with it.
+  // Duplicates inside one batch: the first one wins, as it would across batches.
   const seen = new Set<string>();
   const unique = opts.accepted.filter((m) => {
     if (seen.has(m.messageId)) return false;
     seen.add(m.messageId);
     return true;
   });
-  unique.sort((a, b) => (a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0));
   if (unique.length === 0 && rejections.length === 0) return { inserted: 0, duplicates: opts.accepted.length, deliveries: 0, judged: [] };
 
   // The plan of the source as this attempt sees it: a retry after StaleSourceError checks again.
   const verdicts = await checkAgainstPlan(source, unique);
-  const rows = unique.map((message, i) => ({ rowId: newRowId(), message, verdict: verdicts?.[i] ?? null }));
+  // Ids in the order the client sent the calls: time-ordered ids are the arrival order that ordered
+  // delivery keeps (docs/webhooks.md#ordering), a batch's calls included.
+  const arrived = unique.map((message, i) => ({ rowId: newRowId(), message, verdict: verdicts?.[i] ?? null }));
+  // Inserted sorted by messageId: concurrent batches that share ids take their unique-index locks in
+  // one order, so a client's retry racing its original cannot deadlock with it.
+  const rows = [...arrived].sort((a, b) =>
+    a.message.messageId < b.message.messageId ? -1 : a.message.messageId > b.message.messageId ? 1 : 0,
+  );
   const deliveryIds: string[] = [];
   const messageRowIds: string[] = [];
   const destinationIds: string[] = [];
-  for (const { rowId, message, verdict } of rows) {
+  // Ordered delivery (docs/webhooks.md#ordering): a delivery to a destination that orders per user
+  // carries its key; when none does, the parameter is one NULL and the deliveries' column stays null.
+  const ordered = orderingDestinations(source.destinations);
+  const orderKeys: (string | null)[] | null = ordered ? [] : null;
+  for (const { rowId, message, verdict } of arrived) {
     // Blocked by the plan: stored and visible, not routed (docs/tracking-plans.md#modes).
     if (verdict?.blocked) continue;
     for (const destinationId of routeMessage(message, source.destinations)) {
       deliveryIds.push(newRowId());
       messageRowIds.push(rowId);
       destinationIds.push(destinationId);
+      orderKeys?.push(ordered?.has(destinationId) ? orderKeyOf(message) : null);
     }
   }
   const store = async (db: Queryable) => {
@@ -158,6 +177,7 @@ export async function storeCall(opts: {
         c.rowIds,
         c.violations,
         c.blocked,
+        orderKeys === null ? null : textArray(orderKeys),
       ],
     });
     // Thrown inside the transaction of the other path, so that it rolls back too.

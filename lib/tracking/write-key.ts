@@ -51,7 +51,7 @@ export async function findSourceByWriteKey(writeKey: string): Promise<TrackingSo
   }>({
     name: "tracking-source-by-write-key",
     text: `SELECT s.id, s.workspace_id, s.enabled, s.routing_version, tp.id AS plan_id, tp.version AS plan_version,
-              (SELECT json_agg(json_build_object('id', d.id, 'enabled', d.enabled, 'filter', d.filter))
+              (SELECT json_agg(json_build_object('id', d.id, 'enabled', d.enabled, 'filter', d.filter, 'ordering', d.ordering))
                  FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
                 WHERE ds.source_id = s.id) AS destinations
          FROM sources s LEFT JOIN tracking_plans tp ON tp.id = s.tracking_plan_id
