@@ -1,10 +1,10 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The integration files that take longest, longest first, with their time in a run (seconds, load ~6,
- * docs/decisions/0154-ci-time.md). They start first, so that the stage's workers are not
- * left with one of them at the end: on a clean clone vitest has no durations cached and starts the
- * largest files first, which put `delivery-rate-limits` (a small file) in the stage's last minutes.
+ * The integration files that take longest, longest first, as measured (docs/decisions/0154-ci-time.md).
+ * They start first, so that the stage's workers are not left with one of them at the end: on a clean
+ * clone vitest has no durations cached and starts the largest files first, which started
+ * `delivery-rate-limits` (a small file, and the longest) 243 s into a 667 s stage.
  * A file not listed runs after these, in vitest's own order; a file that grows slow belongs here.
  */
 export const SLOW_FILES = [
