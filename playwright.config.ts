@@ -9,7 +9,8 @@ import { defineConfig, devices } from "@playwright/test";
  * at phone width (390×844); the page walk of every page filled with the stories' data, at both widths
  * and in dark mode. Every page a story or a walk photographs also passes the phone and overflow checks
  * (e2e/shot.ts → e2e/checks.ts). The production story has a stack of its own and runs beside the
- * chain on a second worker (docs/decisions/0154-ci-time.md).
+ * chain on a second worker, and the retry story, which waits out a 1-minute retry window, beside the
+ * phone story (docs/decisions/0154-ci-time.md).
  */
 const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
 
@@ -43,8 +44,7 @@ export default defineConfig({
   projects: [
     // The fresh-install story runs first and leaves a logged-in owner for the other stories.
     { name: "foundation", testMatch: /foundation\.spec\.ts/, workers: 1, use: { ...devices["Desktop Chrome"] } },
-    // The empty walk only reads: its halves run on both workers (the production story's too, once it is done).
-    { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], workers: 2, fullyParallel: true, use: desktop },
+    { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], workers: 1, use: desktop },
     {
       name: "stories",
       testIgnore: /(foundation|walk-empty|walk|production|retries)\.spec\.ts/,
