@@ -9,7 +9,8 @@ import { defineConfig, devices } from "@playwright/test";
  * at phone width (390×844); the page walk of every page filled with the stories' data, at both widths
  * and in dark mode. Every page a story or a walk photographs also passes the phone and overflow checks
  * (e2e/shot.ts → e2e/checks.ts). The production story has a stack of its own and runs beside the
- * chain on a second worker (docs/decisions/0154-ci-time.md).
+ * chain on a second worker, and the retry story, which waits out a 1-minute retry window, beside the
+ * phone story (docs/decisions/0154-ci-time.md).
  */
 const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
 
@@ -46,7 +47,7 @@ export default defineConfig({
     { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], workers: 1, use: desktop },
     {
       name: "stories",
-      testIgnore: /(foundation|walk-empty|walk|production)\.spec\.ts/,
+      testIgnore: /(foundation|walk-empty|walk|production|retries)\.spec\.ts/,
       dependencies: ["walk-empty"],
       // The stories share one workspace and one worker: one story at a time.
       workers: 1,
@@ -60,8 +61,12 @@ export default defineConfig({
       workers: 1,
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },
-    // After the phone story, as on one worker: the walk photographs the data the stories and it leave.
-    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone"], workers: 1, use: desktop },
+    // The retry story waits out its destination's 1-minute retry window: it runs beside the phone
+    // story, after the other stories (as it did on one worker), on its own source, capture URL and
+    // destination; the stories before it have set the workspace's alert settings it ran under.
+    { name: "retries", testMatch: /retries\.spec\.ts/, dependencies: ["stories"], workers: 1, use: desktop },
+    // After the phone and retry stories, as on one worker: the walk photographs the data the stories leave.
+    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone", "retries"], workers: 1, use: desktop },
     // Test-send in a production-like start, on a stack (and database) of its own: it needs no other
     // project and none needs it, so the chain above is unchanged; it runs beside the chain.
     { name: "production", testMatch: /production\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/harness/sequencer";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 
@@ -8,6 +9,8 @@ export default defineConfig({
   // in tests, as in the worker (node --conditions=react-server), it resolves to its empty module.
   resolve: { alias: { "@": root, "server-only": path.join(root, "node_modules/server-only/empty.js") } },
   test: {
+    // Known slow integration files first, so that none is left to run alone at the end (test/harness/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,
@@ -30,7 +33,9 @@ export default defineConfig({
           globalSetup: ["test/harness/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // Files start their own apps, workers and databases; two at a time suits 2 cores.
+          // Files start their own apps, workers and databases; two at a time suits 2 cores. Four were
+          // measured (docs/decisions/0154-ci-time.md): no faster on the shared machine, and the timing
+          // bounds of the login and slow-client tests broke under the load.
           maxWorkers: 2,
         },
       },

@@ -1,8 +1,8 @@
-import { expect, test } from "./fixtures";
+import { expect, test, watchCsp } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
 import { DESKTOP, PHONE, expectAccessible } from "./checks";
 import { shot } from "./shot";
-import { discoverRoutes, fillRoute, routeName, walkPage } from "./walk";
+import { discoverRoutes, fillRoute, routeName, walkPage, walkPages } from "./walk";
 
 /** Text that reverses what follows it unless the page isolates it (U+202E RIGHT-TO-LEFT OVERRIDE). */
 const RLO = "\u202e";
@@ -13,7 +13,7 @@ const RLO = "\u202e";
  * mode — axe finds no serious or critical violation, nothing overflows sideways, the phone menu works,
  * and each state is photographed into e2e/artifacts.
  */
-test("every page, filled, is accessible, fits a phone, reads in dark mode", async ({ page, browser }) => {
+test("every page, filled, is accessible, fits a phone, reads in dark mode", async ({ page, browser, cspViolations }) => {
   test.setTimeout(480_000);
   const tag = Date.now().toString(36);
   const source = await createSource(page, `Walk shop ${tag}`);
@@ -78,14 +78,26 @@ test("every page, filled, is accessible, fits a phone, reads in dark mode", asyn
     "/audiences/[id]",
     "/deletions/[id]",
   ]);
-  for (const route of discoverRoutes("(dashboard)")) {
-    await walkPage(page, fillRoute(route, ids), routeName(route), { dark: darkToo.has(route) });
-  }
-  // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
-  await walkPage(page, `/log?view=attempts&destinationId=${destination.id}&attempt=${attempts[0].id}`, "log-attempt", {
-    dark: true,
-    nav: false,
-  });
+  // Two tabs of the owner's session walk the pages at once (they only read).
+  const second = await page.context().newPage();
+  watchCsp(second, cspViolations);
+  await walkPages(
+    [page, second],
+    [
+      ...discoverRoutes("(dashboard)").map((route) => ({
+        url: fillRoute(route, ids),
+        name: routeName(route),
+        opts: { dark: darkToo.has(route) },
+      })),
+      // The request log with an attempt open: its panel and the attempt chain (on a phone the panel covers the menu).
+      {
+        url: `/log?view=attempts&destinationId=${destination.id}&attempt=${attempts[0].id}`,
+        name: "log-attempt",
+        opts: { dark: true, nav: false },
+      },
+    ],
+  );
+  await second.close();
 
   await page.setViewportSize(DESKTOP);
 

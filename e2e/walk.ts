@@ -64,3 +64,17 @@ export async function walkPage(page: Page, url: string, name: string, opts: { da
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize(DESKTOP);
 }
+
+/**
+ * Walks the pages (walkPage) on each of `pages` at once, every page taking the next one left when it
+ * is done: the walk only reads, so two browser tabs halve its time where the machine has the cores
+ * (docs/decisions/0154-ci-time.md). Each tab keeps its own viewport and colour scheme.
+ */
+export async function walkPages(pages: Page[], walks: { url: string; name: string; opts?: { dark?: boolean; nav?: boolean } }[]) {
+  const left = [...walks];
+  await Promise.all(
+    pages.map(async (page) => {
+      for (let w = left.shift(); w; w = left.shift()) await walkPage(page, w.url, w.name, w.opts);
+    }),
+  );
+}

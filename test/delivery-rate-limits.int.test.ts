@@ -84,21 +84,26 @@ async function concurrencyReceiver(delayMs: () => number) {
 }
 
 describe("rate limits across two worker processes", () => {
-  it("holds 20/s within ±10 % over 30 s with 2,000 queued deliveries, and loses none", async () => {
+  it("holds 50/s within ±10 % over 30 s with 2,000 queued deliveries, and loses none", async () => {
+    // 50/s, not the 20/s of decision 0120's figures: the same backlog and window, and the backlog
+    // (40 s at the limit) still outlasts the window, in 40 s of the stage's time instead of 100 s.
     const rx = await startCountingReceiver(0);
     closers.push(() => rx.close());
-    const destinationId = await limitedDestination(`${rx.url}/hook`, { perSecond: 20 });
+    const destinationId = await limitedDestination(`${rx.url}/hook`, { perSecond: 50 });
     await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: manyTracks(2000, "rate") });
 
     await waitFor(() => countDelivered(db.url, destinationId).then((n) => n === 2000), {
       timeoutMs: 200_000,
-      what: "2,000 deliveries at 20/s",
+      what: "2,000 deliveries at 50/s",
     });
     const first = rx.requests[0].at;
     const inWindow = rx.requests.filter((r) => r.at >= first && r.at < first + 30_000).length;
     const rate = inWindow / 30;
-    expect(rate).toBeGreaterThanOrEqual(18);
-    expect(rate).toBeLessThanOrEqual(22);
+    console.log(
+      `[rate limits] 50/s: ${rate.toFixed(1)}/s over the first 30 s, all 2,000 in ${((rx.requests.at(-1)!.at - first) / 1000).toFixed(1)} s`,
+    );
+    expect(rate).toBeGreaterThanOrEqual(45);
+    expect(rate).toBeLessThanOrEqual(55);
     expect(rx.unique()).toBe(2000);
     // A throttled round is not an attempt: each delivery was attempted exactly once.
     const [counts] = await query<{ once: number; logged: number }>(

@@ -122,7 +122,15 @@ describe("send test behind a real edge (npm start's layout)", () => {
       await waitFor(async () => (await api.get(`/api/capture-bins/${bin.id}/requests`)).requests.length === 2, {
         what: "the replay to reach the capture URL",
       });
-      const replay = await api.get(`/api/messages/${attempts[0].messageRowId}`);
+      // The worker records the replay's attempt once the capture URL has answered it: wait for the
+      // record, not only for the capture (a loaded machine read the message in between).
+      const replay = await waitFor(
+        async () => {
+          const m = await api.get(`/api/messages/${attempts[0].messageRowId}`);
+          return m.attempts.length >= 2 && m;
+        },
+        { what: "the replay's attempt to be recorded" },
+      );
       expect(replay.attempts.map((x: any) => x.url)).toEqual([bin.url, bin.url]);
     } finally {
       await edge.stop();

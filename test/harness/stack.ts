@@ -181,8 +181,13 @@ export async function startStack(opts: { workers?: number; env?: Record<string, 
   const workers: Proc[] = [];
   let app: (Proc & { url: string }) | undefined;
   try {
-    app = await startApp(db.url, opts.env);
-    for (let i = 0; i < (opts.workers ?? 1); i++) workers.push(await startWorker(db.url, opts.env));
+    // Started side by side: none needs another to start (each needs only the database), and a start
+    // is mostly waiting — for the app to compile its first route, for a worker's queues.
+    const starting = Array.from({ length: opts.workers ?? 1 }, () => startWorker(db.url, opts.env).then((w) => workers.push(w)));
+    const appStart = startApp(db.url, opts.env).then((a) => (app = a));
+    const settled = await Promise.allSettled([appStart, ...starting]);
+    const failed = settled.find((s) => s.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   } catch (err) {
     // Leave nothing running behind a failed start.
     await Promise.all(workers.map((w) => w.kill()));
