@@ -55,7 +55,7 @@ async function main() {
     const r = await runHostsDrill();
     console.log(formatHosts(r));
     const cronOnce = r.cronTicks.length === 2 && r.cronTicks.every((t) => t.most <= 1 && t.minutes >= 3);
-    process.exit(r.lost === 0 && r.limited.overByLog === 0 && cronOnce ? 0 : 1);
+    process.exit(r.lost === 0 && r.limited.overByLog === 0 && r.ordering.outOfOrder === 0 && cronOnce ? 0 : 1);
   }
   if (process.argv.slice(2).includes("failover")) {
     const modes = (process.env.DRILL_FAILOVER_MODES ?? "sync,async").split(",").map((m) => m.trim()) as FailoverMode[];

@@ -17,6 +17,8 @@
  *   never above its token bucket (20 × (1 + span) in any span) by the request log's start times,
  *   allowing 100 ms between a worker's take and its start stamp; at the receiver, what arrives is
  *   reported (there, send latency under load bunches requests beyond the bucket: reported, not judged);
+ * - a destination with per-user ordering gets each user's events in the order they arrived (the
+ *   request log's delivery ids), whichever host took them and through the kill;
  * - each cron queue (alerts, audience schedule) created at most one job per minute, however many
  *   workers schedule it, over at least three minutes.
  *   DRILL_HOSTS_EVENTS (3000)
@@ -51,6 +53,8 @@ export type HostsResult = {
   duplicates: number;
   duplicatesLogged: number;
   limited: { received: number; worstSpan: string; overLimit: number; overWithJitter: number; byLog: string; overByLog: number };
+  /** the ordered destination: users, events delivered, and pairs of one user's events that arrived out of order */
+  ordering: { users: number; delivered: number; outOfOrder: number };
   cronTicks: { queue: string; minutes: number; most: number }[];
   killedAfter: number;
   backAfterSeconds: number;
@@ -200,6 +204,14 @@ export async function runHostsDrill(): Promise<HostsResult> {
   netUp();
   // The receivers, on this side of host 1's pair (host 2 reaches it through its default route).
   const receiver = await startDrillReceiver(undefined, { host: near(1) });
+  // The ordered destination's receiver: messageIds in the order their first requests came.
+  const arrivals: string[] = [];
+  const ordered = await startDrillReceiver(undefined, { host: near(2) });
+  const innerOrdered = ordered.behave;
+  ordered.behave = (id) => {
+    if (!ordered.receipts.has(id) && !arrivals.includes(id)) arrivals.push(id);
+    return innerOrdered(id);
+  };
   const limitedAt: number[] = [];
   const limited = await startDrillReceiver(undefined, { host: near(1) });
   const inner = limited.behave;
@@ -247,6 +259,13 @@ export async function runHostsDrill(): Promise<HostsResult> {
       sourceIds: [source.id],
       filter: { types: ["track"], events: { mode: "include", names: ["Limited"] } },
       rateLimit: { perSecond: LIMIT_PER_SECOND, concurrency: null },
+    });
+    // Every event, each user's in the order they arrived, whichever host took them (docs/webhooks.md#ordering).
+    const orderedDest = await post("/api/destinations", {
+      name: "ordered",
+      urls: [ordered.url],
+      sourceIds: [source.id],
+      ordering: "perUser",
     });
 
     // A real client: batches of up to 100, flushed every 100 ms, retried on 5xx and network errors.
@@ -306,6 +325,25 @@ export async function runHostsDrill(): Promise<HostsResult> {
       timeoutMs: 120_000,
       what: "every limited event delivered",
     }).catch(() => {});
+    await waitFor(async () => acked.every((id) => ordered.receipts.has(id)) || false, {
+      timeoutMs: 180_000,
+      what: "every ordered event delivered",
+    }).catch(() => {});
+    // Per user, the order the request log's deliveries arrived in (their time-ordered ids) against the
+    // order their first requests reached the receiver.
+    const expected = await check.query<{ user_id: string; ids: string[] }>(
+      `SELECT m.user_id, array_agg(m.message_id ORDER BY d.id) AS ids FROM deliveries d JOIN messages m ON m.id = d.message_row_id
+        WHERE d.destination_id = $1 GROUP BY m.user_id`,
+      [orderedDest.id],
+    );
+    const position = new Map(arrivals.map((id, i) => [id, i]));
+    let outOfOrder = 0;
+    let orderedDelivered = 0;
+    for (const { ids } of expected.rows) {
+      const seen = ids.map((id) => position.get(id)).filter((p): p is number => p !== undefined);
+      orderedDelivered += seen.length;
+      for (let i = 1; i < seen.length; i++) if (seen[i] < seen[i - 1]) outOfOrder++;
+    }
     const delivered = acked.filter((id) => receiver.receipts.has(id)).length;
     const dupIds = acked.filter((id) => (receiver.receipts.get(id) ?? 0) > 1);
     const duplicates = dupIds.reduce((n, id) => n + receiver.receipts.get(id)! - 1, 0);
@@ -366,6 +404,7 @@ export async function runHostsDrill(): Promise<HostsResult> {
         byLog: `${byLog.worst}; spans over: ${byLog.over}`,
         overByLog: byLog.over,
       },
+      ordering: { users: expected.rows.length, delivered: orderedDelivered, outOfOrder },
       cronTicks: ticks.rows.map((r) => ({ queue: r.name, minutes: r.minutes, most: r.most })),
       killedAfter,
       backAfterSeconds,
@@ -375,6 +414,7 @@ export async function runHostsDrill(): Promise<HostsResult> {
     if (front && front.exitCode === null) front.kill("SIGKILL");
     await receiver.close();
     await limited.close();
+    await ordered.close();
     try {
       const [cmd, ...args] = postgresAs("pg_ctl", ["-D", pgDir, "-m", "immediate", "stop"]);
       execFileSync(cmd, args, { stdio: "pipe" });
@@ -392,7 +432,8 @@ export function formatHosts(r: HostsResult): string {
     `  duplicates delivered: ${r.duplicates}, of which logged as attempts: ${r.duplicatesLogged}`,
     `  rate limit ${LIMIT_PER_SECOND}/s across both hosts: ${r.limited.received} requests, worst span ${r.limited.worstSpan}; spans over the bucket: ${r.limited.overLimit}, over it with ${JITTER_MS} ms of send jitter: ${r.limited.overWithJitter}`,
     `  the same by the request log's start times (100 ms for take to start): worst ${r.limited.byLog}`,
+    `  ordering per user across both hosts: ${r.ordering.delivered} events of ${r.ordering.users} users delivered, out of order: ${r.ordering.outOfOrder}`,
     ...r.cronTicks.map((t) => `  cron ${t.queue}: ${t.minutes} minutes, at most ${t.most} job(s) in one minute`),
-    `RESULT hosts acknowledged=${r.acknowledged} lost=${r.lost} duplicates=${r.duplicates} logged=${r.duplicatesLogged} over_limit=${r.limited.overLimit} over_with_jitter=${r.limited.overWithJitter} over_by_log=${r.limited.overByLog} cron_most=${Math.max(0, ...r.cronTicks.map((t) => t.most))}`,
+    `RESULT hosts acknowledged=${r.acknowledged} lost=${r.lost} duplicates=${r.duplicates} logged=${r.duplicatesLogged} over_limit=${r.limited.overLimit} over_with_jitter=${r.limited.overWithJitter} over_by_log=${r.limited.overByLog} out_of_order=${r.ordering.outOfOrder} cron_most=${Math.max(0, ...r.cronTicks.map((t) => t.most))}`,
   ].join("\n");
 }
