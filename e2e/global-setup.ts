@@ -14,7 +14,8 @@ export default async function globalSetup() {
   // Short retry steps so the retry story sees several retries and a 1-minute window run out in time.
   const env = { EVENTRAIL_RETRY_BASE_MS: "500", EVENTRAIL_RETRY_MAX_MS: "3000" };
   const app = await startApp(db.url, env);
-  const worker = await startWorker(db.url, env);
+  // The worker knows the app's port as `npm start`'s does: its capture URLs are the app's.
+  const worker = await startWorker(db.url, { ...env, EVENTRAIL_PUBLIC_PORT: new URL(app.url).port });
   process.env.E2E_BASE_URL = app.url;
   process.env.E2E_DATABASE_URL = db.url;
   return async () => {

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processDeliveryBatch } from "../lib/delivery/process";
 import { startDeliveryContext, type DeliveryContext } from "./harness/delivery/context";
 import { startReceiver, type Receiver } from "./harness/delivery/receiver";
-import { waitFor } from "./harness/stack";
 
 let ctx: DeliveryContext;
 let rx: Receiver;

@@ -276,7 +276,7 @@ describe("the client secret and the tokens stay secret", () => {
 });
 
 describe("a capture URL (docs/endpoint-auth.md#request-log)", () => {
-  it("shows an OAuth2 destination's token as Bearer **** and never stores it; an unsigned request's header stays as sent", async () => {
+  it("gets Bearer **** from an OAuth2 destination, never its token, though the token request ran; another sender's header stays as sent", async () => {
     const bin = await ctx.api.post("/api/capture-bins", { name: "oauth" });
     const dest = await ctx.destination({ urls: [`${bin.url}/hook`], auth: authFor(oauth.clients.basic) });
     const issuedBefore = oauth.issued.length;

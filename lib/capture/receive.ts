@@ -1,7 +1,5 @@
 import "server-only";
 import { pool } from "../platform/db";
-import { MASKED_BEARER } from "../webhooks/endpoint-auth";
-import { USER_AGENT } from "../webhooks/request";
 import { isBinId } from "./bins";
 import { CAPTURE_LIMITS } from "./contract";
 
@@ -69,17 +67,6 @@ const PRUNE_WORKSPACE = `
     ) o WHERE freed_before < $2))`;
 
 /**
- * A bearer token that Eventrail itself sent (its user agent, or its signature) is never stored: an
- * OAuth2 destination's access token (docs/endpoint-auth.md#request-log) shows as `Bearer ****`, as in
- * the request log; so does a bearer set in a destination's headers, whose value its destination
- * reveals. Another sender's header is kept as sent.
- */
-export function maskSentBearer(headers: Record<string, string>): void {
-  const ours = headers["user-agent"] === USER_AGENT || headers["x-signature"] !== undefined || headers["webhook-signature"] !== undefined;
-  if (ours && /^bearer\s/i.test(headers.authorization ?? "")) headers.authorization = MASKED_BEARER;
-}
-
-/**
  * Stores one request to a capture URL, its body as the bytes received (up to `bodyBytes`), then drops
  * the oldest requests past the limits; the new one is always kept (one body is at most `bodyBytes`).
  * Returns how to answer, or null when the bin does not exist.
@@ -99,7 +86,6 @@ export async function captureRequest(opts: { binId: string; req: Request }): Pro
   req.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  maskSentBearer(headers);
 
   const { rows } = await pool().query<{ id: string }>(
     `INSERT INTO captured_requests (bin_id, method, path, query, headers, body, body_size, truncated)

@@ -6,7 +6,7 @@ import type { StoredMessage } from "../webhooks/payload";
 import { prepareSigning, type PreparedSigning, type SigningSettings } from "../webhooks/request";
 import { prepareShape, type RequestShape } from "../webhooks/request-shape";
 import { storedSettings } from "../destinations/stored";
-import { storedBatch, type BatchSettings } from "../webhooks/batching";
+import type { BatchSettings } from "../webhooks/batching";
 import { storedAuth, storedTls, type EndpointAuth } from "../webhooks/endpoint-auth";
 import type { ClientTls } from "../webhooks/dispatchers";
 import type { SendingBatch } from "./batches";

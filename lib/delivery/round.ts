@@ -2,7 +2,7 @@ import "server-only";
 import { env } from "../platform/env";
 import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import type { OAuth2Settings } from "../webhooks/endpoint-auth";
-import type { ClientTls } from "../webhooks/dispatchers";
+import { type ClientTls, isCaptureUrl } from "../webhooks/dispatchers";
 import { bearerToken, dropToken, withBearer } from "../webhooks/oauth2-tokens";
 import { classifyAttempt } from "../webhooks/outcome";
 import { buildRequest, webhookIdOf, type OutgoingRequest } from "../webhooks/request";
@@ -139,9 +139,12 @@ async function attemptUrl(
   const release = await acquireSlot(url);
   if (!release) return { url, attempt: null, turnInMs: deferTurnMs(url) };
   let attempt: TimedAttempt | undefined;
+  // A capture URL of this server gets `Bearer ****`, never the token: the token request still ran (a
+  // test-send there proves the credentials), but a capture URL stores what it gets (docs/endpoint-auth.md#request-log).
+  const toCapture = bearer !== null && isCaptureUrl(new URL(target.sendTo));
   try {
-    attempt = await postWebhook(target.sendTo, request, method, clientTls);
-    if (bearer && attempt.result.kind === "response" && attempt.result.status === 401)
+    attempt = await postWebhook(target.sendTo, toCapture ? withBearer(request, "****") : request, method, clientTls);
+    if (bearer && !toCapture && attempt.result.kind === "response" && attempt.result.status === 401)
       attempt = await withFreshToken(attempt, target.sendTo, request, method, bearer, clientTls);
     return target.sendTo === url ? { url, attempt } : { url, attempt, sentTo: target.sendTo };
   } finally {

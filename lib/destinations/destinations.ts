@@ -6,7 +6,7 @@ import { AppError, assertUuid, notFound } from "../platform/errors";
 import { generateStandardSecret } from "../webhooks/signing";
 import { privateTargetWarning } from "../webhooks/dispatchers";
 import type { SigningSettings } from "../webhooks/request";
-import { METHODS, type Method, type NumberForm } from "../webhooks/request-shape";
+import type { Method, NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
 import { storedAuth, storedTls } from "../webhooks/endpoint-auth";
 import { authColumn, authDto, endpointAuthAuditView, tlsColumn, tlsDto } from "./endpoint-auth";

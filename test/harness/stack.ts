@@ -82,8 +82,12 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${opts.what ?? "condition"}${lastErr ? `: ${(lastErr as Error).message}` : ""}`);
 }
 
-export async function startApp(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc & { url: string }> {
-  const port = await freePort();
+export async function startApp(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+  chosenPort?: number,
+): Promise<Proc & { url: string }> {
+  const port = chosenPort ?? (await freePort());
   const proc = launch(
     path.join(root, "node_modules/.bin/next"),
     ["start", "-p", String(port), "-H", "127.0.0.1"],
@@ -183,8 +187,11 @@ export async function startStack(opts: { workers?: number; env?: Record<string, 
   try {
     // Started side by side: none needs another to start (each needs only the database), and a start
     // is mostly waiting — for the app to compile its first route, for a worker's queues.
-    const starting = Array.from({ length: opts.workers ?? 1 }, () => startWorker(db.url, opts.env).then((w) => workers.push(w)));
-    const appStart = startApp(db.url, opts.env).then((a) => (app = a));
+    // The workers know the app's port as `npm start`'s do (EVENTRAIL_PUBLIC_PORT): its capture URLs are theirs.
+    const port = await freePort();
+    const workerEnv = { EVENTRAIL_PUBLIC_PORT: String(port), ...opts.env };
+    const starting = Array.from({ length: opts.workers ?? 1 }, () => startWorker(db.url, workerEnv).then((w) => workers.push(w)));
+    const appStart = startApp(db.url, opts.env, port).then((a) => (app = a));
     const settled = await Promise.allSettled([appStart, ...starting]);
     const failed = settled.find((s) => s.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;

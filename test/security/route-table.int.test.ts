@@ -202,6 +202,14 @@ const SPECS: Record<string, Spec> = {
       expect(ids((await b.get(`/api/attempts`)).attempts)).not.toContain(a.attempt);
     },
   },
+  "GET /api/deliveries": {
+    kind: "collection",
+    async crossWorkspace({ b, ids: a }) {
+      expect((await b.get(`/api/deliveries?destinationId=${a.destination}`)).deliveries).toEqual([]);
+      expect((await b.get(`/api/deliveries?messageId=sec-1`)).deliveries).toEqual([]);
+      expect(JSON.stringify((await b.get(`/api/deliveries`)).deliveries)).not.toContain(a.destination);
+    },
+  },
   "POST /api/messages/replay": {
     kind: "collection",
     body: { ids: ["00000000-0000-4000-8000-000000000000"] },
