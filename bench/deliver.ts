@@ -32,7 +32,10 @@
  * maps each event with a realistic 10-field mapping: what a mapping costs a delivery's CPU),
  * BENCH_STATEMENTS=1 (the run's statements by Postgres time per delivery, from pg_stat_statements),
  * BENCH_ORDERING=perUser (the destination keeps each user's messages in order, docs/webhooks.md#ordering;
- * the result is `deliver-ordered`), BENCH_USERS (the users the messages are spread over; default 5000).
+ * the result is `deliver-ordered`), BENCH_USERS (the users the messages are spread over; default 5000),
+ * BENCH_AUTH=oauth2 (the destination authenticates with OAuth2 client credentials against a real
+ * authorization server, oidc-provider on 127.0.0.1, docs/endpoint-auth.md: every delivery carries a
+ * cached bearer token; the result is `deliver-oauth2`).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -50,6 +53,7 @@ import { measureCpu, type CpuUse } from "./lib/cpu";
 import { startSink, type Sink } from "./lib/sink-process";
 import { loadAttempts } from "./lib/bulk-load";
 import { printResult, runBench, throughputRatio } from "./lib/result";
+import { AUDIENCE, startOAuthServer, type OAuthServer } from "../test/harness/oauth-server";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -63,6 +67,9 @@ const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
 /** BENCH_ORDERING=perUser: per-user ordering on the bench's destination (docs/webhooks.md#ordering). */
 const ORDERING = process.env.BENCH_ORDERING === "perUser" ? "perUser" : null;
 const USERS = Number(process.env.BENCH_USERS ?? 5000);
+/** BENCH_AUTH=oauth2: OAuth2 client credentials on the bench's destination (docs/endpoint-auth.md). */
+const AUTH = process.env.BENCH_AUTH === "oauth2" ? "oauth2" : null;
+let oauthServer: Promise<OAuthServer> | null = null;
 /** BENCH_BATCH=<n>: events per request (docs/request-shape.md#batching); 0: one event per request. */
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
 /** BENCH_MAPPING=10: a realistic mapping of ten fields, as a CRM or warehouse endpoint would take them. */
@@ -171,6 +178,20 @@ async function sinkDestination(url: string, workspaceId: string, sink: Sink): Pr
       ]),
     );
   if (ORDERING) await withClient(url, (c) => c.query("UPDATE destinations SET ordering = $2 WHERE id = $1", [id, ORDERING]));
+  if (AUTH) {
+    oauthServer ??= startOAuthServer();
+    const server = await oauthServer;
+    const client = server.clients.basic;
+    const auth = {
+      type: "oauth2",
+      tokenUrl: server.tokenUrl,
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      audience: AUDIENCE,
+      method: client.method,
+    };
+    await withClient(url, (c) => c.query("UPDATE destinations SET auth = $2 WHERE id = $1", [id, JSON.stringify(auth)]));
+  }
   if (process.env.BENCH_SIGNING === "full")
     await withClient(url, (c) =>
       c.query(`UPDATE destinations SET headers = $2, standard_webhooks = true, standard_secret = $3 WHERE id = $1`, [
@@ -476,7 +497,7 @@ async function main() {
   try {
     if (process.env.BENCH_SETUP_SQL) await withClient(db.url, (c) => c.query(process.env.BENCH_SETUP_SQL!));
     console.log(
-      `[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}${BATCH > 0 ? `, batches of ${BATCH}` : ""}${MAPPING ? ", a 10-field mapping" : ""}${ORDERING ? `, ordered per user over ${USERS} users` : ""}`,
+      `[bench] ${N} messages, ${WORKERS} worker(s), per-origin concurrency ${CONCURRENCY}${BATCH > 0 ? `, batches of ${BATCH}` : ""}${MAPPING ? ", a 10-field mapping" : ""}${ORDERING ? `, ordered per user over ${USERS} users` : ""}${AUTH ? ", OAuth2 client credentials" : ""}`,
     );
     // The ceiling is measured right before and right after the worker run (same bodies, same sink)
     // and averaged: on a shared machine the load moves, and one side should not get a quiet minute.
@@ -543,16 +564,21 @@ async function main() {
         `[bench] e2e latency at ${RATE} events/s for ${E2E_SECONDS} s: p50 ${e2e.p50.toFixed(1)} ms, p99 ${e2e.p99.toFixed(1)} ms, max ${e2e.max.toFixed(1)} ms (${e2e.received}/${e2e.sent} received; goal p50 ≤ 100, p99 ≤ 500)`,
       );
     const [p50, p99] = "skipped" in e2e ? ["-", "-"] : [e2e.p50.toFixed(1), e2e.p99.toFixed(1)];
-    printResult(BATCH > 0 ? "deliver-batch" : ORDERING ? "deliver-ordered" : "deliver", throughputRatio(tp.rate, ceilRate), {
-      per_s: tp.rate,
-      ceiling_per_s: ceilRate,
-      cpu_ratio: cpuRatio.toFixed(2),
-      worker_over_sink: (tp.cpu.workerMs / tp.cpu.sinkMs).toFixed(2),
-      e2e_p50_ms: p50,
-      e2e_p99_ms: p99,
-    });
+    printResult(
+      BATCH > 0 ? "deliver-batch" : ORDERING ? "deliver-ordered" : AUTH ? "deliver-oauth2" : "deliver",
+      throughputRatio(tp.rate, ceilRate),
+      {
+        per_s: tp.rate,
+        ceiling_per_s: ceilRate,
+        cpu_ratio: cpuRatio.toFixed(2),
+        worker_over_sink: (tp.cpu.workerMs / tp.cpu.sinkMs).toFixed(2),
+        e2e_p50_ms: p50,
+        e2e_p99_ms: p99,
+      },
+    );
   } finally {
     sink.stop();
+    if (oauthServer) await (await oauthServer).close();
     await closeRuntime();
     await db.drop();
   }

@@ -4,9 +4,11 @@
  * Real servers on 127.0.0.1: the edge and a stand-in web app that records all it sees.
  */
 import net from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
 import { BODYLESS_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
+import { checkTarget } from "./request-checks";
 
 let web: Awaited<ReturnType<typeof recordingWebApp>>;
 let port: number;
@@ -122,6 +124,83 @@ describe("smuggling classes", () => {
     const star = await attack(request("OPTIONS * HTTP/1.1\nHost: h") + AFTER);
     expect(statuses(star.attacker.text)).toEqual([204, 200]);
     expect(star.seen.sort()).toEqual(["GET /after", "GET /victim"]);
+  });
+});
+
+describe("paths: the web app receives the path the edge classified (docs/edge.md#hosts-and-targets)", () => {
+  // The edge picks a request's lane (login, capture, dashboard) by its path; a path that the URL
+  // parser or the web app's router reads as another one (`/api/./auth/login`, `/api/auth/%6cogin`,
+  // `//c/x`) would let a request take a lane that is not its own. The edge passes on the one path it
+  // classified, in canonical form.
+  const segment = fc.oneof(
+    fc.constantFrom("api", "auth", "login", "setup", "c", "x", "health"),
+    fc.constantFrom(".", "%2e", "%2E", "", "%6cogin", "%61pi", "%41", "a%2fb", "a%2Fb", "%7e", "%C3%A9", "%c3%a9", "~", "a;b"),
+  );
+  const paths = fc.array(segment, { minLength: 1, maxLength: 6 }).map((segs) => `/${segs.join("/")}`);
+
+  it("generated paths: what is passed on is what checkTarget gives, a path no parser reads differently", async () => {
+    await fc.assert(
+      fc.asyncProperty(paths, async (path) => {
+        const checked = checkTarget(path);
+        const before = web.seen.length;
+        const { text } = await rawExchange(port, request(`GET ${path}?q=%20 HTTP/1.1\nHost: h\nConnection: close`), 30_000);
+        const seen = web.seen.slice(before).map((s) => s.url);
+        if ("problem" in checked) {
+          expect({ path, statuses: statuses(text), seen }).toEqual({ path, statuses: [400], seen: [] });
+          return;
+        }
+        expect({ path, seen }).toEqual({ path, seen: [`${checked.path}?q=%20`] });
+        // A fixed point: the URL parser resolves nothing in it, and no escape stands for a character that needs none.
+        expect(new URL(checked.path, "http://h").pathname).toBe(checked.path);
+        expect(checked.path).not.toMatch(/%(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|2[dDeE]|5[fF]|7[eE])|\/\/|[a-f0-9]%[0-9A-F][a-f]/);
+      }),
+      { seed: 48, numRuns: 300 },
+    );
+  });
+
+  it("the known aliases pass on as the path they stand for", () => {
+    for (const [sent, canonical] of [
+      ["/api/./auth/login", "/api/auth/login"],
+      ["/api/%2e/auth/%6cogin", "/api/auth/login"],
+      ["//c//x", "/c/x"],
+      ["/%61pi/auth/setup/.", "/api/auth/setup/"],
+      ["/x/a%2fb/%c3%a9", "/x/a%2Fb/%C3%A9"],
+    ])
+      expect(checkTarget(sent)).toEqual({ path: canonical, query: "" });
+    for (const sent of ["/c/../api/auth/login", "/c/%2e%2e/api", "/c/.%2E/x", "/.."])
+      expect(checkTarget(sent)).toEqual({ problem: expect.any(String) });
+  });
+});
+
+describe("half-closed clients", () => {
+  /** Sends a request and half-closes at once (FIN after the last byte): the answer must still come. */
+  const halfClosed = (bytes: string) =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1");
+      let text = "";
+      socket.on("data", (d: Buffer) => {
+        text += d.toString("latin1");
+      });
+      socket.on("error", () => {});
+      socket.on("close", () => resolve(text));
+      socket.end(bytes);
+    });
+
+  it("every kind of answer reaches a client that half-closed after its request", async () => {
+    const cases: [string, number][] = [
+      [request("GET /api/half HTTP/1.1\nHost: h"), 200],
+      [request("POST /api/half HTTP/1.1\nHost: h\nContent-Length: 2", "{}"), 200],
+      [request("GET /api/half HTTP/1.1\nHost: h\nConnection: close"), 200],
+      [request("POST /v1/track HTTP/1.1\nHost: h\nContent-Type: application/json\nContent-Length: 2", "{}"), 401],
+      [request("GET /a\\b HTTP/1.1\nHost: h"), 400],
+      [request("GET /api/x HTTP/1.1\nHost: [bad"), 400],
+      [request("OPTIONS * HTTP/1.1\nHost: h"), 204],
+      [request("GET /api/half HTTP/1.1\nHost: h") + request("GET /api/half2 HTTP/1.1\nHost: h"), 200],
+    ];
+    for (const [bytes, status] of cases) {
+      const answers = await Promise.all(Array.from({ length: 5 }, () => halfClosed(bytes)));
+      for (const text of answers) expect({ bytes, status: statuses(text)[0] }).toEqual({ bytes, status });
+    }
   });
 });
 

@@ -63,7 +63,7 @@ const RESPONSE_NOT_PASSED = new Set([
 ]);
 
 /** True for the login endpoints, whose password hashing is the web app's most expensive work. */
-const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|\?|$)/.test(path);
+const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|$)/.test(path);
 
 /**
  * True for the built-in capture receiver (/c/<id>). The app's own deliveries post there while the
@@ -139,8 +139,9 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
     raw.socket.once("close", over);
     reply.raw.once("close", over);
     try {
-      if (isLogin(request.method, request.url)) releases.push(await o.logins.take(address, gone.signal));
-      releases.push(await (isCapture(request.url) ? o.captures : o.slots).take(address, gone.signal));
+      // By the path passed on, never the one sent: an alias of a login path is a login (canonicalPath).
+      if (isLogin(request.method, target.path)) releases.push(await o.logins.take(address, gone.signal));
+      releases.push(await (isCapture(target.path) ? o.captures : o.slots).take(address, gone.signal));
     } catch (why) {
       releaseAll();
       if ((why as Refusal) === "gone") return reply;
@@ -149,7 +150,7 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
       });
     }
     const body = Buffer.isBuffer(request.body) && request.method !== "GET" && request.method !== "HEAD" ? request.body : null;
-    // The path alone is reply-from's to resolve; the query passes on as the client sent it.
+    // The canonical path, which reply-from's URL resolution leaves as it is; the query passes on as the client sent it.
     try {
       return reply.from(target.path, {
         queryString: () => target.query,

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkTarget, hostProblem } from "./request-checks";
+import { canonicalPath, checkTarget, hostProblem } from "./request-checks";
 
 describe("hostProblem", () => {
   it("takes names, addresses and ports", () => {
@@ -52,5 +53,34 @@ describe("checkTarget", () => {
   it("refuses a backslash and malformed escapes", () => {
     for (const target of ["/a\\b", "/\\\\evil.example/", "/x?messageId=%zz", "/x?%", "/x?a=%E0%A4%A", "/x?a=%E0%A4", "/%zz"])
       expect(checkTarget(target)).toEqual({ problem: expect.any(String) });
+  });
+});
+
+describe("canonicalPath", () => {
+  const segment = fc.oneof(
+    fc.stringMatching(/^[a-z0-9._~-]{0,4}$/),
+    fc.constantFrom(".", "%2e", "%2E", "..", "%2e%2E", "", "%41", "%7e", "%2f", "%c3%a9", "%3F", "%25"),
+  );
+  const paths = fc.array(segment, { maxLength: 8 }).map((s) => `/${s.join("/")}`);
+
+  it("is a fixed point for itself and for the URL parser, and means the same characters as the path sent", () => {
+    fc.assert(
+      fc.property(paths, (path) => {
+        const c = canonicalPath(path);
+        const dotDot = path.split("/").some((s) => decodeURIComponent(s) === "..");
+        expect(c === null).toBe(dotDot);
+        if (c === null) return;
+        expect(canonicalPath(c)).toBe(c);
+        expect(new URL(c, "http://h").pathname).toBe(c);
+        // The same segments, decoded, once dot and empty segments are set aside.
+        const meaning = (p: string) =>
+          p
+            .split("/")
+            .map((s) => decodeURIComponent(s))
+            .filter((s) => s !== "" && s !== ".");
+        expect(meaning(c)).toEqual(meaning(path));
+      }),
+      { seed: 48, numRuns: 2_000 },
+    );
   });
 });

@@ -37,14 +37,45 @@ function decodes(s: string): boolean {
   }
 }
 
-/** The path and query of a target the edge passes on, or why it cannot be passed on. */
+/** RFC 3986's unreserved characters: an escape of one of them means the character itself (§6.2.2.2). */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * A path in the one form every parser reads alike (RFC 3986 §6.2.2): escapes of unreserved
+ * characters decoded, the others' hex digits upper-case, `.` segments and empty segments removed.
+ * A `..` segment, however spelled, has no such form: null. The edge classifies a request by this
+ * path and passes this path on, so no lane is taken under another path's name.
+ */
+export function canonicalPath(path: string): string | null {
+  const out: string[] = [];
+  const segments = path.split("/").slice(1);
+  for (const [i, raw] of segments.entries()) {
+    const segment = raw.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+      const c = String.fromCharCode(Number.parseInt(hex, 16));
+      return UNRESERVED.test(c) ? c : `%${hex.toUpperCase()}`;
+    });
+    if (segment === "..") return null;
+    // `.` and empty segments name nothing; a last one keeps the trailing slash it stands for.
+    if (segment === "." || segment === "") {
+      if (i === segments.length - 1 && out.length > 0) out.push("");
+      continue;
+    }
+    out.push(segment);
+  }
+  return `/${out.join("/")}`;
+}
+
+/** The path (canonical: canonicalPath) and query of a target the edge passes on, or why it cannot be passed on. */
 export function checkTarget(url: string): { path: string; query: string } | { problem: string } {
   const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
+  const sent = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? "" : url.slice(q + 1);
   // URL parsers read `\` as `/`: `/\evil.example` would name another host.
-  if (path.includes("\\")) return { problem: "The path contains a backslash" };
-  if (!decodes(path)) return { problem: "The path has a malformed % escape" };
+  if (sent.includes("\\")) return { problem: "The path contains a backslash" };
+  if (!decodes(sent)) return { problem: "The path has a malformed % escape" };
   if (!decodes(query)) return { problem: "The query string has a malformed % escape" };
+  if (!sent.startsWith("/")) return { problem: "The path does not start with /" };
+  const path = canonicalPath(sent);
+  if (path === null) return { problem: "The path contains a .. segment" };
   return { path, query };
 }
