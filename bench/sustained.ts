@@ -11,6 +11,10 @@
  * highest rate held with accept → receipt p50/p99 at that rate.
  * Ceiling, same run: undici keep-alive POSTs of a webhook-sized body to the same sink at the worker's
  * per-origin concurrency (what delivery alone could do with no work of its own); ratio = held / ceiling.
+ *
+ * BENCH_BATCH=<n>: the destination batches, n events a request, closing after 1 s at most
+ * (docs/request-shape.md#batching); the ceiling's bodies then hold n events each and it counts events
+ * (POSTs/s × n); the result is `sustained-batch`.
  */
 import { Pool } from "undici";
 import { buildIfNeeded } from "../scripts/lib/build";
@@ -22,16 +26,21 @@ import { startSink, type Sink } from "./lib/sink-process";
 const SECONDS = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 60);
 const RATES = (process.env.BENCH_SUSTAINED_RATES ?? "500,1000,2000,3000,4000,6000,8000,12000").split(",").map(Number);
 const BATCH = 50;
+/** BENCH_BATCH=<n>: events per request at the destination (0: one event per request). */
+const DESTINATION_BATCH = Number(process.env.BENCH_BATCH ?? 0);
 const CONCURRENCY = 64;
 const CEILING_SECONDS = 3;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Bare keep-alive POSTs of a webhook-sized body to the sink, as fast as CONCURRENCY lanes go: POSTs/s. */
+/**
+ * Bare keep-alive POSTs of a webhook-sized body to the sink, as fast as CONCURRENCY lanes go: events/s
+ * (POSTs/s, or POSTs/s × BENCH_BATCH of bodies holding that many events).
+ */
 async function postCeiling(sink: Sink): Promise<number> {
   const pool = new Pool(`http://127.0.0.1:${sink.port}`, { connections: CONCURRENCY, pipelining: 1 });
-  const body = JSON.stringify({
+  const event = {
     version: 1,
     type: "track",
     userId: "user-1",
@@ -40,7 +49,8 @@ async function postCeiling(sink: Sink): Promise<number> {
     messageId: "ceiling-0000000000000000000000000",
     timestamp: new Date().toISOString(),
     context: { library: { name: "bench", version: "1" } },
-  });
+  };
+  const body = JSON.stringify(DESTINATION_BATCH > 0 ? Array.from({ length: DESTINATION_BATCH }, () => event) : event);
   let n = 0;
   const until = Date.now() + CEILING_SECONDS * 1000;
   const lane = async () => {
@@ -52,7 +62,7 @@ async function postCeiling(sink: Sink): Promise<number> {
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  const rate = n / ((performance.now() - started) / 1000);
+  const rate = (n * Math.max(1, DESTINATION_BATCH)) / ((performance.now() - started) / 1000);
   await pool.close();
   return rate;
 }
@@ -165,6 +175,7 @@ async function main() {
       urls: [`http://127.0.0.1:${sink.port}/`],
       enabled: true,
       sourceIds: [source.id],
+      ...(DESTINATION_BATCH > 0 ? { batch: { size: DESTINATION_BATCH, maxWaitMs: 1000 } } : {}),
     });
 
     const ceilings = [await postCeiling(sink)];
@@ -180,8 +191,10 @@ async function main() {
     ceilings.push(await postCeiling(sink));
     const ceiling = median(ceilings);
     const best = steps.filter((s) => s.held).at(-1);
-    console.log(`[bench] ceiling: ${ceilings.map((c) => Math.round(c)).join(" / ")} bare POSTs/s to the same sink`);
-    printResult("sustained", best ? throughputRatio(best.rate, ceiling) : null, {
+    console.log(
+      `[bench] ceiling: ${ceilings.map((c) => Math.round(c)).join(" / ")} ${DESTINATION_BATCH > 0 ? `events/s in bare POSTs of ${DESTINATION_BATCH}` : "bare POSTs/s"} to the same sink`,
+    );
+    printResult(DESTINATION_BATCH > 0 ? "sustained-batch" : "sustained", best ? throughputRatio(best.rate, ceiling) : null, {
       held_per_s: best?.rate ?? 0,
       p50_ms: best?.p50 ?? Number.NaN,
       p99_ms: best?.p99 ?? Number.NaN,

@@ -27,7 +27,9 @@ const server = http.createServer({ keepAlive: true, keepAliveTimeout: 60_000 }, 
     if (trackReceipts) {
       const at = now();
       try {
-        receipts.push([JSON.parse(Buffer.concat(chunks).toString("utf8")).messageId, at]);
+        // A batched body is an array of the events' bodies (docs/request-shape.md#batching): each is a receipt.
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        for (const one of Array.isArray(body) ? body : [body]) receipts.push([one.messageId, at]);
       } catch {}
     }
     const answer = () => {
