@@ -366,6 +366,69 @@ describe("mutual TLS (docs/endpoint-auth.md#mutual-tls)", () => {
     expect(rx.requests.filter((r) => r.path === "/plain" || r.path === "/no-ca")).toHaveLength(0);
   });
 
+  it("rotates the certificate with grace: while the receiver refuses the new one, the retry presents the previous; at once, the new one alone", async () => {
+    const dest = await ctx.destination({ urls: [`${rx.url}/rotate-tls`], tls: tls(client) });
+    const rotate = (body: object) => ctx.api.request("POST", `/api/destinations/${dest.id}/rotate-secret`, body);
+    // The user's CA issues certificates: a rotation names both, and the key must be the certificate's.
+    const missing = await rotate({ secret: "tlsClientKey", graceMinutes: 60 });
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.error.fields).sort()).toEqual(["clientCert", "value"]);
+    const mismatched = await rotate({ secret: "tlsClientKey", graceMinutes: 60, clientCert: stranger.cert, value: client.key });
+    expect(mismatched.status).toBe(422);
+    expect(Object.keys(mismatched.body.error.fields)).toEqual(["value"]);
+
+    // The receiver does not take the new certificate yet (another CA's): with grace, the retry presents the previous one.
+    const rotated = await rotate({ secret: "tlsClientKey", graceMinutes: 60, clientCert: stranger.cert, value: stranger.key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.destination.tls).toMatchObject({
+      subject: "CN=stranger",
+      previous: { subject: "CN=eventrail-client", expiresAt: expect.any(String) },
+    });
+    const graceEnd = Date.parse(rotated.body.destination.tls.previous.expiresAt) - Date.now();
+    expect(graceEnd).toBeGreaterThan(59 * 60_000);
+    expect(graceEnd).toBeLessThanOrEqual(60 * 60_000);
+    const [first] = await ctx.send(dest.id, track("rotate-tls", 1));
+    expect((await ctx.settled(first)).deliveries[0].state).toBe("delivered");
+    const chain = (await attemptsOf(dest.id)).reverse();
+    expect(chain.map((a) => [a.outcome, a.errorKind])).toEqual([
+      ["retry", "connection"],
+      ["success", null],
+    ]);
+    expect((await ctx.api.get(`/api/attempts/${chain[0].id}`)).errorText).toMatch(
+      /refuses the client certificate.*; the previous client certificate \(CN=eventrail-client, in its rotation's grace until .*\) is presented next$/,
+    );
+    // This worker remembers: the next message presents the previous certificate first, in one attempt.
+    const [second] = await ctx.send(dest.id, track("rotate-tls", 1));
+    expect((await ctx.settled(second)).deliveries[0]).toMatchObject({ state: "delivered", attemptCount: 1 });
+    expect(rx.requests.filter((r) => r.path === "/rotate-tls")).toHaveLength(2);
+    // An edit that keeps the certificate and key keeps the grace.
+    const patched = await ctx.api.patch(`/api/destinations/${dest.id}`, { tls: { clientCert: stranger.cert, ca: serverCa.cert } });
+    expect(patched.tls.previous).toEqual(rotated.body.destination.tls.previous);
+
+    // Rotated at once to a certificate of the receiver's CA: presented at once, delivered in one attempt.
+    const fresh = issue(clientCa, "eventrail-client-2", "client");
+    const now = await rotate({ secret: "tlsClientKey", graceMinutes: 0, clientCert: fresh.cert, value: fresh.key });
+    expect(now.body.destination.tls).toMatchObject({ subject: "CN=eventrail-client-2", previous: null });
+    const [third] = await ctx.send(dest.id, track("rotate-tls", 1));
+    expect((await ctx.settled(third)).deliveries[0]).toMatchObject({ state: "delivered", attemptCount: 1 });
+    expect(rx.requests.filter((r) => r.path === "/rotate-tls")).toHaveLength(3);
+    const audit = (await ctx.api.get(`/api/audit?resourceId=${dest.id}`)).events as { action: string; changes: unknown }[];
+    expect(audit.filter((e) => e.action === "destination.rotate_secret").map((e) => e.changes)).toEqual([
+      {
+        tlsClientKey: { before: "changed", after: "changed" },
+        clientCert: { before: "CN=stranger", after: "CN=eventrail-client-2" },
+        graceMinutes: { before: null, after: 0 },
+      },
+      {
+        tlsClientKey: { before: "changed", after: "changed" },
+        clientCert: { before: "CN=eventrail-client", after: "CN=stranger" },
+        graceMinutes: { before: null, after: 60 },
+      },
+    ]);
+    const shown = JSON.stringify([rotated.body, patched, now.body, audit, await ctx.api.get(`/api/destinations/${dest.id}`)]);
+    for (const key of [client.key, stranger.key, fresh.key]) expect(shown).not.toContain(key.split("\n")[1]);
+  });
+
   it("refuses a key that is not the certificate's, or PEM that does not parse, at its field", async () => {
     const wrongKey = await ctx.api.request("POST", "/api/destinations", {
       name: "Hooks",

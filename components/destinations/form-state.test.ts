@@ -238,6 +238,7 @@ describe("client certificate in the form (docs/endpoint-auth.md#mutual-tls)", ()
     clientKey: { set: true, last4: null },
     ca: null,
     caSubject: null,
+    previous: null,
   };
 
   it("sends null while off, and the setting without the kept key while on", () => {

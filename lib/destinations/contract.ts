@@ -266,6 +266,8 @@ export const tlsDtoSchema = z.object({
   clientKey: z.object({ set: z.boolean(), last4: z.string().nullable() }),
   ca: z.string().nullable(),
   caSubject: z.string().nullable(),
+  /** The certificate a rotation with grace replaced, still presented while the receiver refuses the new one (docs/endpoint-auth.md#rotation), until `expiresAt`. */
+  previous: z.object({ subject: z.string(), expiresAt: z.string() }).nullable(),
 });
 export type TlsDto = z.infer<typeof tlsDtoSchema>;
 
@@ -553,12 +555,15 @@ export const revealedSchema = z.object({ value: z.string() });
  * `POST /api/destinations/{id}/rotate-secret` (docs/signing.md#secret-rotation): a new secret that
  * signs at once; the current one keeps signing beside it for `graceMinutes` (the same choices as a
  * write key's rotation: none, 1 hour, 24 hours, 7 days in the dashboard; 0 to 10080 minutes in the
- * API). `value` chooses the new secret; without it one is generated.
+ * API). `value` chooses the new secret; without it one is generated. The endpoint credentials are
+ * issued elsewhere, so they are named: `authClientSecret` takes the new client secret in `value`;
+ * `tlsClientKey` the new client key in `value` and its certificate in `clientCert`
+ * (docs/endpoint-auth.md#rotation).
  */
-export const ROTATABLE_SECRETS = ["sharedSecret", "standardSecret", "authClientSecret"] as const;
+export const ROTATABLE_SECRETS = ["sharedSecret", "standardSecret", "authClientSecret", "tlsClientKey"] as const;
 export const rotateSecretSchema = z
   .object({
-    secret: z.enum(ROTATABLE_SECRETS, { error: 'Name "sharedSecret", "standardSecret" or "authClientSecret"' }),
+    secret: z.enum(ROTATABLE_SECRETS, { error: 'Name "sharedSecret", "standardSecret", "authClientSecret" or "tlsClientKey"' }),
     graceMinutes: z
       .number("A number of minutes")
       .int("Whole minutes")
@@ -566,9 +571,25 @@ export const rotateSecretSchema = z
       .max(MAX_ROTATION_GRACE_MINUTES, `At most ${MAX_ROTATION_GRACE_MINUTES} minutes (7 days)`)
       .default(0),
     value: z.string().optional(),
+    /** `tlsClientKey` only: the certificate of the new key, in PEM */
+    clientCert: z.string().optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
+    if (v.secret !== "tlsClientKey" && v.clientCert !== undefined)
+      ctx.addIssue({ code: "custom", path: ["clientCert"], message: "Only a client key's rotation takes a certificate" });
+    if (v.secret === "tlsClientKey") {
+      // A certificate and its key come from the user's CA: both are named (docs/endpoint-auth.md#rotation).
+      const cert = tlsInputSchema.shape.clientCert.safeParse(v.clientCert);
+      if (!v.clientCert) ctx.addIssue({ code: "custom", path: ["clientCert"], message: "Paste the new client certificate" });
+      else if (!cert.success)
+        for (const issue of cert.error.issues) ctx.addIssue({ code: "custom", path: ["clientCert"], message: issue.message });
+      const key = tlsInputSchema.shape.clientKey.safeParse(v.value);
+      if (!v.value) ctx.addIssue({ code: "custom", path: ["value"], message: "Paste the new client key" });
+      else if (!key.success)
+        for (const issue of key.error.issues) ctx.addIssue({ code: "custom", path: ["value"], message: issue.message });
+      return;
+    }
     if (v.secret === "authClientSecret") {
       // The authorization server issues client secrets: Eventrail cannot make one up (docs/endpoint-auth.md#rotation).
       const checked = oauth2InputSchema.shape.clientSecret.safeParse(v.value);

@@ -9,6 +9,7 @@ import type { SigningSettings } from "../webhooks/request";
 import type { Method, NumberForm } from "../webhooks/request-shape";
 import { batchProblem, storedBatch, type BatchSettings } from "../webhooks/batching";
 import { storedAuth, storedTls } from "../webhooks/endpoint-auth";
+import { checkClientTls, describeCertificate } from "../webhooks/client-tls";
 import { authColumn, authDto, endpointAuthAuditView, tlsColumn, tlsDto } from "./endpoint-auth";
 import {
   DESTINATION_LIMITS,
@@ -440,6 +441,7 @@ export const generateSharedSecret = () => crypto.randomBytes(24).toString("hex")
  */
 export async function rotateDestinationSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
   if (opts.input.secret === "authClientSecret") return rotateClientSecret(opts);
+  if (opts.input.secret === "tlsClientKey") return rotateClientTls(opts);
   const { graceMinutes: grace } = opts.input;
   const secret = opts.input.secret as keyof typeof SECRET_COLUMNS;
   const col = SECRET_COLUMNS[secret];
@@ -516,6 +518,62 @@ async function rotateClientSecret(opts: Change & { id: string; input: RotateSecr
     return after;
   });
   return { value: value!, destination: toDto(row) };
+}
+
+/**
+ * Rotating the mutual TLS certificate and key (docs/endpoint-auth.md#rotation): the new pair, from
+ * the user's CA, is presented at once; with a grace period the current pair stays beside it, presented
+ * while the receiver refuses the new one, until the grace ends. Checked as a saved setting is (the
+ * key must be the certificate's); in one statement on the tls column; audited without either key.
+ * The answer's `value` is the new certificate (the key is write-only).
+ */
+async function rotateClientTls(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
+  const { graceMinutes: grace, value: clientKey, clientCert } = opts.input;
+  const row = await prisma().$transaction(async (tx) => {
+    const current = await findRow(opts, tx);
+    const tls = storedTls(current.tls);
+    if (!tls)
+      throw new AppError("conflict", "This destination has no client certificate to rotate: set up mutual TLS in its settings first");
+    const errors = checkClientTls({ clientCert: clientCert!, clientKey: clientKey!, ca: tls.ca });
+    if (errors)
+      throw new AppError("validation_failed", "Some fields are invalid", {
+        ...(errors["tls.clientCert"] ? { clientCert: errors["tls.clientCert"] } : {}),
+        ...(errors["tls.clientKey"] ? { value: errors["tls.clientKey"] } : {}),
+      });
+    if (clientKey === tls.clientKey)
+      throw new AppError("validation_failed", "Some fields are invalid", {
+        value: ["This is the current client key: a rotation needs a new one"],
+      });
+    await tx.$executeRaw`
+      UPDATE destinations
+         SET tls = (tls::jsonb - 'previousClientCert' - 'previousClientKey' - 'previousExpiresAt')
+                   || jsonb_build_object('clientCert', ${clientCert}::text, 'clientKey', ${clientKey}::text)
+                   || CASE WHEN ${grace}::int > 0
+                           THEN jsonb_build_object('previousClientCert', tls::jsonb->>'clientCert',
+                                                   'previousClientKey', tls::jsonb->>'clientKey',
+                                                   'previousExpiresAt', now() + make_interval(mins => ${grace}::int))
+                           ELSE '{}'::jsonb END,
+             updated_at = now()
+       WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid AND tls IS NOT NULL`;
+    const after = await findRow(opts, tx);
+    await recordAudit(tx, {
+      workspaceId: opts.workspaceId,
+      actor: opts.actor,
+      action: "destination.rotate_secret",
+      resourceType: "destination",
+      resourceId: current.id,
+      changes: {
+        tlsClientKey: { before: "changed", after: "changed" },
+        clientCert: {
+          before: describeCertificate(tls.clientCert)?.subject ?? null,
+          after: describeCertificate(clientCert!)?.subject ?? null,
+        },
+        graceMinutes: { before: null, after: grace },
+      },
+    });
+    return after;
+  });
+  return { value: clientCert!, destination: toDto(row) };
 }
 
 /** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */

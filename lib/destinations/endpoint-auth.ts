@@ -2,7 +2,14 @@ import "server-only";
 import { Prisma } from "../platform/generated/prisma/client";
 import { AppError } from "../platform/errors";
 import { checkClientTls, describeCertificate } from "../webhooks/client-tls";
-import { previousClientSecret, storedAuth, storedTls, type ClientTlsSettings, type EndpointAuth } from "../webhooks/endpoint-auth";
+import {
+  previousClientSecret,
+  previousClientTls,
+  storedAuth,
+  storedTls,
+  type ClientTlsSettings,
+  type EndpointAuth,
+} from "../webhooks/endpoint-auth";
 import { writeOnlyHint, type DestinationDto, type OAuth2Input, type TlsInput } from "./contract";
 
 /**
@@ -53,6 +60,14 @@ export function tlsColumn(input: TlsInput | null, current: ClientTlsSettings | n
   const tls: ClientTlsSettings = { clientCert: input.clientCert, clientKey, ca: input.ca };
   const errors = checkClientTls(tls);
   if (errors) throw new AppError("validation_failed", "Some fields are invalid", errors);
+  // A rotation's grace survives an edit that keeps the certificate and key (docs/endpoint-auth.md#rotation).
+  const previous = current && current.clientCert === tls.clientCert && current.clientKey === clientKey ? previousClientTls(current) : null;
+  if (previous)
+    Object.assign(tls, {
+      previousClientCert: previous.clientCert,
+      previousClientKey: previous.clientKey,
+      previousExpiresAt: previous.expiresAt,
+    });
   return tls;
 }
 
@@ -68,7 +83,15 @@ export function tlsDto(raw: unknown): DestinationDto["tls"] {
     clientKey: { set: true, last4: null },
     ca: t.ca,
     caSubject: t.ca ? (describeCertificate(t.ca)?.subject ?? null) : null,
+    previous: previousOf(t),
   };
+}
+
+/** The certificate a rotation with grace replaced, by subject, and when its grace ends. */
+function previousOf(t: ClientTlsSettings): { subject: string; expiresAt: string } | null {
+  const previous = previousClientTls(t);
+  if (!previous) return null;
+  return { subject: describeCertificate(previous.clientCert)?.subject ?? "(does not parse)", expiresAt: previous.expiresAt };
 }
 
 export function authDto(raw: unknown): DestinationDto["auth"] {

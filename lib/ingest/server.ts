@@ -109,7 +109,7 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
       server.maxRequestsPerSocket = 10_000;
       // A client may half-close after its request (FIN after the last byte, RFC 9112 §9.6): it still
       // gets its answer, then the connection ends. Node's default drops the request at the FIN, so
-      // an answer that needs the web app or the database never came (docs/edge.md#connections).
+      // an answer that needs the web app or the database never came (docs/edge.md#framing).
       (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
       return server;
     },

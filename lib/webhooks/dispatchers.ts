@@ -22,7 +22,12 @@ type Dispatchers = {
 };
 
 /** A destination's client certificate and key, and the CA it alone trusts (docs/endpoint-auth.md#mutual-tls). */
-export type ClientTls = { destinationId: string; settings: ClientTlsSettings };
+export type ClientTls = {
+  destinationId: string;
+  settings: ClientTlsSettings;
+  /** "previous": the pair a rotation with grace replaced (client-tls-grace.ts), in a pool of its own */
+  slot?: "previous";
+};
 
 type TlsOptions = { cert?: string; key?: string; ca?: string[] };
 
@@ -60,7 +65,8 @@ function createDispatchers(): Dispatchers {
 function clientTlsAgent(d: Dispatchers, tls: ClientTls): Agent {
   const s = tls.settings;
   const fingerprint = `${s.clientCert}\n${s.clientKey}\n${s.ca ?? ""}`;
-  const held = d.clientTls.get(tls.destinationId);
+  const key = tls.slot ? `${tls.destinationId}#${tls.slot}` : tls.destinationId;
+  const held = d.clientTls.get(key);
   if (held && held.fingerprint === fingerprint) return held.agent;
   if (held) void held.agent.close().catch(() => {});
   const created = agent(!env().EVENTRAIL_ALLOW_PRIVATE_NETWORKS, {
@@ -68,7 +74,7 @@ function clientTlsAgent(d: Dispatchers, tls: ClientTls): Agent {
     key: s.clientKey,
     ...(s.ca ? { ca: [...rootCertificates, s.ca] } : {}),
   });
-  d.clientTls.set(tls.destinationId, { fingerprint, agent: created });
+  d.clientTls.set(key, { fingerprint, agent: created });
   return created;
 }
 

@@ -49,8 +49,27 @@ export const storedTlsSchema = z.object({
   clientCert: z.string().min(1),
   clientKey: z.string().min(1),
   ca: z.string().nullable(),
+  /**
+   * The certificate and key before a rotation with grace (docs/endpoint-auth.md#rotation): presented
+   * while the receiver refuses the current ones, until the end (ISO 8601); ignored after.
+   */
+  previousClientCert: z.string().min(1).optional(),
+  previousClientKey: z.string().min(1).optional(),
+  previousExpiresAt: z.string().optional(),
 });
 export type ClientTlsSettings = z.infer<typeof storedTlsSchema>;
+
+/** The previous certificate and key while their grace lasts, else null. */
+export function previousClientTls(
+  t: ClientTlsSettings,
+  now = Date.now(),
+): { clientCert: string; clientKey: string; expiresAt: string } | null {
+  if (!t.previousClientCert || !t.previousClientKey || !t.previousExpiresAt) return null;
+  const end = Date.parse(t.previousExpiresAt);
+  return Number.isFinite(end) && end > now
+    ? { clientCert: t.previousClientCert, clientKey: t.previousClientKey, expiresAt: new Date(end).toISOString() }
+    : null;
+}
 
 /** The stored column read back: null, or a value that no longer parses, sends no client certificate. */
 export function storedTls(raw: unknown): ClientTlsSettings | null {

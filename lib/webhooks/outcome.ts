@@ -10,7 +10,13 @@ export type ErrorKind = "timeout" | "connection" | "dns" | "tls" | "ssrf" | "htt
 /** What one attempt produced: a response, or an error before/while getting one. */
 export type AttemptResult =
   | { kind: "response"; status: number; headers: Record<string, string>; body: string }
-  | { kind: "error"; errorKind: Exclude<ErrorKind, "http">; message: string };
+  | {
+      kind: "error";
+      errorKind: Exclude<ErrorKind, "http">;
+      message: string;
+      /** the receiver refused the client certificate presented (docs/endpoint-auth.md#rotation) */
+      clientCertRefused?: true;
+    };
 
 export type Classification = {
   outcome: Outcome;

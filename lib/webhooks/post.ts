@@ -1,6 +1,7 @@
 import "server-only";
 import type { Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header";
+import { presentedTls, refused } from "./client-tls-grace";
 import { type ClientTls, dispatcherFor } from "./dispatchers";
 import { errorKindOf, type AttemptResult } from "./outcome";
 import type { OutgoingRequest } from "./request";
@@ -25,7 +26,13 @@ export async function postWebhook(
 ): Promise<TimedAttempt> {
   const startedAt = new Date();
   const t0 = performance.now();
-  const result = await exchange(url, req, method, clientTls);
+  const presented = clientTls ? presentedTls(clientTls) : null;
+  let result = await exchange(url, req, method, presented?.tls ?? null);
+  // A receiver that refused the certificate: during a rotation's grace, the retry presents the other one.
+  if (clientTls && presented && result.kind === "error" && result.clientCertRefused) {
+    const next = refused(clientTls, presented);
+    if (next) result = { ...result, message: `${result.message}; ${next}` };
+  }
   return { startedAt, durationMs: Math.round(performance.now() - t0), result };
 }
 
@@ -147,9 +154,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     const kind = this.timedOut ? "timeout" : errorKindOf(err);
     // A receiver refusing a client certificate closes the connection after the handshake, with nothing
     // the client can tell apart from any other close: the message names the likely reason.
-    const refusedCert = this.clientCert && kind === "connection" && this.status === 0;
-    const message = describeError(err, kind) + (refusedCert ? `; ${CLOSED_WITH_CLIENT_CERT}` : "");
-    this.resolve({ kind: "error", errorKind: kind, message });
+    const closed = this.clientCert && kind === "connection" && this.status === 0;
+    const message = describeError(err, kind) + (closed ? `; ${CLOSED_WITH_CLIENT_CERT}` : "");
+    // TLS 1.2 refuses in the handshake, with an alert about the certificate; TLS 1.3 after it, by closing.
+    const clientCertRefused = this.clientCert && (closed || (kind === "tls" && CLIENT_CERT_ALERT.test(errorCode(err))));
+    this.resolve({ kind: "error", errorKind: kind, message, ...(clientCertRefused ? { clientCertRefused: true as const } : {}) });
   }
 
   /** Marks the exchange settled; true when it already was. */
@@ -192,6 +201,15 @@ function deadlineBucket(): Set<Exchange> {
 
 const CLOSED_WITH_CLIENT_CERT =
   "the receiver closed the connection before answering, as it does when it refuses the client certificate (docs/endpoint-auth.md#mutual-tls)";
+
+/** The alerts a TLS server sends about the client's certificate (OpenSSL's names, as Node codes them). */
+const CLIENT_CERT_ALERT =
+  /ALERT_(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_REQUIRED|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE|CERTIFICATE_REVOKED|CERTIFICATE_EXPIRED|ACCESS_DENIED)/;
+
+const errorCode = (err: unknown): string => {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code ?? e?.cause?.code ?? "";
+};
 
 function describeError(err: unknown, kind: string): string {
   if (kind === "timeout") return `no complete response within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
