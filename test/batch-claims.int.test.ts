@@ -253,7 +253,18 @@ describe("two workers", () => {
     expect(rx.requests[1].at - rx.requests[0].at).toBeGreaterThanOrEqual((lib.batches.CLAIM_S - 1) * 1000);
     expect(rx.requests[1].body).toBe(rx.requests[0].body);
     expect(rx.requests[1].headers["webhook-id"] ?? null).toBe(rx.requests[0].headers["webhook-id"] ?? null);
-    // The dead worker logged nothing: the round that was answered is attempt 1.
-    expect(await attemptsOf(batch.id)).toEqual([{ attempt_number: 1, n: 1 }]);
+    // Both sends are in the log (docs/webhooks.md#interrupted-rounds): the dead worker's, logged by the
+    // job that claimed the round after it, as interrupted, with the bytes it had built; then the answered one.
+    const { rows: logged } = await client.query<{
+      attempt_number: number;
+      error_kind: string | null;
+      outcome: string;
+      request_body: string;
+    }>("SELECT attempt_number, error_kind, outcome, request_body FROM attempts WHERE batch_id = $1 ORDER BY id", [batch.id]);
+    expect(logged.map((a) => [a.attempt_number, a.error_kind, a.outcome])).toEqual([
+      [1, "interrupted", "retry"],
+      [1, null, "success"],
+    ]);
+    expect(logged.map((a) => a.request_body)).toEqual([rx.requests[0].body, rx.requests[1].body]);
   }, 120_000);
 });

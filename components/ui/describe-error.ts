@@ -60,6 +60,7 @@ export const KIND_WORDS: Record<string, string> = {
   ssrf: "Address not allowed (private network)",
   auth: "Could not get an access token",
   internal: "Not sent",
+  interrupted: "Interrupted: may have been sent, sent again",
   http: "Error answer",
 };
 

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { NOT_TEST_SEND } from "../destinations/endpoint-health";
+import { JUDGED_ATTEMPT } from "../destinations/endpoint-health";
 import { describeError } from "../destinations/health";
 import { pool } from "../platform/db";
 import { logger } from "../platform/logger";
@@ -16,7 +16,7 @@ import { noticeOptions, sendNotices } from "./notify";
  * (disable-after days + 1 hour) ago. The last success comes from the attempts (workspace_id,
  * destination_id, id DESC) index, the failures after it from an id range, the hour's rate from an
  * hour of started_at: a healthy URL costs little; a URL failing since the window began costs a scan
- * of the window's ids (measured: npm run bench:alerts). Test-sends' attempts are left out (NOT_TEST_SEND).
+ * of the window's ids (measured: npm run bench:alerts). Test-sends' attempts are left out (JUDGED_ATTEMPT).
  */
 export const URL_STATS = `
 SELECT d.id AS destination_id, d.workspace_id, d.name, u.url,
@@ -45,7 +45,7 @@ SELECT d.id AS destination_id, d.workspace_id, d.name, u.url,
   LEFT JOIN LATERAL (
     SELECT a.id, a.started_at FROM attempts a
      WHERE a.workspace_id = d.workspace_id AND a.destination_id = d.id AND a.url = u.url AND a.outcome = 'success'
-       AND a.started_at + interval '0 s' > w.since AND a.started_at + interval '0 s' <= $1 AND ${NOT_TEST_SEND}
+       AND a.started_at + interval '0 s' > w.since AND a.started_at + interval '0 s' <= $1 AND ${JUDGED_ATTEMPT}
      ORDER BY a.id DESC LIMIT 1
   ) ls ON true
   -- Failures after it: an id range of the same index, so a healthy URL costs almost nothing.
@@ -53,13 +53,13 @@ SELECT d.id AS destination_id, d.workspace_id, d.name, u.url,
     SELECT min(a.started_at) AS failing_since, (array_agg(a.id ORDER BY a.id DESC))[1] AS last_failure_id FROM attempts a
      WHERE a.workspace_id = d.workspace_id AND a.destination_id = d.id AND a.id > coalesce(ls.id, wi.first_id - 1)
        AND a.url = u.url AND a.outcome <> 'success'
-       AND a.started_at + interval '0 s' > w.since AND a.started_at + interval '0 s' <= $1 AND ${NOT_TEST_SEND}
+       AND a.started_at + interval '0 s' > w.since AND a.started_at + interval '0 s' <= $1 AND ${JUDGED_ATTEMPT}
   ) f ON true
   LEFT JOIN LATERAL (
     SELECT count(*)::int AS attempts, (count(*) FILTER (WHERE r.outcome = 'success'))::int AS successes FROM (
       SELECT a.outcome FROM attempts a
        WHERE a.workspace_id = d.workspace_id AND a.destination_id = d.id AND a.url = u.url
-         AND a.started_at > greatest(w.since, $1::timestamptz - interval '1 hour') AND a.started_at <= $1 AND ${NOT_TEST_SEND}
+         AND a.started_at > greatest(w.since, $1::timestamptz - interval '1 hour') AND a.started_at <= $1 AND ${JUDGED_ATTEMPT}
        ORDER BY a.id DESC LIMIT ${1000}
     ) r
   ) h ON true

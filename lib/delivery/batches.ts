@@ -6,6 +6,7 @@ import { newRowId } from "../tracking/row-ids";
 import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
 import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
+import { type InterruptedRound, logInterruptedRounds } from "./interrupted";
 import type { LoadedDelivery } from "./load";
 import { RETRY_LANE, SAFETY_DELAY_S } from "./policy";
 import type { DeliveryUpdate } from "./record";
@@ -337,7 +338,8 @@ SELECT m.delivery_id AS id, m.batch_id, CASE WHEN m.batch_id = ANY($2::uuid[]) T
  */
 export const CLAIM_SQL = `
 WITH leads AS (
-  SELECT x.id, x.lead, x.round FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS x(id, lead, round)
+  SELECT x.id, x.lead, x.round, o.claimed_round AS claimed_before, o.claimed_until AS claimed_until_before
+    FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS x(id, lead, round)
     JOIN delivery_batches o ON o.id = x.id AND o.lead_delivery_id = x.lead
     JOIN deliveries l ON l.id = x.lead
    WHERE l.id = ANY($2::uuid[]) AND l.state = 'pending' AND l.attempt_count = x.round
@@ -347,7 +349,9 @@ UPDATE delivery_batches b SET state = 'closed', claimed_round = x.round, claimed
   FROM leads x
  WHERE b.id = x.id AND b.id = ANY($1::uuid[]) AND b.lead_delivery_id = x.lead
    AND (b.claimed_round IS DISTINCT FROM x.round OR b.claimed_until IS NULL OR b.claimed_until <= now())
-RETURNING b.id, b.lead_delivery_id, b.body`;
+-- A claim of this very round that ran out unrecorded: its claimer stopped mid-round (interrupted.ts)
+RETURNING b.id, b.lead_delivery_id, b.body,
+          CASE WHEN x.claimed_before = x.round AND x.claimed_until_before IS NOT NULL THEN x.claimed_until_before END AS interrupted_until`;
 
 /**
  * The batches whose lead's job came due and whose round this job claims (CLAIM_SQL): each is closed
@@ -359,11 +363,10 @@ RETURNING b.id, b.lead_delivery_id, b.body`;
 async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>): Promise<LoadedDelivery[]> {
   // Every delivery of theirs this job loaded: the statement keeps those that lead their batch.
   const candidates = [...joined.values()].flat();
-  const { rows: batches } = await db.query<{ id: string; lead_delivery_id: string; body: string | null }>(CLAIM_SQL, [
-    column(candidates, (d) => d.batchId, "bare"),
-    column(candidates, (d) => d.id, "bare"),
-    column(candidates, (d) => d.rounds, "bare"),
-  ]);
+  const { rows: batches } = await db.query<{ id: string; lead_delivery_id: string; body: string | null; interrupted_until: Date | null }>(
+    CLAIM_SQL,
+    [column(candidates, (d) => d.batchId, "bare"), column(candidates, (d) => d.id, "bare"), column(candidates, (d) => d.rounds, "bare")],
+  );
   if (batches.length < joined.size) await comeBackAfterClaims(db, joined, candidates, batches);
   if (batches.length === 0) return [];
   // Members in the order of their ids (newBatch); parts only of batches not yet built.
@@ -380,6 +383,7 @@ async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>)
     byBatch.set(m.batch_id, e);
   }
   const out: LoadedDelivery[] = [];
+  const interrupted: InterruptedRound[] = [];
   const built: { id: string; body: string; events: number }[] = [];
   for (const b of batches) {
     const lead = joined.get(b.id)?.find((d) => d.id === b.lead_delivery_id);
@@ -391,7 +395,11 @@ async function batchesToSend(db: pg.Pool, joined: Map<string, LoadedDelivery[]>)
       built.push({ id: b.id, body, events: m.ids.length });
     }
     out.push({ ...lead, sendingBatch: { id: b.id, body, memberIds: m.ids } });
+    // A body stored before the claim ran out: the claimer had built it, so it may have sent it.
+    if (b.interrupted_until && b.body !== null) interrupted.push({ lead, batchId: b.id, claimedUntil: b.interrupted_until });
   }
+  // Rounds whose claimer stopped before recording them are logged before they are sent again (interrupted.ts).
+  await logInterruptedRounds(db, interrupted);
   if (built.length > 0)
     // The bodies, JSON texts, joined by a separator (pg-arrays.ts), not escaped into a text[].
     await db.query(

@@ -6,11 +6,12 @@ import type { DestinationHealthDto, EndpointHealth } from "./contract";
 import { SAMPLE_PER_URL, WINDOW_HOURS, computeEndpointHealth, type RecentAttempt } from "./health";
 
 /**
- * A test-send's attempt (its message's origin is 'test', replays included) says how the endpoint took a
- * test, not how it takes traffic: endpoint health and alerts leave it out (docs/alerts.md#when). One
- * primary-key probe of messages per attempt read.
+ * The attempts that judge an endpoint. A test-send's (its message's origin is 'test', replays
+ * included) says how the endpoint took a test, not how it takes traffic; an interrupted round's
+ * (docs/webhooks.md#interrupted-rounds) says a worker stopped, not the endpoint: endpoint health and
+ * alerts leave both out (docs/alerts.md#when). One primary-key probe of messages per attempt read.
  */
-export const NOT_TEST_SEND = `NOT EXISTS (SELECT 1 FROM messages tm WHERE tm.id = a.message_row_id AND tm.origin = 'test')`;
+export const JUDGED_ATTEMPT = `(a.error_kind IS NULL OR a.error_kind <> 'interrupted') AND NOT EXISTS (SELECT 1 FROM messages tm WHERE tm.id = a.message_row_id AND tm.origin = 'test')`;
 
 /**
  * Recent attempts per destination, at most SAMPLE_PER_URL × 5 URLs of them, newest first: one bounded
@@ -26,7 +27,7 @@ SELECT d.id AS destination_id, d.workspace_id, d.urls, coalesce(d.disabled_urls,
       FROM attempts a
      WHERE a.workspace_id = d.workspace_id AND a.destination_id = d.id
        AND a.started_at > now() - make_interval(hours => ${WINDOW_HOURS})
-       AND ${NOT_TEST_SEND}
+       AND ${JUDGED_ATTEMPT}
      ORDER BY a.id DESC
      LIMIT ${SAMPLE_PER_URL * 5}
   ) a ON true

@@ -5,7 +5,7 @@ import "server-only";
 
 export type Outcome = "success" | "retry" | "failed";
 /** timeout | connection | dns | tls | ssrf | http | internal | auth (the endpoint's token request failed, docs/endpoint-auth.md) */
-export type ErrorKind = "timeout" | "connection" | "dns" | "tls" | "ssrf" | "http" | "internal" | "auth";
+export type ErrorKind = "timeout" | "connection" | "dns" | "tls" | "ssrf" | "http" | "internal" | "auth" | "interrupted";
 
 /** What one attempt produced: a response, or an error before/while getting one. */
 export type AttemptResult =
