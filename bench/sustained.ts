@@ -67,6 +67,10 @@ async function postCeiling(sink: Sink): Promise<number> {
   return rate;
 }
 
+/** Events the sink has received in this step: requests, or (batched) the events in them. */
+const received = async (sink: Sink): Promise<number> =>
+  (await sink.ask<{ count: number }>(DESTINATION_BATCH > 0 ? "events" : "count")).count;
+
 type Step = { rate: number; held: boolean; sent: number; accepted: number; refused: number; growth: number; p50: number; p99: number };
 
 async function runStep(o: { ingestUrl: string; writeKey: string; sink: Sink; rate: number; step: number }): Promise<Step> {
@@ -122,14 +126,13 @@ async function runStep(o: { ingestUrl: string; writeKey: string; sink: Sink; rat
     }
     if (Date.now() - lastSample >= 1000) {
       lastSample = Date.now();
-      const { count } = await o.sink.ask<{ count: number }>("count");
-      backlog.push({ t: (Date.now() - started) / 1000, n: accepted - count });
+      backlog.push({ t: (Date.now() - started) / 1000, n: accepted - (await received(o.sink)) });
     }
     await sleep(10);
   }
   while (inFlight > 0) await sleep(10);
   const elapsed = (Date.now() - started) / 1000;
-  const { count: atEnd } = await o.sink.ask<{ count: number }>("count");
+  const atEnd = await received(o.sink);
   const quarter = backlog.find((b) => b.t >= SECONDS / 4)?.n ?? 0;
   const growth = accepted - atEnd - quarter;
   // The sender kept the offered rate (within 5 %) and the backlog did not grow by a second's worth.
@@ -137,8 +140,7 @@ async function runStep(o: { ingestUrl: string; writeKey: string; sink: Sink; rat
   // Drain before the next step (and for this step's latencies), at most two minutes.
   const drainUntil = Date.now() + 120_000;
   for (;;) {
-    const { count } = await o.sink.ask<{ count: number }>("count");
-    if (count >= accepted || Date.now() > drainUntil) break;
+    if ((await received(o.sink)) >= accepted || Date.now() > drainUntil) break;
     await sleep(200);
   }
   const { receipts } = await o.sink.ask<{ receipts: [string, number][] }>("receipts");

@@ -59,6 +59,8 @@ process.on("message", (msg: { cmd: string }) => {
     trackReceipts = true;
     process.send!({ type: "track" });
   } else if (msg.cmd === "receipts") process.send!({ type: "receipts", receipts });
+  // events received while tracking: a batched body's events each count (the request count does not)
+  else if (msg.cmd === "events") process.send!({ type: "events", count: receipts.length });
   else if (msg.cmd === "exit") server.close(() => process.exit(0));
 });
 process.on("disconnect", () => process.exit(0));
