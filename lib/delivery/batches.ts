@@ -4,7 +4,6 @@ import { insertJobs, wakeWorkers } from "../platform/queue";
 import { column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
 import { newRowId } from "../tracking/row-ids";
 import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
-import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
 import type { LoadedDelivery } from "./load";
 import { RETRY_LANE, SAFETY_DELAY_S } from "./policy";
@@ -47,39 +46,30 @@ export const batchWebhookId = (batchId: string) => `batch_${batchId}`;
  */
 export const membersLock = (workspaceId: string) => `batch-members:${workspaceId}`;
 
-/** Whether any of a batch's deliveries is a batching destination's or in a batch (the others skip takeBatches altogether). */
+/** Whether any of a batch's deliveries joins a batch or goes with one (the others skip takeBatches altogether). */
 export function batching(deliveries: readonly LoadedDelivery[]): boolean {
-  for (const d of deliveries) if (d.destination.batch || d.batchId) return true;
+  for (const d of deliveries) if (d.plan.go === "join" || d.plan.go === "batch") return true;
   return false;
 }
 
 /**
- * Splits loaded deliveries: those that go alone (a destination that does not batch, a test-send, an
- * erased message, a mapping that fails on this event: the round logs it), the new ones of batching
- * destinations, which join batches here, and the leads of batches due to be sent (those built by
- * this join, and those whose lead's job came due).
+ * Splits loaded deliveries as their plans say (fate.ts planDelivery): those that go alone (or end,
+ * which their round does), the new ones of batching destinations, which join batches here, and the
+ * leads of batches due to be sent (those built by this join, and those whose lead's job came due).
  */
 export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Promise<Taken> {
   const alone: LoadedDelivery[] = [];
   const joining: Joining[] = [];
   const joined = new Map<string, LoadedDelivery[]>();
+  // The plan decides (fate.ts): a batch's delivery goes with its batch, a joiner joins with its part.
   for (const d of deliveries) {
-    const dest = d.destination;
-    // A batch already joined goes as a batch, even if its destination stopped batching since: its
-    // members wait on its lead (a disabled destination fails them all in the lead's round).
-    if (d.batchId) {
-      const of = joined.get(d.batchId);
+    const plan = d.plan;
+    if (plan.go === "batch") {
+      const of = joined.get(d.batchId!);
       if (of) of.push(d);
-      else joined.set(d.batchId, [d]);
-      continue;
-    }
-    if (!dest.batch || d.test || d.targetUrls || d.erased || !dest.enabled || dest.urls.length === 0) {
-      alone.push(d);
-      continue;
-    }
-    const shaped = shapeRequest(dest.shape, d.message, dest.urls, dest.fieldLists);
-    if (shaped.targets.some((t) => "error" in t)) alone.push(d);
-    else joining.push({ d, part: shaped.body, bytes: Buffer.byteLength(shaped.body, "utf8") });
+      else joined.set(d.batchId!, [d]);
+    } else if (plan.go === "join") joining.push({ d, part: plan.part, bytes: Buffer.byteLength(plan.part, "utf8") });
+    else alone.push(d);
   }
   const join = joining.length > 0 ? await joinBatches(db, joining) : { sending: [], dueTimes: [] };
   const due = joined.size > 0 ? await batchesToSend(db, joined) : [];
