@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
-import { column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
+import { column, textArray } from "../platform/pg-arrays";
+import { columns, statement } from "../platform/pg-columns";
 import { newRowId } from "../tracking/row-ids";
 import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
 import { enqueueDeliveryJobs } from "./enqueue";
@@ -76,14 +77,52 @@ export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Pr
   return { alone, batches: [...join.sending, ...due], dueTimes: join.dueTimes };
 }
 
+/** A batch the join writes, as its columns read it (JoinedBatch). */
+export type BatchRow = Pick<
+  JoinedBatch,
+  "id" | "workspaceId" | "destinationId" | "closed" | "lead" | "urls" | "events" | "bytes" | "closeAt" | "body" | "leadRounds"
+>;
+/** A delivery joining a batch: its part, unless the batch is built now (its body then holds it). */
+export type MemberRow = { id: string; batchId: string; part: string | null };
+
+const state = (b: { closed: boolean }) => (b.closed ? "closed" : "open");
+/** The join's new batches; one built now is claimed for its lead's rounds (`round`). */
+const FRESH_COLUMNS = columns<BatchRow>()({
+  id: ["uuid", (b) => b.id],
+  workspace_id: ["uuid", (b) => b.workspaceId],
+  destination_id: ["uuid", (b) => b.destinationId],
+  state: ["text", state],
+  lead: ["uuid", (b) => b.lead],
+  urls: ["text", (b) => (b.urls ? textArray(b.urls) : null)],
+  events: ["int", (b) => b.events],
+  bytes: ["int", (b) => b.bytes],
+  close_at: ["timestamptz", (b) => b.closeAt.toISOString()],
+  body: ["json", (b) => b.body],
+  round: ["int", (b) => b.leadRounds],
+});
+/** The open batches the join grows. */
+const GROWN_COLUMNS = columns<BatchRow>()({
+  id: ["uuid", (b) => b.id],
+  events: ["int", (b) => b.events],
+  bytes: ["int", (b) => b.bytes],
+  state: ["text", state],
+});
+const MEMBER_COLUMNS = columns<MemberRow>()({
+  id: ["uuid", (m) => m.id],
+  batch_id: ["uuid", (m) => m.batchId],
+  part: ["json", (m) => m.part],
+});
+
 /**
- * The join's one statement (tryJoin): the new batches ($1–$10, and $18: their leads' rounds), the
- * open ones grown ($11–$14), the members ($15–$17), each column one literal. A member is inserted only while its delivery is still
- * pending: the count returned falls short when a deletion request cancelled one since its load. A
- * batch built now is claimed for its lead's round now: the round that joined it sends it
- * (claimRounds). Exported for its plan test (test/batch-statements.int.test.ts).
+ * The join's one statement (tryJoin): the new batches, the open ones grown, the members, each column
+ * one literal. A member is inserted only while its delivery is still pending: the count returned
+ * falls short when a deletion request cancelled one since its load. A batch built now is claimed for
+ * its lead's round now: the round that joined it sends it (claimRounds). Exported for its plan test
+ * (test/batch-statements.int.test.ts).
  */
-export const JOIN_SQL = `WITH fresh AS (
+export const JOIN = statement(
+  { fresh: FRESH_COLUMNS, grown: GROWN_COLUMNS, members: MEMBER_COLUMNS },
+  ({ fresh, grown, members }) => `WITH fresh AS (
   INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at, body, built_at,
                                 claimed_round, claimed_until)
   SELECT x.id, x.workspace_id, x.destination_id, x.state, x.lead, x.urls::text[], x.events,
@@ -91,22 +130,21 @@ export const JOIN_SQL = `WITH fresh AS (
          CASE WHEN x.body IS NOT NULL THEN now() END,
          CASE WHEN x.body IS NOT NULL THEN x.round END,
          CASE WHEN x.body IS NOT NULL THEN now() + make_interval(secs => ${CLAIM_S}) END
-    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::timestamptz[],
-                string_to_array(${hiddenText(10)}, E'\\x1e', ''), $18::int[])
-         AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body, round)
+    FROM ${fresh.unnest("x")}
 ), grown AS (
   UPDATE delivery_batches b SET events = x.events, bytes = x.bytes, state = x.state
-    FROM unnest($11::uuid[], $12::int[], $13::int[], $14::text[]) AS x(id, events, bytes, state)
-   WHERE b.id = x.id AND b.id = ANY($11::uuid[])
+    FROM ${grown.unnest("x")}
+   WHERE b.id = x.id AND b.id = ANY(${grown.param("id")})
 ), members AS (
   INSERT INTO delivery_batch_members (delivery_id, batch_id, part)
   SELECT x.id, x.batch_id, x.part
-    FROM unnest($15::uuid[], $16::uuid[], string_to_array(${hiddenText(17)}, E'\\x1e', '')) AS x(id, batch_id, part)
+    FROM ${members.unnest("x")}
     JOIN deliveries d ON d.id = x.id
-   WHERE d.id = ANY(${hiddenIds(15)}) AND d.state = 'pending'
+   WHERE d.id = ANY(${members.hiddenIds("id")}) AND d.state = 'pending'
   RETURNING 1
 )
-SELECT count(*)::int AS n FROM members`;
+SELECT count(*)::int AS n FROM members`,
+);
 
 type Joining = { d: LoadedDelivery; part: string; bytes: number };
 
@@ -174,36 +212,16 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
     }
     // A batch built now keeps no parts: its stored body holds them, in its members' order, and an
     // erasure gives its pending members theirs back from it (batches-erase.ts); an open batch's members keep theirs.
-    const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })));
+    const members: MemberRow[] = batches.flatMap((b) =>
+      b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })),
+    );
     const fresh = batches.filter((b) => b.isNew);
     const grown = batches.filter((b) => !b.isNew);
     // One statement: the new batches, the open ones grown, the members, each column one literal
-    // (pg-arrays.ts; parts and bodies, JSON texts, joined by a separator rather than escaped into a
+    // (pg-columns.ts; parts and bodies, JSON texts, joined by a separator rather than escaped into a
     // text[]). A member still pending only: one a deletion request cancelled since its load makes the
     // count fall short, and the join starts again without it.
-    const { rows } = await client.query<{ n: number }>({
-      text: JOIN_SQL,
-      values: [
-        column(fresh, (b) => b.id, "bare"),
-        column(fresh, (b) => b.workspaceId, "bare"),
-        column(fresh, (b) => b.destinationId, "bare"),
-        column(fresh, (b) => (b.closed ? "closed" : "open"), "text"),
-        column(fresh, (b) => b.lead, "bare"),
-        column(fresh, (b) => (b.urls ? textArray(b.urls) : null), "text"),
-        column(fresh, (b) => b.events, "bare"),
-        column(fresh, (b) => b.bytes, "bare"),
-        column(fresh, (b) => b.closeAt.toISOString(), "bare"),
-        column(fresh, (b) => b.body, "json"),
-        column(grown, (b) => b.id, "bare"),
-        column(grown, (b) => b.events, "bare"),
-        column(grown, (b) => b.bytes, "bare"),
-        column(grown, (b) => (b.closed ? "closed" : "open"), "text"),
-        column(members, (m) => m.id, "bare"),
-        column(members, (m) => m.batchId, "bare"),
-        column(members, (m) => m.part, "json"),
-        column(fresh, (b) => b.leadRounds, "bare"),
-      ],
-    });
+    const { rows } = await client.query<{ n: number }>({ text: JOIN.text, values: JOIN.values({ fresh, grown, members }) });
     if (rows[0].n !== members.length) {
       await client.query("ROLLBACK");
       return "stale";
