@@ -67,7 +67,8 @@ const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${attem
 async function main() {
   const { url, db, close } = await benchDatabase(1);
   const { loadDueDeliveries } = await import("../lib/delivery/load");
-  const { RECORD_SQL, recordParams } = await import("../lib/delivery/record");
+  const { RECORD, ATTEMPT_COLUMNS } = await import("../lib/delivery/record");
+  const RECORD_SQL = RECORD.text;
   const { answeredAttempt, orderCompleted } = await import("./lib/answered-attempt");
   const { newRowId } = await import("../lib/tracking/row-ids");
   try {
@@ -138,7 +139,11 @@ async function main() {
       });
     const write = async (table: string, rows: number) => {
       for (let i = 0; i < rows; i += BATCH)
-        await db.query({ name: `insert-${table}`, text: insertInto(table), values: recordParams(batch(), []).slice(0, 20) });
+        await db.query({
+          name: `insert-${table}`,
+          text: insertInto(table),
+          values: RECORD.values({ attempts: batch(), updates: [] }).slice(0, Object.keys(ATTEMPT_COLUMNS).length),
+        });
     };
 
     if (BULK) {

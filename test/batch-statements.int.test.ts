@@ -1,6 +1,6 @@
 /**
  * The batch statements, planned per execution with hundreds of ids (lib/delivery/batches.ts,
- * record.ts RECORD_WITH_MEMBERS_SQL), read a batch's deliveries through the primary key and nothing
+ * record.ts RECORD_WITH_MEMBERS), read a batch's deliveries through the primary key and nothing
  * more, on a table large enough that a sequential scan looks cheaper to the planner than hundreds
  * of index probes (docs/decisions/0102-batch-membership.md): a scan of every delivery for each
  * batch recorded is what these statements cost before.
@@ -8,9 +8,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg";
-import { RECORD_WITH_MEMBERS_SQL, recordParams, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
-import { JOIN_SQL, MEMBERS_TO_SEND_SQL } from "../lib/delivery/batches";
-import { column } from "../lib/platform/pg-arrays";
+import { RECORD_WITH_MEMBERS, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
+import { JOIN, MEMBERS_TO_SEND_SQL } from "../lib/delivery/batches";
 import { answeredOk, roundUpdate, rowsRead } from "./harness/delivery/plans";
 
 const TABLE = 40_000;
@@ -69,26 +68,23 @@ describe(`the batch statements read only the batch's deliveries among ${TABLE.to
   it("joining: 5 batches of 100 made and their members inserted", async () => {
     const batches = Array.from({ length: BATCHES }, (_, b) => b);
     const members = batches.flatMap((b) => batchOf(b).map((d) => ({ id: d.id, batch: batchId(b), part: `{"n":"${d.id}"}` })));
-    const read = await deliveryRowsRead(JOIN_SQL, [
-      column(batches, batchId, "bare"),
-      column(batches, () => ws, "bare"),
-      column(batches, () => dest, "bare"),
-      column(batches, () => "closed", "text"),
-      column(batches, (b) => batchOf(b)[0].id, "bare"),
-      column(batches, () => null, "text"),
-      column(batches, () => PER_BATCH, "bare"),
-      column(batches, () => 1000, "bare"),
-      column(batches, () => new Date().toISOString(), "bare"),
-      column(batches, () => "[]", "json"),
-      "{}",
-      "{}",
-      "{}",
-      "{}",
-      column(members, (m) => m.id, "bare"),
-      column(members, (m) => m.batch, "bare"),
-      column(members, (m) => m.part, "json"),
-      column(batches, () => 0, "bare"),
-    ]);
+    const fresh = batches.map((b) => ({
+      id: batchId(b),
+      workspaceId: ws,
+      destinationId: dest,
+      closed: true,
+      lead: batchOf(b)[0].id,
+      urls: null,
+      events: PER_BATCH,
+      bytes: 1000,
+      closeAt: new Date(),
+      body: "[]",
+      leadRounds: 0,
+    }));
+    const read = await deliveryRowsRead(
+      JOIN.text,
+      JOIN.values({ fresh, grown: [], members: members.map((m) => ({ id: m.id, batchId: m.batch, part: m.part })) }),
+    );
     expect(read).toBeLessThanOrEqual(BATCHES * PER_BATCH);
   });
 
@@ -115,11 +111,7 @@ describe(`the batch statements read only the batch's deliveries among ${TABLE.to
         .slice(1)
         .map((d) => ({ id: d.id, lead: b + 1 })),
     ).flat();
-    const read = await deliveryRowsRead(RECORD_WITH_MEMBERS_SQL, [
-      ...recordParams(attempts, updates),
-      column(members, (m) => m.id, "bare"),
-      column(members, (m) => m.lead, "bare"),
-    ]);
+    const read = await deliveryRowsRead(RECORD_WITH_MEMBERS.text, RECORD_WITH_MEMBERS.values({ attempts, updates, members }));
     expect(read).toBeLessThanOrEqual(BATCHES * PER_BATCH);
   });
 

@@ -125,6 +125,40 @@ describe("rate limits across two worker processes", () => {
     expect(rx.state.received).toBe(40);
   }, 150_000);
 
+  it("a concurrency-only destination drains a backlog at its endpoint's pace, not `concurrency` a second", async () => {
+    // 200 queued, 2 at once, an endpoint answering in 5 ms: a freed slot goes to the next waiting
+    // delivery at once. Deferred to a turn per freed slot instead (a turn a second per `concurrency`
+    // waiting, each back through the retry lane), the backlog takes ~100 s and ~100 retry jobs.
+    const rx = await concurrencyReceiver(() => 5);
+    const destinationId = await limitedDestination(rx.url, { concurrency: 2 });
+    const { deliveryIds } = await seedMessages(db.url, {
+      workspaceId,
+      destinationIds: [destinationId],
+      messages: manyTracks(200, "drain"),
+    });
+    const started = Date.now();
+    await waitFor(() => countDelivered(db.url, destinationId).then((n) => n === 200), {
+      timeoutMs: 40_000,
+      what: "200 deliveries at the endpoint's pace",
+    });
+    const [{ retryJobs }] = await query<{ retryJobs: number }>(
+      `SELECT count(*)::int AS "retryJobs" FROM pgboss.job WHERE name = 'deliver-retry' AND data->'deliveryIds' ?| $1::text[]`,
+      [deliveryIds],
+    );
+    console.log(
+      `[rate limits] concurrency 2, 200 queued, 5 ms endpoint: drained in ${((Date.now() - started) / 1000).toFixed(1)} s, ${retryJobs} retry jobs`,
+    );
+    expect(rx.state.maxInFlight).toBeLessThanOrEqual(2);
+    expect(rx.state.received).toBe(200);
+    // A throttled delivery's way back is a retry-lane job: the old pace needed one per turn, ~100 here.
+    expect(retryJobs).toBeLessThan(10);
+    const [counts] = await query<{ once: number }>(
+      `SELECT count(*) FILTER (WHERE attempt_count = 1)::int AS once FROM deliveries WHERE destination_id = $1`,
+      [destinationId],
+    );
+    expect(counts.once).toBe(200);
+  }, 90_000);
+
   it("a replay goes through the limit like any delivery", async () => {
     const rx = await receiver();
     const destinationId = await insertDestination(db.url, { workspaceId, urls: [`${rx.url}/hook`] });

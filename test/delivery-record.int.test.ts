@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, insertWorkspaceAndDestination } from "./harness/pg";
-import { RECORD_SQL, recordParams, recordRound, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
+import { RECORD, recordRound, type AttemptRow, type DeliveryUpdate } from "../lib/delivery/record";
 import { toAttemptRow } from "../lib/delivery/attempt-row";
 import { answeredOk, roundUpdate, rowsRead } from "./harness/delivery/plans";
 
@@ -265,14 +265,11 @@ describe("the recording statement's plan", () => {
         started_at: now,
       }),
     );
-    const params = recordParams(
-      attempts,
-      batch.map((d) => update(d.id, { state: "delivered", delivered_at: now })),
-    );
+    const params = RECORD.values({ attempts, updates: batch.map((d) => update(d.id, { state: "delivered", delivered_at: now })) });
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      await client.query(`PREPARE record_round AS ${RECORD_SQL}`);
+      await client.query(`PREPARE record_round AS ${RECORD.text}`);
       const literals = params.map((p) => client.escapeLiteral(p)).join(", ");
       for (const mode of ["force_custom_plan", "force_generic_plan"]) {
         await client.query(`SET LOCAL plan_cache_mode = ${mode}`);

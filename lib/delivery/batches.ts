@@ -1,10 +1,10 @@
 import "server-only";
 import type pg from "pg";
 import { insertJobs, wakeWorkers } from "../platform/queue";
-import { column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
+import { column, textArray } from "../platform/pg-arrays";
+import { columns, statement } from "../platform/pg-columns";
 import { newRowId } from "../tracking/row-ids";
 import { batchBody, carve, fill, type Filled } from "../webhooks/batching";
-import { shapeRequest } from "../webhooks/request-shape";
 import { enqueueDeliveryJobs } from "./enqueue";
 import { type InterruptedRound, logInterruptedRounds } from "./interrupted";
 import type { LoadedDelivery } from "./load";
@@ -48,53 +48,82 @@ export const batchWebhookId = (batchId: string) => `batch_${batchId}`;
  */
 export const membersLock = (workspaceId: string) => `batch-members:${workspaceId}`;
 
-/** Whether any of a batch's deliveries is a batching destination's or in a batch (the others skip takeBatches altogether). */
+/** Whether any of a batch's deliveries joins a batch or goes with one (the others skip takeBatches altogether). */
 export function batching(deliveries: readonly LoadedDelivery[]): boolean {
-  for (const d of deliveries) if (d.destination.batch || d.batchId) return true;
+  for (const d of deliveries) if (d.plan.go === "join" || d.plan.go === "batch") return true;
   return false;
 }
 
 /**
- * Splits loaded deliveries: those that go alone (a destination that does not batch, a test-send, an
- * erased message, a mapping that fails on this event: the round logs it), the new ones of batching
- * destinations, which join batches here, and the leads of batches due to be sent (those built by
- * this join, and those whose lead's job came due).
+ * Splits loaded deliveries as their plans say (fate.ts planDelivery): those that go alone (or end,
+ * which their round does), the new ones of batching destinations, which join batches here, and the
+ * leads of batches due to be sent (those built by this join, and those whose lead's job came due).
  */
 export async function takeBatches(db: pg.Pool, deliveries: LoadedDelivery[]): Promise<Taken> {
   const alone: LoadedDelivery[] = [];
   const joining: Joining[] = [];
   const joined = new Map<string, LoadedDelivery[]>();
+  // The plan decides (fate.ts): a batch's delivery goes with its batch, a joiner joins with its part.
   for (const d of deliveries) {
-    const dest = d.destination;
-    // A batch already joined goes as a batch, even if its destination stopped batching since: its
-    // members wait on its lead (a disabled destination fails them all in the lead's round).
-    if (d.batchId) {
-      const of = joined.get(d.batchId);
+    const plan = d.plan;
+    if (plan.go === "batch") {
+      const of = joined.get(d.batchId!);
       if (of) of.push(d);
-      else joined.set(d.batchId, [d]);
-      continue;
-    }
-    if (!dest.batch || d.test || d.targetUrls || d.erased || !dest.enabled || dest.urls.length === 0) {
-      alone.push(d);
-      continue;
-    }
-    const shaped = shapeRequest(dest.shape, d.message, dest.urls, dest.fieldLists);
-    if (shaped.targets.some((t) => "error" in t)) alone.push(d);
-    else joining.push({ d, part: shaped.body, bytes: Buffer.byteLength(shaped.body, "utf8") });
+      else joined.set(d.batchId!, [d]);
+    } else if (plan.go === "join") joining.push({ d, part: plan.part, bytes: Buffer.byteLength(plan.part, "utf8") });
+    else alone.push(d);
   }
   const join = joining.length > 0 ? await joinBatches(db, joining) : { sending: [], dueTimes: [] };
   const due = joined.size > 0 ? await batchesToSend(db, joined) : [];
   return { alone, batches: [...join.sending, ...due], dueTimes: join.dueTimes };
 }
 
+/** A batch the join writes, as its columns read it (JoinedBatch). */
+export type BatchRow = Pick<
+  JoinedBatch,
+  "id" | "workspaceId" | "destinationId" | "closed" | "lead" | "urls" | "events" | "bytes" | "closeAt" | "body" | "leadRounds"
+>;
+/** A delivery joining a batch: its part, unless the batch is built now (its body then holds it). */
+export type MemberRow = { id: string; batchId: string; part: string | null };
+
+const state = (b: { closed: boolean }) => (b.closed ? "closed" : "open");
+/** The join's new batches; one built now is claimed for its lead's rounds (`round`). */
+const FRESH_COLUMNS = columns<BatchRow>()({
+  id: ["uuid", (b) => b.id],
+  workspace_id: ["uuid", (b) => b.workspaceId],
+  destination_id: ["uuid", (b) => b.destinationId],
+  state: ["text", state],
+  lead: ["uuid", (b) => b.lead],
+  urls: ["text", (b) => (b.urls ? textArray(b.urls) : null)],
+  events: ["int", (b) => b.events],
+  bytes: ["int", (b) => b.bytes],
+  close_at: ["timestamptz", (b) => b.closeAt.toISOString()],
+  body: ["json", (b) => b.body],
+  round: ["int", (b) => b.leadRounds],
+});
+/** The open batches the join grows. */
+const GROWN_COLUMNS = columns<BatchRow>()({
+  id: ["uuid", (b) => b.id],
+  events: ["int", (b) => b.events],
+  bytes: ["int", (b) => b.bytes],
+  state: ["text", state],
+});
+const MEMBER_COLUMNS = columns<MemberRow>()({
+  id: ["uuid", (m) => m.id],
+  batch_id: ["uuid", (m) => m.batchId],
+  part: ["json", (m) => m.part],
+});
+
 /**
- * The join's one statement (tryJoin): the new batches ($1–$10, and $18: their leads' rounds), the
- * open ones grown ($11–$14), the members ($15–$17), each column one literal. A member is inserted only while its delivery is still
- * pending: the count returned falls short when a deletion request cancelled one since its load. A
- * batch built now is claimed for its lead's round now: the round that joined it sends it
- * (claimRounds). Exported for its plan test (test/batch-statements.int.test.ts).
+ * The join's one statement (tryJoin): the new batches, the open ones grown, the members, each column
+ * one literal. A member is inserted only while its delivery is still pending: the count returned
+ * falls short when a deletion request cancelled one since its load. A batch built now is claimed for
+ * its lead's round now: the round that joined it sends it (claimRounds). Exported for its plan test
+ * (test/batch-statements.int.test.ts).
  */
-export const JOIN_SQL = `WITH fresh AS (
+export const JOIN = statement(
+  { fresh: FRESH_COLUMNS, grown: GROWN_COLUMNS, members: MEMBER_COLUMNS },
+  ({ fresh, grown, members }) => `WITH fresh AS (
   INSERT INTO delivery_batches (id, workspace_id, destination_id, state, lead_delivery_id, urls, events, bytes, close_at, body, built_at,
                                 claimed_round, claimed_until)
   SELECT x.id, x.workspace_id, x.destination_id, x.state, x.lead, x.urls::text[], x.events,
@@ -102,22 +131,21 @@ export const JOIN_SQL = `WITH fresh AS (
          CASE WHEN x.body IS NOT NULL THEN now() END,
          CASE WHEN x.body IS NOT NULL THEN x.round END,
          CASE WHEN x.body IS NOT NULL THEN now() + make_interval(secs => ${CLAIM_S}) END
-    FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::int[], $8::int[], $9::timestamptz[],
-                string_to_array(${hiddenText(10)}, E'\\x1e', ''), $18::int[])
-         AS x(id, workspace_id, destination_id, state, lead, urls, events, bytes, close_at, body, round)
+    FROM ${fresh.unnest("x")}
 ), grown AS (
   UPDATE delivery_batches b SET events = x.events, bytes = x.bytes, state = x.state
-    FROM unnest($11::uuid[], $12::int[], $13::int[], $14::text[]) AS x(id, events, bytes, state)
-   WHERE b.id = x.id AND b.id = ANY($11::uuid[])
+    FROM ${grown.unnest("x")}
+   WHERE b.id = x.id AND b.id = ANY(${grown.param("id")})
 ), members AS (
   INSERT INTO delivery_batch_members (delivery_id, batch_id, part)
   SELECT x.id, x.batch_id, x.part
-    FROM unnest($15::uuid[], $16::uuid[], string_to_array(${hiddenText(17)}, E'\\x1e', '')) AS x(id, batch_id, part)
+    FROM ${members.unnest("x")}
     JOIN deliveries d ON d.id = x.id
-   WHERE d.id = ANY(${hiddenIds(15)}) AND d.state = 'pending'
+   WHERE d.id = ANY(${members.hiddenIds("id")}) AND d.state = 'pending'
   RETURNING 1
 )
-SELECT count(*)::int AS n FROM members`;
+SELECT count(*)::int AS n FROM members`,
+);
 
 type Joining = { d: LoadedDelivery; part: string; bytes: number };
 
@@ -185,36 +213,16 @@ async function tryJoin(db: pg.Pool, joining: Joining[]): Promise<{ sending: Load
     }
     // A batch built now keeps no parts: its stored body holds them, in its members' order, and an
     // erasure gives its pending members theirs back from it (batches-erase.ts); an open batch's members keep theirs.
-    const members = batches.flatMap((b) => b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })));
+    const members: MemberRow[] = batches.flatMap((b) =>
+      b.members.map((j) => ({ id: j.d.id, batchId: b.id, part: b.body === null ? j.part : null })),
+    );
     const fresh = batches.filter((b) => b.isNew);
     const grown = batches.filter((b) => !b.isNew);
     // One statement: the new batches, the open ones grown, the members, each column one literal
-    // (pg-arrays.ts; parts and bodies, JSON texts, joined by a separator rather than escaped into a
+    // (pg-columns.ts; parts and bodies, JSON texts, joined by a separator rather than escaped into a
     // text[]). A member still pending only: one a deletion request cancelled since its load makes the
     // count fall short, and the join starts again without it.
-    const { rows } = await client.query<{ n: number }>({
-      text: JOIN_SQL,
-      values: [
-        column(fresh, (b) => b.id, "bare"),
-        column(fresh, (b) => b.workspaceId, "bare"),
-        column(fresh, (b) => b.destinationId, "bare"),
-        column(fresh, (b) => (b.closed ? "closed" : "open"), "text"),
-        column(fresh, (b) => b.lead, "bare"),
-        column(fresh, (b) => (b.urls ? textArray(b.urls) : null), "text"),
-        column(fresh, (b) => b.events, "bare"),
-        column(fresh, (b) => b.bytes, "bare"),
-        column(fresh, (b) => b.closeAt.toISOString(), "bare"),
-        column(fresh, (b) => b.body, "json"),
-        column(grown, (b) => b.id, "bare"),
-        column(grown, (b) => b.events, "bare"),
-        column(grown, (b) => b.bytes, "bare"),
-        column(grown, (b) => (b.closed ? "closed" : "open"), "text"),
-        column(members, (m) => m.id, "bare"),
-        column(members, (m) => m.batchId, "bare"),
-        column(members, (m) => m.part, "json"),
-        column(fresh, (b) => b.leadRounds, "bare"),
-      ],
-    });
+    const { rows } = await client.query<{ n: number }>({ text: JOIN.text, values: JOIN.values({ fresh, grown, members }) });
     if (rows[0].n !== members.length) {
       await client.query("ROLLBACK");
       return "stale";

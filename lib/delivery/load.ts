@@ -12,6 +12,7 @@ import type { ClientTls } from "../webhooks/dispatchers";
 import type { SendingBatch } from "./batches";
 import type { RateLimit } from "./rate-limit";
 import type { Ordering } from "../destinations/contract";
+import { planDelivery, type Plan } from "./fate";
 
 /** A destination's settings as the worker needs them: loaded once per batch, shared by its deliveries. */
 export type LoadedDestination = SigningSettings & {
@@ -70,6 +71,8 @@ export type LoadedDelivery = {
   sendingBatch?: SendingBatch;
   /** the same object for every delivery of the batch to this destination */
   destination: LoadedDestination;
+  /** what this job does with it: end, join, batch or alone, gated, limited (fate.ts planDelivery) */
+  plan: Plan;
 };
 
 type Row = {
@@ -280,7 +283,7 @@ function clientTlsOf(t: DestinationRow): ClientTls | null {
 }
 
 function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
-  return {
+  const facts = {
     id: r.id,
     workspaceId: r.workspace_id,
     messageRowId: r.message_row_id,
@@ -301,6 +304,8 @@ function toLoaded(r: Row, destination: LoadedDestination): LoadedDelivery {
     message: new LoadedMessage(r),
     destination,
   };
+  // What this job does with it, decided once (fate.ts): the steps after the load obey it.
+  return { ...facts, plan: planDelivery(facts) };
 }
 
 /**

@@ -2,7 +2,6 @@ import "server-only";
 import type pg from "pg";
 import { hiddenIds } from "../platform/pg-arrays";
 import { enqueueDeliveryJobs } from "./enqueue";
-import { endsUnsent } from "./fate";
 import type { LoadedDelivery } from "./load";
 
 /**
@@ -50,19 +49,6 @@ export async function lockKeys(client: Pick<pg.PoolClient, "query">, keys: reado
 
 export type OrderKey = { destinationId: string; key: string };
 
-/** Whether the gate judges this loaded delivery: an ordering destination's keyed delivery that would be sent. */
-export function gated(d: LoadedDelivery): boolean {
-  return (
-    d.orderKey !== null &&
-    d.destination.ordering === "perUser" &&
-    !d.holdReleased &&
-    // a batch's member passed the gate when it joined; its lead sends it
-    d.batchId === null &&
-    // ending unsent (erased, destination disabled) needs no turn, and ends at once
-    endsUnsent(d) === null
-  );
-}
-
 /**
  * The gate's statement ($1: candidate ids): each still-pending candidate with an earlier pending
  * delivery of its (destination, key) is held — no due time, `held_since` kept from its first hold —
@@ -91,7 +77,8 @@ RETURNING d.id, c.blocked`;
  * transaction under their keys' locks; returns their ids (the caller leaves them out of the round).
  */
 export async function holdBehindEarlier(db: pg.Pool, loaded: readonly LoadedDelivery[]): Promise<Set<string>> {
-  const candidates = loaded.filter(gated);
+  // The plan says which it judges (fate.ts): an ordering destination's keyed delivery that would be sent.
+  const candidates = loaded.filter((d) => d.plan.ordered);
   if (candidates.length === 0) return new Set();
   const client = await db.connect();
   try {

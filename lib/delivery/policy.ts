@@ -6,7 +6,7 @@ import { processWide } from "../platform/runtime";
 import { originOf } from "../webhooks/post";
 import type { LoadedDelivery } from "./load";
 import { OriginLimiter } from "./origins";
-import { endsUnsent } from "./fate";
+import { LeaseQueue } from "./lease-queue";
 import { releaseLeases, takeRateLimited, type RateLimit, type TakeRequest } from "./rate-limit";
 
 /**
@@ -124,6 +124,14 @@ export function batchWaitPolicy(urls: readonly string[][]) {
 export const LEASE_TTL_S = SAFETY_DELAY_S;
 /** A delivery waiting for a concurrency slot only (no per-second limit) comes back this long after, per `concurrency` waiting before it. */
 export const CONCURRENCY_TURN_MS = 1_000;
+/**
+ * A concurrency-only destination's delivery that its take did not grant waits in the worker for a
+ * lease this long at most (lease-queue.ts), then takes its turn. Short of the lease's 30 s: a lease
+ * handed on until then still ends its last round (5 s timeout, 3 s slot wait) well before it expires.
+ */
+export const LEASE_WAIT_MS = 5_000;
+/** While a batch holds fewer leases than the limit, it asks the row for more this often (lease-queue.ts). */
+export const LEASE_POLL_MS = 50;
 
 /**
  * The turns, in ms from now, of a destination's `waiting` deliveries that its take did not grant. Per
@@ -142,50 +150,53 @@ export function throttleTurns(opts: { waiting: number; bookedMs: number; limit: 
 
 /** Which of a batch's deliveries go now, and the leases they hold until their rounds are recorded. */
 export type Admission = {
-  /** per delivery (by index): null, it goes now; or the ms until its turn (throttled: deferred, not an attempt) */
-  turns: (number | null)[];
+  /**
+   * per delivery (by index): null, it goes now; the ms until its turn (throttled: deferred, not an
+   * attempt); or, for a concurrency-only destination, a wait in the worker for a lease that resolves
+   * to one of those (lease-queue.ts)
+   */
+  turns: (number | null | Promise<number | null>)[];
+  /** Whether this delivery holds a concurrency lease now. */
+  holds(deliveryId: string): boolean;
+  /** Its round's requests ended: its lease goes to the next delivery of its destination waiting in this batch, if any. */
+  ended(deliveryId: string): void;
   /** Gives back the concurrency leases of these deliveries (their rounds are recorded); never throws: leases also expire. */
   release(deliveryIds: string[]): Promise<void>;
 };
 
+const giveBack = (counts: Map<string, number>) =>
+  releaseLeases(pool(), counts).catch((err: Error) =>
+    logger().warn({ destinations: [...counts.keys()], err: err.message }, "concurrency leases not given back; they expire"),
+  );
+
 /**
  * The rate limits' hook (docs/webhooks.md#rate-limits): one statement takes what the batch's
- * rate-limited destinations need (rate-limit.ts); the deliveries it does not grant wait for turns
- * booked one token apart, spread over the seconds ahead, and are deferred like a request whose origin
- * had no slot (round.ts throttledRound): no attempt, no failure, no retry window started. A test-send
- * is asked for by a person and goes; a delivery that sends nothing (disabled destination, erased
- * message) takes nothing.
+ * rate-limited destinations need (rate-limit.ts). The deliveries it does not grant wait: a
+ * per-second limit's for turns booked one token apart, spread over the seconds ahead, deferred like a
+ * request whose origin had no slot (round.ts throttledRound): no attempt, no failure, no retry window
+ * started; a concurrency-only limit's in the worker, each taking a lease as one of the batch's rounds
+ * ends (lease-queue.ts), and the turn only if none comes within LEASE_WAIT_MS. Only the deliveries
+ * whose plan asks for the limit are counted (fate.ts): a test-send, and one that ends unsent, take nothing.
  */
 export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Admission> {
-  const turns: (number | null)[] = deliveries.map(() => null);
+  const turns: (number | null | Promise<number | null>)[] = deliveries.map(() => null);
   const limited = new Map<string, number[]>();
   deliveries.forEach((d, i) => {
-    const { perSecond, concurrency } = d.destination.rateLimit;
-    // A delivery that ends unsent this round takes no turn (fate.ts).
-    if ((perSecond === null && concurrency === null) || d.test || endsUnsent(d) !== null) return;
+    if (!d.plan.limited) return;
     const list = limited.get(d.destinationId) ?? [];
     list.push(i);
     limited.set(d.destinationId, list);
   });
-  if (limited.size === 0) return { turns, release: async () => {} };
-  const requests: TakeRequest[] = [...limited].map(([destinationId, idx]) => ({
-    destinationId,
-    want: idx.length,
-    limit: deliveries[idx[0]].destination.rateLimit,
-  }));
-  const taken = await takeRateLimited(pool(), requests, LEASE_TTL_S);
   const holding = new Map<string, string>();
-  for (const { destinationId, want, limit } of requests) {
-    const { granted, bookedMs } = taken.get(destinationId) ?? { granted: 0, bookedMs: 0 };
-    const idx = limited.get(destinationId)!;
-    const waitTurns = throttleTurns({ waiting: want - granted, bookedMs, limit });
-    idx.forEach((i, k) => {
-      if (k >= granted) turns[i] = waitTurns[k - granted];
-      else if (limit.concurrency !== null) holding.set(deliveries[i].id, destinationId);
-    });
-  }
-  return {
+  const queues = new Map<string, LeaseQueue>();
+  const admission: Admission = {
     turns,
+    holds: (id) => holding.has(id),
+    ended(id) {
+      const destinationId = holding.get(id);
+      const queue = destinationId === undefined ? undefined : queues.get(destinationId);
+      if (queue && queue.handOff() !== null) holding.delete(id);
+    },
     async release(deliveryIds) {
       const counts = new Map<string, number>();
       for (const id of deliveryIds) {
@@ -194,9 +205,41 @@ export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Adm
         holding.delete(id);
         counts.set(destinationId, (counts.get(destinationId) ?? 0) + 1);
       }
-      await releaseLeases(pool(), counts).catch((err: Error) =>
-        logger().warn({ destinations: [...counts.keys()], err: err.message }, "concurrency leases not given back; they expire"),
-      );
+      if (counts.size > 0) await giveBack(counts);
     },
   };
+  if (limited.size === 0) return admission;
+  const requests: TakeRequest[] = [...limited].map(([destinationId, idx]) => ({
+    destinationId,
+    want: idx.length,
+    limit: deliveries[idx[0]].destination.rateLimit,
+  }));
+  const taken = await takeRateLimited(pool(), requests, LEASE_TTL_S);
+  for (const request of requests) {
+    const { destinationId, want, limit } = request;
+    const { granted, bookedMs } = taken.get(destinationId) ?? { granted: 0, bookedMs: 0 };
+    const idx = limited.get(destinationId)!;
+    const queue =
+      limit.perSecond === null && limit.concurrency !== null && want > granted
+        ? new LeaseQueue({
+            concurrency: limit.concurrency,
+            granted,
+            take: async (n) => (await takeRateLimited(pool(), [{ ...request, want: n }], LEASE_TTL_S)).get(destinationId)?.granted ?? 0,
+            onLease: (id) => holding.set(id, destinationId),
+            giveBack: (n) => void giveBack(new Map([[destinationId, n]])),
+            turns: (waiting) => throttleTurns({ waiting, bookedMs: 0, limit }),
+            pollMs: LEASE_POLL_MS,
+            waitMs: LEASE_WAIT_MS,
+          })
+        : null;
+    if (queue) queues.set(destinationId, queue);
+    const waitTurns = queue ? [] : throttleTurns({ waiting: want - granted, bookedMs, limit });
+    idx.forEach((i, k) => {
+      const id = deliveries[i].id;
+      if (k < granted) {
+        if (limit.concurrency !== null) holding.set(id, destinationId);
+      } else turns[i] = queue ? queue.wait(id) : waitTurns[k - granted];
+    });
+  }
+  return admission;
 }

@@ -8,7 +8,7 @@ import { batching, releaseClaims, takeBatches } from "./batches";
 import { claimRounds } from "./claims";
 import { recordAsTheyEnd, settleWithin, trackLate } from "./detach";
 import { DELIVERIES_PER_JOB } from "./enqueue";
-import { loadDueDeliveries } from "./load";
+import { loadDueDeliveries, type LoadedDelivery } from "./load";
 import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, admitDeliveries, batchWaitPolicy } from "./policy";
 import { roundUrls } from "./plan";
 import { holdBehindEarlier, keysOf, lockKeys, releaseNext, type OrderKey } from "./order";
@@ -71,13 +71,23 @@ export async function processDeliveryBatch(opts: {
 
   // The policy judges the origins before the rounds start, while their own requests are not in flight.
   const policy = batchWaitPolicy(urls);
+  // A round holding a concurrency lease hands it, as its requests end, to the next delivery of its
+  // destination waiting in this batch (policy.ts admitDeliveries).
+  const send = (d: LoadedDelivery, i: number) =>
+    admission.holds(d.id) ? sendRound(d, urls[i]).finally(() => admission.ended(d.id)) : sendRound(d, urls[i]);
+  const waiting: boolean[] = [];
   const running = deliveries.map((d, i) => {
     const turn = admission.turns[i];
-    return turn === null ? sendRound(d, urls[i]) : Promise.resolve(throttledRound(d, urls[i], turn));
+    if (turn === null) return send(d, i);
+    if (typeof turn === "number") return Promise.resolve(throttledRound(d, urls[i], turn));
+    waiting[i] = true;
+    return turn.then((t) => (t === null ? send(d, i) : throttledRound(d, urls[i], t)));
   });
+  // Rounds still waiting for a lease when the patience ends are let go: recorded as they end (detach.ts).
+  const look = waiting.length === 0 ? policy.look : (over: boolean) => lettingGoWaiting(policy.look(over), over, waiting);
   const { done, late } = opts.waitForAll
     ? { done: await Promise.all(running), late: [] as number[] }
-    : await settleWithin(running, BATCH_PATIENCE_MS, policy.unwaited, policy.look);
+    : await settleWithin(running, BATCH_PATIENCE_MS, policy.unwaited, look);
   const rounds = done.map(settleRound);
   const t2 = performance.now();
 
@@ -137,6 +147,11 @@ export async function processDeliveryBatch(opts: {
     attempts,
     dueTimes,
   };
+}
+
+/** A look at a batch's rounds that also lets go, once the patience is over, those that waited for a concurrency lease. */
+function lettingGoWaiting(judge: (i: number) => boolean, patienceOver: boolean, waiting: readonly boolean[]): (i: number) => boolean {
+  return patienceOver ? (i) => waiting[i] === true || judge(i) : judge;
 }
 
 /**

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { bareArray, column, hiddenIds, hiddenText, textArray } from "../platform/pg-arrays";
+import { textArray } from "../platform/pg-arrays";
+import { columns, type InputRef, statement } from "../platform/pg-columns";
 
 /** One row of the attempt log, ready to insert. */
 export type AttemptRow = {
@@ -48,20 +49,68 @@ export type DeliveryUpdate = {
   delivered_at: string | null;
 };
 
+/** An attempt row's columns, as the recording's `x` reads them (their types say how each travels: pg-columns.ts). */
+export const ATTEMPT_COLUMNS = columns<AttemptRow>()({
+  workspace_id: ["uuid", (r) => r.workspace_id],
+  delivery_id: ["uuid", (r) => r.delivery_id],
+  destination_id: ["uuid", (r) => r.destination_id],
+  message_row_id: ["uuid", (r) => r.message_row_id],
+  message_id: ["text", (r) => r.message_id],
+  type: ["text", (r) => r.type],
+  user_id: ["text", (r) => r.user_id],
+  url: ["text", (r) => r.url],
+  attempt_number: ["int", (r) => r.attempt_number],
+  started_at: ["timestamptz", (r) => r.started_at],
+  duration_ms: ["int", (r) => r.duration_ms],
+  request_headers: ["json", (r, i) => headersText(r.request_headers, i)],
+  // a batch's body is the one its batch stores: only its length travels (request_bytes)
+  request_body: ["json", (r) => (r.batch_id ? null : r.request_body)],
+  response_status: ["int", (r) => r.response_status],
+  response_headers: ["json", (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers))],
+  response_body: ["text", (r) => r.response_body],
+  error_kind: ["text", (r) => r.error_kind],
+  error_text: ["text", (r) => r.error_text],
+  outcome: ["text", (r) => r.outcome],
+  next_retry_at: ["timestamptz", (r) => r.next_retry_at],
+  batch_id: ["uuid", (r) => r.batch_id ?? null],
+  sent_to: ["text", (r) => r.sent_to ?? null],
+  method: ["text", (r) => r.method ?? null],
+  request_bytes: ["int", (r) => (r.batch_id && r.request_body !== null ? Buffer.byteLength(r.request_body, "utf8") : null)],
+});
+
+/** A delivery update's columns, as the recording's `u` reads them. */
+export const UPDATE_COLUMNS = columns<DeliveryUpdate>()({
+  id: ["uuid", (r) => r.id],
+  state: ["text", (r) => r.state],
+  // each delivery's pending URLs as a text[] literal of their own, cast per row
+  pending_urls: ["text", (r) => (r.pending_urls.length === 0 ? "{}" : textArray(r.pending_urls))],
+  attempt_count: ["int", (r) => r.attempt_count],
+  first_attempt_at: ["timestamptz", (r) => r.first_attempt_at],
+  last_attempt_at: ["timestamptz", (r) => r.last_attempt_at],
+  next_attempt_at: ["timestamptz", (r) => r.next_attempt_at],
+  last_error: ["text", (r) => r.last_error],
+  last_status: ["int", (r) => r.last_status],
+  delivered_at: ["timestamptz", (r) => r.delivered_at],
+});
+
+/** A batch's other member: its id and the position (from 1) of its lead's update, whose state it takes. */
+export type MemberRow = { id: string; lead: number };
+const MEMBER_COLUMNS = columns<MemberRow>()({ id: ["uuid", (r) => r.id], lead: ["int", (r) => r.lead] });
+
 /**
- * Records a whole batch in ONE statement: every attempt row in one multi-row insert and every
- * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
- * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
- * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
- * travel joined by a separator (lib/platform/pg-arrays.ts jsonTexts); each row's headers become jsonb on their own.
- * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
- * Exported for its plan test (test/delivery-record.int.test.ts).
+ * The attempts of one request (its URLs in one round) share its headers object: stringified once,
+ * the previous row's text reused (rows are encoded in order; the first row starts afresh).
  */
-/** The deliveries' new states, one array parameter per column ($21–$30), and how a row takes one. */
-const UPDATES = `unnest($21::uuid[], $22::text[], $23::text[], $24::int[], $25::timestamptz[], $26::timestamptz[], $27::timestamptz[],
-            $28::text[], $29::int[], $30::timestamptz[])`;
-const UPDATE_COLUMNS =
-  "id, state, pending_urls, attempt_count, first_attempt_at, last_attempt_at, next_attempt_at, last_error, last_status, delivered_at";
+let lastHeaders: Record<string, string> | null = null;
+let lastHeadersText = "";
+function headersText(headers: Record<string, string>, i: number): string {
+  if (i === 0 || headers !== lastHeaders) {
+    lastHeaders = headers;
+    lastHeadersText = JSON.stringify(headers);
+  }
+  return lastHeadersText;
+}
+
 const SET_FROM_UPDATE = `state = u.state, pending_urls = u.pending_urls::text[], attempt_count = u.attempt_count,
   first_attempt_at = u.first_attempt_at, last_attempt_at = COALESCE(u.last_attempt_at, d.last_attempt_at),
   next_attempt_at = u.next_attempt_at, last_error = u.last_error, last_status = u.last_status,
@@ -69,8 +118,20 @@ const SET_FROM_UPDATE = `state = u.state, pending_urls = u.pending_urls::text[],
   -- a recorded round lets go of its claim; a contested delivery stays contested (lib/delivery/claims.ts)
   claimed_until = CASE WHEN d.claimed_until IS NULL THEN NULL ELSE '-infinity'::timestamptz END`;
 
-export const RECORD_SQL = `
-WITH logged AS (
+type RecordRefs = { attempts: InputRef<typeof ATTEMPT_COLUMNS>; updates: InputRef<typeof UPDATE_COLUMNS> };
+
+/**
+ * Records a whole batch in ONE statement: every attempt row in one multi-row insert and every
+ * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
+ * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
+ * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
+ * travel joined by a separator (lib/platform/pg-arrays.ts jsonTexts); each row's headers become jsonb on their own.
+ * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
+ * `members`: the CTE that updates a batch's other members, when the rounds sent batches.
+ */
+function recordText({ attempts, updates }: RecordRefs, members = ""): string {
+  return `
+WITH ${members}logged AS (
   INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
                         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
@@ -87,98 +148,45 @@ WITH logged AS (
          x.response_status, x.response_headers::jsonb,
          CASE WHEN m.payload IS NULL THEN NULL ELSE x.response_body END,
          x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
-  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
-              $10::timestamptz[], $11::int[], string_to_array(${hiddenText(12)}, E'\\x1e', ''), string_to_array(${hiddenText(13)}, E'\\x1e', ''), $14::int[],
-              string_to_array(${hiddenText(15)}, E'\\x1e', ''), $16::text[], $17::text[], $18::text[], $19::text[], $20::timestamptz[],
-              -- the attempt's batch, the rendered URL of a templated one, a method other than POST and a
-              -- batch attempt's body length: last, after the deliveries' columns
-              $31::uuid[], $32::text[], $33::text[], $34::int[])
-    AS x(workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
-         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
-         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method, request_bytes)
+  FROM ${attempts.unnest("x")}
   -- their messages and batches by primary key, the ids hidden as the deliveries' below
-  LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${hiddenIds(4)})
-  LEFT JOIN delivery_batches b ON b.id = x.batch_id AND b.id = ANY(${hiddenIds(31)})
+  LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${attempts.hiddenIds("message_row_id")})
+  LEFT JOIN delivery_batches b ON b.id = x.batch_id AND b.id = ANY(${attempts.hiddenIds("batch_id")})
   RETURNING 1
 )
 UPDATE deliveries d SET ${SET_FROM_UPDATE}
-FROM ${UPDATES}
-  AS u(${UPDATE_COLUMNS})
+FROM ${updates.unnest("u")}
 -- The ids again as an index condition: without it the planner may hash the batch's rows and
 -- seq-scan all of deliveries to join them, a cost that grows with the table
 -- (docs/decisions/0011-delivery-batch-statements.md); hidden from the planner (pg-arrays.ts
 -- hiddenIds), or a plan made with hundreds of them scans a table of up to ~100,000 rows anyway.
-WHERE d.id = u.id AND d.id = ANY(${hiddenIds(21)})`;
+WHERE d.id = u.id AND d.id = ANY(${updates.hiddenIds("id")})`;
+}
+
+/** Exported for its plan tests (test/delivery-record.int.test.ts, test/batch-statements.int.test.ts). */
+export const RECORD = statement({ attempts: ATTEMPT_COLUMNS, updates: UPDATE_COLUMNS }, (refs) => recordText(refs));
 
 /**
- * RECORD_SQL for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each
- * batch's other members take their lead's update, which the statement already carries ($21–$30);
- * each member travels as its id and the position of its lead's update ($35, $36), not as a copy of
- * the update. The members never include a delivery the main update sets (a member is not its
- * batch's lead, and only leads and lone deliveries have rounds).
+ * RECORD for rounds that sent batches (lib/delivery/batches.ts): in the same statement, each batch's
+ * other members take their lead's update, which the statement already carries; each member travels
+ * as its id and the position of its lead's update, not as a copy of the update. The members never
+ * include a delivery the main update sets (a member is not its batch's lead, and only leads and lone
+ * deliveries have rounds).
  */
-export const RECORD_WITH_MEMBERS_SQL = RECORD_SQL.replace(
-  "WITH logged AS (",
-  `WITH members AS (
+export const RECORD_WITH_MEMBERS = statement(
+  { attempts: ATTEMPT_COLUMNS, updates: UPDATE_COLUMNS, members: MEMBER_COLUMNS },
+  ({ attempts, updates, members }) =>
+    recordText(
+      { attempts, updates },
+      `members AS (
   UPDATE deliveries d SET ${SET_FROM_UPDATE}
-  FROM unnest($35::uuid[], $36::int[]) AS m(id, lead)
-  JOIN ${UPDATES} WITH ORDINALITY
-    AS u(${UPDATE_COLUMNS}, n)
-    ON u.n = m.lead
-  WHERE d.id = m.id AND d.id = ANY(${hiddenIds(35)})
+  FROM ${members.unnest("m")}
+  JOIN ${updates.unnest("u", { ordinality: "n" })} ON u.n = m.lead
+  WHERE d.id = m.id AND d.id = ANY(${members.hiddenIds("id")})
   RETURNING 1
-), logged AS (`,
+), `,
+    ),
 );
-
-/** The statement's parameters: one array per column (lib/platform/pg-arrays.ts). */
-export function recordParams(attempts: readonly AttemptRow[], updates: readonly DeliveryUpdate[]): string[] {
-  const a = attempts;
-  const u = updates;
-  // The attempts of one request (its URLs in one round) share its headers object: stringified once.
-  const requestHeaders: string[] = [];
-  for (let i = 0; i < a.length; i++)
-    requestHeaders.push(
-      i > 0 && a[i].request_headers === a[i - 1].request_headers ? requestHeaders[i - 1] : JSON.stringify(a[i].request_headers),
-    );
-  return [
-    column(a, (r) => r.workspace_id, "bare"),
-    column(a, (r) => r.delivery_id, "bare"),
-    column(a, (r) => r.destination_id, "bare"),
-    column(a, (r) => r.message_row_id, "bare"),
-    column(a, (r) => r.message_id, "text"),
-    column(a, (r) => r.type, "text"),
-    column(a, (r) => r.user_id, "text"),
-    column(a, (r) => r.url, "text"),
-    column(a, (r) => r.attempt_number, "bare"),
-    column(a, (r) => r.started_at, "bare"),
-    column(a, (r) => r.duration_ms, "bare"),
-    column(requestHeaders, (h) => h, "json"),
-    // a batch's body is the one its batch stores: only its length travels ($34)
-    column(a, (r) => (r.batch_id ? null : r.request_body), "json"),
-    column(a, (r) => r.response_status, "bare"),
-    column(a, (r) => (r.response_headers === null ? null : JSON.stringify(r.response_headers)), "json"),
-    column(a, (r) => r.response_body, "text"),
-    column(a, (r) => r.error_kind, "text"),
-    column(a, (r) => r.error_text, "text"),
-    column(a, (r) => r.outcome, "text"),
-    column(a, (r) => r.next_retry_at, "bare"),
-    column(u, (r) => r.id, "bare"),
-    column(u, (r) => r.state, "text"),
-    // each delivery's pending URLs as a text[] literal of their own, cast per row
-    column(u, (r) => (r.pending_urls.length === 0 ? "{}" : textArray(r.pending_urls)), "text"),
-    column(u, (r) => r.attempt_count, "bare"),
-    column(u, (r) => r.first_attempt_at, "bare"),
-    column(u, (r) => r.last_attempt_at, "bare"),
-    column(u, (r) => r.next_attempt_at, "bare"),
-    column(u, (r) => r.last_error, "text"),
-    column(u, (r) => r.last_status, "bare"),
-    column(u, (r) => r.delivered_at, "bare"),
-    column(a, (r) => r.batch_id ?? null, "bare"),
-    column(a, (r) => r.sent_to ?? null, "text"),
-    column(a, (r) => r.method ?? null, "text"),
-    column(a, (r) => (r.batch_id && r.request_body !== null ? Buffer.byteLength(r.request_body, "utf8") : null), "bare"),
-  ];
-}
 
 /**
  * Records rounds; `members`, by lead id, the other members of the batches some of them sent, which
@@ -191,23 +199,16 @@ export async function recordRound(
   members: ReadonlyMap<string, readonly string[]> | null = null,
 ): Promise<void> {
   if (attempts.length === 0 && updates.length === 0) return;
-  const values = recordParams(attempts, updates);
   if (!members || members.size === 0) {
-    await db.query({ name: "delivery-record", text: RECORD_SQL, values });
+    await db.query({ name: "delivery-record", text: RECORD.text, values: RECORD.values({ attempts, updates }) });
     return;
   }
-  const ids: string[] = [];
-  const leads: number[] = [];
+  const rows: MemberRow[] = [];
   for (let i = 0; i < updates.length; i++) {
     const of = members.get(updates[i].id);
-    if (!of) continue;
-    for (const id of of) {
-      ids.push(id);
-      leads.push(i + 1);
-    }
+    if (of) for (const id of of) rows.push({ id, lead: i + 1 });
   }
-  values.push(bareArray(ids), bareArray(leads));
-  await db.query({ text: RECORD_WITH_MEMBERS_SQL, values });
+  await db.query({ text: RECORD_WITH_MEMBERS.text, values: RECORD_WITH_MEMBERS.values({ attempts, updates, members: rows }) });
 }
 
 /** Postgres text and jsonb cannot hold NUL; receivers can send anything. */

@@ -11,7 +11,7 @@ import { toAttemptRow } from "./attempt-row";
 import { batchWebhookId, withMembers } from "./batches";
 import type { LoadedDelivery } from "./load";
 import { acquireSlot, deferTurnMs, retryTurnMs } from "./policy";
-import { endsUnsent } from "./fate";
+import { endOf } from "./fate";
 import { decideRound, type UrlResult } from "./plan";
 import type { AttemptRow, DeliveryUpdate } from "./record";
 
@@ -58,7 +58,7 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
   const startedAt = new Date();
   // A URL the endpoint alerts disabled gets nothing (docs/alerts.md#disabling): a delivery that waits
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
-  const why = endsUnsent(d);
+  const why = endOf(d.plan);
   if (why !== null) return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
   // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template;
   // a batch's stored body as built, signed now (docs/request-shape.md#batch-signatures).

@@ -37,7 +37,7 @@ export type ColumnKind = "bare" | "text" | "json";
 const reused: (string | number | null)[] = [];
 let inUse = false;
 
-export function column<R>(rows: readonly R[], get: (row: R) => string | number | null, kind: ColumnKind): string {
+export function column<R>(rows: readonly R[], get: (row: R, i: number) => string | number | null, kind: ColumnKind): string {
   // A getter may encode a literal of its own (a delivery's pending URLs): that one gets a fresh array.
   if (inUse) return encode(rows, get, kind, []);
   inUse = true;
@@ -48,16 +48,21 @@ export function column<R>(rows: readonly R[], get: (row: R) => string | number |
   }
 }
 
-function encode<R>(rows: readonly R[], get: (row: R) => string | number | null, kind: ColumnKind, scratch: (string | number | null)[]) {
+function encode<R>(
+  rows: readonly R[],
+  get: (row: R, i: number) => string | number | null,
+  kind: ColumnKind,
+  scratch: (string | number | null)[],
+) {
   const n = rows.length;
   scratch.length = n;
   if (kind === "bare") {
-    for (let i = 0; i < n; i++) scratch[i] = get(rows[i]) ?? "NULL";
+    for (let i = 0; i < n; i++) scratch[i] = get(rows[i], i) ?? "NULL";
     return `{${scratch.join(",")}}`;
   }
   if (kind === "json") {
     for (let i = 0; i < n; i++) {
-      const v = get(rows[i]) as string | null;
+      const v = get(rows[i], i) as string | null;
       if (v !== null && (v.length === 0 || v.includes(JSON_SEPARATOR))) throw new Error("column: not a JSON text");
       scratch[i] = v;
     }
@@ -65,7 +70,7 @@ function encode<R>(rows: readonly R[], get: (row: R) => string | number | null, 
   }
   let plain = true;
   for (let i = 0; i < n; i++) {
-    const v = get(rows[i]) as string | null;
+    const v = get(rows[i], i) as string | null;
     if (v === null || NEEDS_QUOTE_ESCAPE.test(v)) plain = false;
     scratch[i] = v;
   }
