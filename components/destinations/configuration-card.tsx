@@ -4,7 +4,7 @@ import Link from "next/link";
 import { Badge, Card } from "@/components/ui/card";
 import { ShortValue } from "@/components/ui/short-url";
 import type { DestinationDto } from "@/lib/destinations/contract";
-import { describeAuth, METHOD_LABELS } from "./auth-section";
+import { METHOD_LABELS } from "./auth-section";
 import { describeShape } from "./describe-shape";
 import { describeFilter, describeMinutes } from "./form-state";
 import { revealDestinationValue } from "./hooks";
@@ -25,6 +25,14 @@ export type FormSection =
   | "filter";
 
 const DAY_MS = 86_400_000;
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
 
 /** "2027-01-31 (in 56 days)": a certificate's end, and how near it is. */
 export function describeExpiry(expiresAt: string, now = Date.now()): string {
@@ -54,7 +62,7 @@ export function ConfigurationCard({
   return (
     <Card className="h-fit p-5">
       <h2 className="text-sm font-semibold text-slate-900">Configuration</h2>
-      <dl className="mt-2 divide-y divide-slate-100">
+      <dl data-testid="configuration" className="mt-2 divide-y divide-slate-100">
         <Row label="URLs" edit={edit("endpoints")}>
           {d.urls.map((u) => (
             <div key={u} className="font-mono text-xs">
@@ -116,7 +124,7 @@ export function ConfigurationCard({
         <Row label="OAuth2" edit={edit("authentication")}>
           {d.auth ? (
             <div className="space-y-0.5">
-              <span className="block [overflow-wrap:anywhere]">{describeAuth({ ...d.auth, scope: null, audience: null })}</span>
+              <span className="block [overflow-wrap:anywhere]">OAuth 2.0 client credentials from {hostOf(d.auth.tokenUrl)}</span>
               <dl className="text-xs text-slate-600">
                 <Detail label="Token URL">
                   <ShortValue value={d.auth.tokenUrl} max={48} className="font-mono" />

@@ -106,7 +106,7 @@ export function DestinationDetail({ id }: { id: string }) {
           : "Pausing holds new deliveries until it is resumed; nothing is dropped."}
       </p>
 
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
         <div className="min-w-0 space-y-6">
           {canEdit ? <TestSendPanel destinationId={d.id} /> : null}
           <SecretsCard destination={d} canEdit={canEdit} />

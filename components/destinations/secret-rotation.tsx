@@ -19,12 +19,24 @@ export const SECRET_NAMES: Record<RotatableSecret, { title: string; inText: stri
   authClientSecret: { title: "OAuth2 client secret", inText: "client secret" },
 };
 
-/** Where each secret is used while an old one lasts beside it (docs/signing.md#what-the-receiver-sees, docs/endpoint-auth.md#rotation). */
-const DURING: Record<RotatableSecret, { current: string; old: string }> = {
-  sharedSecret: { current: "signs X-Signature-Next, then X-Signature when the grace period ends", old: "still signs X-Signature" },
-  standardSecret: { current: "signs first in webhook-signature", old: "still signs second in webhook-signature" },
+/**
+ * Where each secret is used after a rotation (docs/signing.md#what-the-receiver-sees,
+ * docs/endpoint-auth.md#rotation): the new one, with an old one beside it or alone, and the old one.
+ */
+const USE: Record<RotatableSecret, { withOld: string; alone: string; old: string }> = {
+  sharedSecret: {
+    withOld: "it signs X-Signature-Next from the next request, and X-Signature once the old one ends",
+    alone: "it signs X-Signature from the next request",
+    old: "still signs X-Signature",
+  },
+  standardSecret: {
+    withOld: "it signs first in webhook-signature from the next request",
+    alone: "it signs webhook-signature from the next request",
+    old: "still signs second in webhook-signature",
+  },
   authClientSecret: {
-    current: "is sent to the token endpoint",
+    withOld: "it is sent to the token endpoint from the next token request",
+    alone: "it is sent to the token endpoint from the next token request",
     old: "is tried only when the token endpoint refuses the new one",
   },
 };
@@ -107,7 +119,13 @@ function RotationSteps({ destination, initial, onClose }: { destination: Destina
         const input: RotateSecretInput = typed ? { secret: which, graceMinutes: minutes, value } : { secret: which, graceMinutes: minutes };
         rotate.mutate(
           { id: destination.id, input },
-          { onSuccess: (r) => setDone({ which, value: r.value, minutes, after: r.destination }) },
+          {
+            onSuccess: (r) => setDone({ which, value: r.value, minutes, after: r.destination }),
+            // A refused value is said at its field, which takes focus (docs/dashboard.md#any-screen-any-input).
+            onError: (e) => {
+              if (e instanceof ApiError && e.fields?.value) document.getElementById("rotate-client-secret")?.focus();
+            },
+          },
         );
       }}
     >
@@ -203,8 +221,8 @@ function RotationResult({ done, onClose }: { done: Done; onClose: () => void }) 
         ) : null}
         <ul aria-label="Valid secrets" className="space-y-1">
           <li className="rounded-md bg-slate-50 px-3 py-2 ring-1 ring-inset ring-slate-200">
-            New <code className="font-mono">{hint(currentLast4(after, which))}</code>: {DURING[which].current}, from the next{" "}
-            {generated ? "request" : "token request"}.
+            New <code className="font-mono">{hint(currentLast4(after, which))}</code>: valid now;{" "}
+            {previous ? USE[which].withOld : USE[which].alone}.
           </li>
           <li
             data-testid="old-secret-until"
@@ -212,12 +230,12 @@ function RotationResult({ done, onClose }: { done: Done; onClose: () => void }) 
           >
             {previous ? (
               <>
-                Old <code className="font-mono">{hint(previous.last4)}</code>: {DURING[which].old} until{" "}
+                Old <code className="font-mono">{hint(previous.last4)}</code>: valid until{" "}
                 <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time> (
-                {GRACE_LABELS[done.minutes as keyof typeof GRACE_LABELS]}).
+                {GRACE_LABELS[done.minutes as keyof typeof GRACE_LABELS]}); it {USE[which].old} meanwhile.
               </>
             ) : (
-              <>Old {name}: no longer used (no grace period).</>
+              <>Old {name}: no longer valid (no grace period).</>
             )}
           </li>
         </ul>
@@ -249,7 +267,7 @@ export function PreviousNotice({ which, previous }: { which: RotatableSecret; pr
     <span className="mt-1 block rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 ring-1 ring-amber-200" data-testid={`${which}-grace`}>
       {left > 0 ? (
         <>
-          Rotating: the old {SECRET_NAMES[which].inText} {old} {DURING[which].old} for{" "}
+          Rotating: the old {SECRET_NAMES[which].inText} {old} {USE[which].old} for{" "}
           <strong suppressHydrationWarning>{timeLeft(left)}</strong> (until{" "}
           <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>).
         </>

@@ -30,7 +30,7 @@ export function SecretsCard({ destination: d, canEdit }: { destination: Destinat
     canEdit ? () => revealDestinationValue(d.id, { secret: which }) : undefined;
   const any = d.sharedSecret.set || d.standardSecret.set || d.auth || d.tls;
   return (
-    <Card className="p-5">
+    <Card className="p-5" testId="secrets-card">
       <div className="flex flex-wrap items-start justify-between gap-2">
         <div className="min-w-0">
           <h2 className="text-sm font-semibold text-slate-900">Secrets</h2>
