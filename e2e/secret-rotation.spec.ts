@@ -110,7 +110,6 @@ test.describe("at 390 px, by keyboard", () => {
     await expectNoHorizontalOverflow(page);
     await expectAccessible(page, "destination page with its secrets at 390 px");
     await shot(page, "destination-secrets");
-    await page.getByTestId("secrets-card").screenshot({ path: `${ARTIFACTS}/destination-secrets-card-phone.png` });
 
     // Never again: not after a reload, not in the API; the form keeps no rotation of its own.
     await page.reload();

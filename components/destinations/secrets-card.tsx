@@ -30,9 +30,9 @@ export function SecretsCard({ destination: d, canEdit }: { destination: Destinat
     canEdit ? () => revealDestinationValue(d.id, { secret: which }) : undefined;
   const any = d.sharedSecret.set || d.standardSecret.set || d.auth || d.tls;
   return (
-    <Card className="p-5" testId="secrets-card">
-      <div className="flex flex-wrap items-start justify-between gap-2">
-        <div className="min-w-0">
+    <Card className="p-5">
+      <div className="flex items-start justify-between gap-3">
+        <div className="min-w-0 flex-1">
           <h2 className="text-sm font-semibold text-slate-900">Secrets</h2>
           <p className="mt-1 text-xs text-slate-500">
             Write-only: shown as their last 4 characters. Rotating keeps the current secret working beside the new one for a while.

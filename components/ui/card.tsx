@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
 
-export function Card({ children, className = "", id, testId }: { children: ReactNode; className?: string; id?: string; testId?: string }) {
+export function Card({ children, className = "", id }: { children: ReactNode; className?: string; id?: string }) {
   return (
-    <div id={id} data-testid={testId} className={`rounded-lg bg-white shadow-sm ring-1 ring-slate-200 ${className}`}>
+    <div id={id} className={`rounded-lg bg-white shadow-sm ring-1 ring-slate-200 ${className}`}>
       {children}
     </div>
   );
