@@ -178,6 +178,7 @@ test.describe("at 1440 px", () => {
     await page.getByRole("link", { name: "Change batching" }).click();
     await expect(page).toHaveURL(new RegExp(`/destinations/${dest.id}/edit#batching$`));
     await expect(page.getByRole("heading", { name: "Batching", exact: true })).toBeFocused();
+    await shot(page, "destination-edit-at-batching");
     await page.goBack();
     await expect(page.getByRole("heading", { name: "Shaped hooks", exact: true })).toBeVisible();
     await tabTo(page, page.getByRole("link", { name: "Change rate limit" }), { max: 200 });

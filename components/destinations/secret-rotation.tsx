@@ -68,27 +68,17 @@ const hint = (last4: string | null) => (last4 ? `••••${last4}` : "set");
  * (signing secrets are generated; an OAuth2 client secret is typed in, as the authorization server
  * issues it) and which secrets are valid until when. Closing it forgets the new secret.
  */
-export function RotateSecretButton({
-  destination,
-  initial,
-  label = "Rotate secret",
-  ariaLabel,
-}: {
-  destination: DestinationDto;
-  initial?: RotatableSecret;
-  label?: string;
-  ariaLabel?: string;
-}) {
+export function RotateSecretButton({ destination }: { destination: DestinationDto }) {
   const [open, setOpen] = useState(false);
   const rotatable = rotatableSecrets(destination);
   if (rotatable.length === 0) return null;
   return (
     <>
-      <Button variant="secondary" aria-label={ariaLabel} aria-haspopup="dialog" onClick={() => setOpen(true)}>
-        {label}
+      <Button variant="secondary" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        Rotate secret
       </Button>
       <ModalDialog open={open} title="Rotate a secret" onCancel={() => setOpen(false)} wide>
-        {open ? <RotationSteps destination={destination} initial={initial ?? rotatable[0]} onClose={() => setOpen(false)} /> : null}
+        {open ? <RotationSteps destination={destination} initial={rotatable[0]} onClose={() => setOpen(false)} /> : null}
       </ModalDialog>
     </>
   );
