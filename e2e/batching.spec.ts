@@ -40,7 +40,7 @@ test("turn batching on for a destination, with its errors at the field, at 390 p
   expect(await api(page, "GET", `/api/destinations/${id}`)).toMatchObject({ batch: { size: 50, maxWaitMs: 1500 }, numbers: "canonical" });
   // The destination page shows what it sends without opening the form (issue 52).
   await expect(page.getByText("Up to 50 events per request, sent within 1500 ms")).toBeVisible();
-  await expect(page.getByText("POST with the default body")).toBeVisible();
+  await expect(page.getByText("Default body (the call as received)")).toBeVisible();
   await expect(page.getByText("As JavaScript writes them (default)")).toBeVisible();
   await expectNoHorizontalOverflow(page);
 });

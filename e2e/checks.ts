@@ -1,5 +1,5 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 /** The phone viewport of the issue's proof: 390×844 (an iPhone 12–15 in CSS pixels). */
 export const PHONE = { width: 390, height: 844 } as const;
@@ -70,4 +70,17 @@ export async function expectAccessible(page: Page, where: string) {
   );
   // Soft: every page's violations are reported in one run, then the test fails.
   expect.soft(report, `axe on ${where}`).toEqual([]);
+}
+
+/**
+ * Moves focus with Tab (or Shift+Tab) until `target` has it, as a keyboard user does; fails when it
+ * is not reached within `max` presses (an element the keyboard cannot reach is a bug).
+ */
+export async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}) {
+  await expect(target).toBeVisible();
+  for (let i = 0; i < max; i++) {
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+  }
+  await expect(target, `reached with ${max} × ${back ? "Shift+Tab" : "Tab"}`).toBeFocused({ timeout: 1 });
 }

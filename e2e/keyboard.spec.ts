@@ -1,21 +1,9 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { api } from "./api";
+import { tabTo } from "./checks";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
-
-/**
- * Moves focus with Tab (or Shift+Tab) until `target` has it, as a keyboard user does; fails when it
- * is not reached within `max` presses (an element the keyboard cannot reach is a bug).
- */
-async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}) {
-  await expect(target).toBeVisible();
-  for (let i = 0; i < max; i++) {
-    if (await target.evaluate((el) => el === document.activeElement)) return;
-    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
-  }
-  await expect(target, `reached with ${max} × ${back ? "Shift+Tab" : "Tab"}`).toBeFocused({ timeout: 1 });
-}
 
 const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
 

@@ -62,7 +62,7 @@ export function authToInput(s: AuthState) {
 /** The one rule the shared schema cannot see: a new setting needs its client secret. */
 export const authSecretMissing = (s: AuthState) => s.on && s.clientSecret.action !== "keep" && s.clientSecret.value === "";
 
-const METHOD_LABELS: Record<TokenAuthMethod, string> = {
+export const METHOD_LABELS: Record<TokenAuthMethod, string> = {
   client_secret_basic: "HTTP Basic (client_secret_basic)",
   client_secret_post: "In the form body (client_secret_post)",
 };

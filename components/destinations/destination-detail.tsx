@@ -1,6 +1,5 @@
 "use client";
 
-import { ShortValue } from "@/components/ui/short-url";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { Button } from "@/components/ui/button";
@@ -13,30 +12,11 @@ import { useSources } from "@/components/sources/hooks";
 import { BackfillPanel } from "@/components/backfills/backfill-panel";
 import { EndpointHealth } from "./endpoint-health";
 import { Backlog } from "./backlog";
-import { describeFilter, describeMinutes } from "./form-state";
-import {
-  revealDestinationValue,
-  useDeleteDestinationMutation,
-  useDestination,
-  usePauseDestinationMutation,
-  useUpdateDestinationMutation,
-} from "./hooks";
+import { useDeleteDestinationMutation, useDestination, usePauseDestinationMutation, useUpdateDestinationMutation } from "./hooks";
 import { RecentAttempts } from "./recent-attempts";
 import { TestSendPanel } from "./test-send";
-import { RotationNotice } from "./secret-rotation";
-import { StoredValue } from "./write-only-field";
-import { describeShape } from "./describe-shape";
-import { describeAuth } from "./auth-section";
-import { describeTls } from "./tls-section";
-
-function Row({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div className="grid grid-cols-[8rem_minmax(0,1fr)] gap-2 py-2 text-sm">
-      <dt className="text-slate-500">{label}</dt>
-      <dd className="min-w-0 text-slate-900">{children}</dd>
-    </div>
-  );
-}
+import { ConfigurationCard } from "./configuration-card";
+import { SecretsCard } from "./secrets-card";
 
 export function DestinationDetail({ id }: { id: string }) {
   const router = useRouter();
@@ -54,7 +34,6 @@ export function DestinationDetail({ id }: { id: string }) {
   const d = destination.data;
   const s = stats.data?.[d.id];
   const sourceName = new Map(sources.data?.map((x) => [x.id, x.name]));
-  const shape = describeShape(d);
 
   return (
     <>
@@ -127,9 +106,10 @@ export function DestinationDetail({ id }: { id: string }) {
           : "Pausing holds new deliveries until it is resumed; nothing is dropped."}
       </p>
 
-      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
         <div className="min-w-0 space-y-6">
           {canEdit ? <TestSendPanel destinationId={d.id} /> : null}
+          <SecretsCard destination={d} canEdit={canEdit} />
           <BackfillPanel
             destinationId={d.id}
             sources={d.sourceIds.map((sid) => ({ id: sid, name: sourceName.get(sid) ?? sid }))}
@@ -147,137 +127,7 @@ export function DestinationDetail({ id }: { id: string }) {
             <h2 className="text-sm font-semibold text-slate-900">Backlog</h2>
             <Backlog destination={d} />
           </Card>
-          <Card className="h-fit p-5">
-            <h2 className="text-sm font-semibold text-slate-900">Configuration</h2>
-            <dl className="mt-2 divide-y divide-slate-100">
-              <Row label="URLs">
-                {d.urls.map((u) => (
-                  <div key={u} className="font-mono text-xs">
-                    <ShortValue value={u} max={60} />
-                  </div>
-                ))}
-              </Row>
-              <Row label="Mode">{d.mode === "any" ? "Any URL (first 2xx wins)" : "Every URL"}</Row>
-              <Row label="Headers">
-                {d.headers.length ? (
-                  <div className="space-y-1">
-                    {d.headers.map((h) => (
-                      <div key={h.name} className="flex flex-wrap items-center gap-1 font-mono text-xs">
-                        <span>{h.name}:</span>
-                        <StoredValue
-                          id={`detail-header-${h.name}`}
-                          label={`${h.name} value`}
-                          state={{ stored: h.value }}
-                          reveal={canEdit ? () => revealDestinationValue(d.id, { header: h.name }) : undefined}
-                        />
-                      </div>
-                    ))}
-                  </div>
-                ) : (
-                  <span className="text-slate-500">none</span>
-                )}
-              </Row>
-              <Row label="Signing">
-                <div className="space-y-2">
-                  {d.sharedSecret.set ? (
-                    <div>
-                      <Badge tone="indigo">X-Signature</Badge>
-                      <StoredValue
-                        id="detail-shared-secret"
-                        label="Shared secret"
-                        state={{ stored: d.sharedSecret }}
-                        reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "sharedSecret" }) : undefined}
-                      />
-                    </div>
-                  ) : null}
-                  {d.standardWebhooks ? (
-                    <div>
-                      <Badge tone="indigo">Standard Webhooks</Badge>
-                      {d.standardSecret.set ? (
-                        <StoredValue
-                          id="detail-standard-secret"
-                          label="Signing secret"
-                          state={{ stored: d.standardSecret }}
-                          reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "standardSecret" }) : undefined}
-                        />
-                      ) : null}
-                    </div>
-                  ) : null}
-                  {!d.sharedSecret.set && !d.standardWebhooks ? <span className="text-slate-500">unsigned</span> : null}
-                  <RotationNotice destination={d} />
-                  <p className={canEdit ? "text-xs text-slate-500" : "hidden"}>
-                    Secrets and header values are write-only: replace, rotate or remove them by{" "}
-                    <Link href={`/destinations/${d.id}/edit`} className="underline">
-                      editing the destination
-                    </Link>
-                    .
-                  </p>
-                </div>
-              </Row>
-              <Row label="Authentication">
-                {d.auth ? (
-                  <div className="space-y-1">
-                    <span className="[overflow-wrap:anywhere]">{describeAuth(d.auth)}</span>
-                    <StoredValue
-                      id="detail-auth-client-secret"
-                      label="Client secret"
-                      state={{ stored: d.auth.clientSecret }}
-                      reveal={canEdit ? () => revealDestinationValue(d.id, { secret: "authClientSecret" }) : undefined}
-                    />
-                  </div>
-                ) : (
-                  <span className="text-slate-500">none</span>
-                )}
-              </Row>
-              <Row label="Client certificate">
-                {d.tls ? (
-                  <span className="[overflow-wrap:anywhere]">{describeTls(d.tls)}</span>
-                ) : (
-                  <span className="text-slate-500">none</span>
-                )}
-              </Row>
-              <Row label="Retries">for {describeMinutes(String(d.retryWindowMinutes))}</Row>
-              <Row label="Sources">
-                {d.sourceIds.length ? (
-                  <div className="flex flex-wrap gap-1">
-                    {d.sourceIds.map((sid) => (
-                      <Link key={sid} href={`/sources/${sid}`}>
-                        <Badge>
-                          <bdi>{sourceName.get(sid) ?? "…"}</bdi>
-                        </Badge>
-                      </Link>
-                    ))}
-                  </div>
-                ) : (
-                  <span className="text-amber-700">
-                    none —{" "}
-                    <Link href={`/destinations/${d.id}/edit`} className="underline">
-                      connect a source
-                    </Link>
-                  </span>
-                )}
-              </Row>
-              <Row label="Receives">
-                <span className="[overflow-wrap:anywhere]">{describeFilter(d.filter)}</span>
-              </Row>
-              <Row label="Request">{shape.request}</Row>
-              <Row label="Numbers">{shape.numbers}</Row>
-              <Row label="Batching">{shape.batching}</Row>
-              <Row label="Rate limit">{shape.rateLimit}</Row>
-              <Row label="Ordering">
-                {d.ordering === "perUser"
-                  ? `Per user: a user's message waits for their earlier ones (at most ${plural(d.maxHoldMinutes, "minute")})`
-                  : "Off: each message goes as soon as it can"}
-              </Row>
-            </dl>
-            {canEdit ? (
-              <p className="pt-2 text-xs">
-                <Link href={`/destinations/${d.id}/edit`} className="underline">
-                  Change what it sends
-                </Link>
-              </p>
-            ) : null}
-          </Card>
+          <ConfigurationCard destination={d} sourceName={sourceName} canEdit={canEdit} />
         </div>
       </div>
     </>

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import {
   DESTINATION_LIMITS,
   destinationInputSchema,
@@ -24,8 +24,8 @@ import { AuthFields } from "./auth-section";
 import { TlsFields } from "./tls-section";
 import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
-import { SecretRotation } from "./secret-rotation";
 import { SourcePicker } from "./source-picker";
+import type { FormSection } from "./configuration-card";
 import {
   describeMinutes,
   emptyForm,
@@ -40,11 +40,34 @@ import {
 import { revealDestinationValue, useCreateDestinationMutation, useUpdateDestinationMutation } from "./hooks";
 import { WriteOnlyField } from "./write-only-field";
 
-function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
+/**
+ * One part of the form, its card's `id` the anchor the destination page's "Change" links open
+ * (configuration-card.tsx's FormSection): /destinations/:id/edit#batching lands on Batching, focused.
+ */
+function Section({
+  id,
+  title,
+  description,
+  children,
+}: {
+  id: FormSection | "general";
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+}) {
   return (
-    <Card className="grid gap-4 p-5 md:grid-cols-[14rem_minmax(0,1fr)]">
+    <Card
+      id={id}
+      className="grid scroll-mt-4 gap-4 p-5 md:grid-cols-[14rem_minmax(0,1fr)] data-arrived:ring-2 data-arrived:ring-indigo-400"
+    >
       <div>
-        <h2 className="text-sm font-semibold text-slate-900">{title}</h2>
+        <h2
+          id={`${id}-heading`}
+          tabIndex={-1}
+          className="text-sm font-semibold text-slate-900 focus:outline-none focus-visible:outline-2 focus-visible:outline-indigo-500"
+        >
+          {title}
+        </h2>
         {description ? <p className="mt-1 text-xs text-slate-500">{description}</p> : null}
       </div>
       <div className="min-w-0 space-y-4">{children}</div>
@@ -65,6 +88,17 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
   const [confirmNoSource, setConfirmNoSource] = useState(false);
 
   const [formRef, focusFirstInvalid] = useFocusFirstInvalid();
+  // Opened from a "Change" link on the destination page (/edit#batching): that section, scrolled to
+  // and its heading focused, so keyboard and screen-reader users start where they meant to.
+  useEffect(() => {
+    const section = window.location.hash.slice(1);
+    const heading = section ? document.getElementById(`${section}-heading`) : null;
+    if (!heading) return;
+    // Outlined so the eye finds it too: a mark React leaves alone, as the form never re-renders it away.
+    document.getElementById(section)?.setAttribute("data-arrived", "");
+    heading.scrollIntoView({ block: "start" });
+    heading.focus({ preventScroll: true });
+  }, []);
   // After a save with warnings, focus lands on the first URL warned about, which names its warning.
   const [warnedRef, focusWarned] = useFocusFirstInvalid<HTMLDivElement>('[data-warned="true"]');
   const reveal = destination
@@ -133,7 +167,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         </div>
       ) : null}
 
-      <Section title="General" description="A name you will recognise in the request log and the overview.">
+      <Section id="general" title="General" description="A name you will recognise in the request log and the overview.">
         <Field label="Name" htmlFor="dest-name" error={fieldError("name")}>
           <Input id="dest-name" value={form.name} placeholder="e.g. Orders service" onChange={(e) => update({ name: e.target.value })} />
         </Field>
@@ -160,6 +194,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="endpoints"
         title="Endpoints"
         description="Each event is POSTed as JSON to these URLs. With several URLs, choose whether one success is enough or every URL must succeed."
       >
@@ -205,6 +240,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="request-shape"
         title="Request shape"
         description="Optional: the HTTP method, and a body mapping in Segment's mapping language. Left as they are, each call is POSTed with the default body."
       >
@@ -212,13 +248,14 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="batching"
         title="Batching"
         description="Optional: many events per request, for endpoints that take arrays. Off, each event is POSTed on its own."
       >
         <BatchFields form={form} errors={errors} onChange={update} />
       </Section>
 
-      <Section title="Headers" description="Static headers added to every request.">
+      <Section id="headers" title="Headers" description="Static headers added to every request.">
         <HeaderRows
           headers={form.headers}
           errors={errors}
@@ -227,7 +264,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
         />
       </Section>
 
-      <Section title="Signing" description="Let your endpoint check that a request really comes from Eventrail.">
+      <Section id="signing" title="Signing" description="Let your endpoint check that a request really comes from Eventrail.">
         <WriteOnlyField
           id="dest-secret"
           label="Shared secret"
@@ -277,10 +314,19 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             </div>
           ) : null}
         </div>
-        {destination ? <SecretRotation destination={destination} /> : null}
+        {destination ? (
+          <p className="text-xs text-slate-500">
+            To change a secret with time for your receiver to switch, use <strong>Rotate secret</strong> on the{" "}
+            <Link href={`/destinations/${destination.id}`} className="underline">
+              destination's page
+            </Link>
+            : it acts at once, not on Save.
+          </p>
+        ) : null}
       </Section>
 
       <Section
+        id="retries"
         title="Retries"
         description="Failed attempts (timeouts, 5xx, 408, 429, connection errors) are retried with exponential backoff until this window ends."
       >
@@ -305,6 +351,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="authentication"
         title="Authentication"
         description="For an endpoint behind an API gateway that wants a bearer token from its own authorization server, or a client certificate."
       >
@@ -318,6 +365,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="rate-limit"
         title="Rate limit"
         description="The most this endpoint is sent, across all workers. Deliveries over the limit wait their turn: never dropped, not counted as attempts, and their retry window starts at their first attempt."
       >
@@ -325,6 +373,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="ordering"
         title="Ordering"
         description="Whether a user's later messages wait for their earlier ones. Off, each message goes as soon as it can, so a retry can arrive after a later message."
       >
@@ -332,6 +381,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="sources"
         title="Sources"
         description={`Calls from the checked sources are sent here. A source sends to at most ${DESTINATION_LIMITS.perSource} destinations; a workspace has at most ${DESTINATION_LIMITS.perWorkspace}.`}
       >
@@ -344,6 +394,7 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
       </Section>
 
       <Section
+        id="filter"
         title="Filter"
         description="Which calls this destination receives. Applied when a call arrives: a call the filter leaves out is never sent here."
       >

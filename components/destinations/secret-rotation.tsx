@@ -1,136 +1,249 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { ApiError } from "@/components/data/api-client";
 import { Button } from "@/components/ui/button";
-import { ConfirmButton } from "@/components/ui/confirm-button";
+import { ErrorNote } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ModalDialog } from "@/components/ui/dialog";
 import { GRACE_LABELS, GraceChoice, timeLeft, type Grace } from "@/components/sources/key-rotation";
-import type { DestinationDto, PreviousSecret } from "@/lib/destinations/contract";
+import type { DestinationDto, PreviousSecret, RotateSecretInput } from "@/lib/destinations/contract";
 import { useRotateDestinationSecretMutation } from "./hooks";
+import { SecretField } from "./secret-field";
 
-type Which = "sharedSecret" | "standardSecret";
-const NAMES: Record<Which, { title: string; inText: string; header: string }> = {
-  sharedSecret: { title: "Shared secret", inText: "shared secret", header: "X-Signature" },
-  standardSecret: { title: "Standard Webhooks secret", inText: "Standard Webhooks secret", header: "webhook-signature" },
-};
+export type RotatableSecret = RotateSecretInput["secret"];
 
-/** What the receiver sees during the grace period, per scheme (docs/signing.md#secret-rotation). */
-const OVERLAP: Record<Which, string> = {
-  sharedSecret: "X-Signature keeps the current secret's signature and X-Signature-Next carries the new one's",
-  standardSecret: "webhook-signature carries both signatures, the new one first",
+export const SECRET_NAMES: Record<RotatableSecret, { title: string; inText: string }> = {
+  sharedSecret: { title: "X-Signature shared secret", inText: "shared secret" },
+  standardSecret: { title: "Standard Webhooks secret", inText: "Standard Webhooks secret" },
+  authClientSecret: { title: "OAuth2 client secret", inText: "client secret" },
 };
 
 /**
- * Secret rotation (docs/signing.md#secret-rotation), a section of the destination form a user can
- * leave closed: a new secret signs at once, the current one keeps signing beside it for the grace
- * period, so the receiver can switch without rejecting a request. It acts at once (confirmed in a
- * dialog), not on "Save changes". The new secret is shown here once, never again.
+ * Where each secret is used after a rotation (docs/signing.md#what-the-receiver-sees,
+ * docs/endpoint-auth.md#rotation): the new one, with an old one beside it or alone, and the old one.
  */
-export function SecretRotation({ destination }: { destination: DestinationDto }) {
-  const rotatable = (["sharedSecret", "standardSecret"] as const).filter((w) => destination[w].set);
-  const [shown, setShown] = useState<{ which: Which; value: string } | null>(null);
+const USE: Record<RotatableSecret, { withOld: string; alone: string; old: string }> = {
+  sharedSecret: {
+    withOld: "it signs X-Signature-Next from the next request, and X-Signature once the old one ends",
+    alone: "it signs X-Signature from the next request",
+    old: "still signs X-Signature",
+  },
+  standardSecret: {
+    withOld: "it signs first in webhook-signature from the next request",
+    alone: "it signs webhook-signature from the next request",
+    old: "still signs second in webhook-signature",
+  },
+  authClientSecret: {
+    withOld: "it is sent to the token endpoint from the next token request",
+    alone: "it is sent to the token endpoint from the next token request",
+    old: "is tried only when the token endpoint refuses the new one",
+  },
+};
+
+/** The secrets of a destination that can be rotated: the ones that are set. */
+export function rotatableSecrets(d: DestinationDto): RotatableSecret[] {
+  const set: RotatableSecret[] = [];
+  if (d.sharedSecret.set) set.push("sharedSecret");
+  if (d.standardSecret.set) set.push("standardSecret");
+  if (d.auth?.clientSecret.set) set.push("authClientSecret");
+  return set;
+}
+
+export function previousOf(d: DestinationDto, which: RotatableSecret): PreviousSecret | null {
+  if (which === "sharedSecret") return d.previousSharedSecret;
+  if (which === "standardSecret") return d.previousStandardSecret;
+  return d.auth?.previousClientSecret ?? null;
+}
+
+const currentLast4 = (d: DestinationDto, which: RotatableSecret) =>
+  which === "authClientSecret" ? (d.auth?.clientSecret.last4 ?? null) : d[which].last4;
+
+const hint = (last4: string | null) => (last4 ? `••••${last4}` : "set");
+
+/**
+ * "Rotate secret" on the destination page (docs/signing.md#secret-rotation, docs/endpoint-auth.md#rotation):
+ * a dialog that chooses the secret and how long the current one keeps working, rotates on confirm
+ * (at once: it is not a form to save), then says what happened — the new secret shown this once
+ * (signing secrets are generated; an OAuth2 client secret is typed in, as the authorization server
+ * issues it) and which secrets are valid until when. Closing it forgets the new secret.
+ */
+export function RotateSecretButton({ destination }: { destination: DestinationDto }) {
+  const [open, setOpen] = useState(false);
+  const rotatable = rotatableSecrets(destination);
   if (rotatable.length === 0) return null;
-  const inGrace = rotatable.some((w) => previousOf(destination, w));
   return (
-    <details className="rounded-md ring-1 ring-inset ring-slate-200" open={inGrace || shown !== null}>
-      <summary className="cursor-pointer rounded-md px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-500">
-        Rotate a secret{" "}
-        <span className="font-normal text-slate-500">
-          {inGrace ? "· an old secret still signs" : "· optional: a new secret, with time for your receiver to switch"}
-        </span>
-      </summary>
-      <div className="space-y-4 border-t border-slate-100 p-3">
-        {shown ? <NewSecret which={shown.which} value={shown.value} onDone={() => setShown(null)} /> : null}
-        {rotatable.map((which) => (
-          <div key={which} className="flex flex-wrap items-start justify-between gap-2">
-            <div className="min-w-0 flex-1 basis-56 text-sm">
-              <span className="block font-medium text-slate-900">{NAMES[which].title}</span>
-              <span className="block text-xs text-slate-500">
-                Signs <code className="font-mono">{NAMES[which].header}</code>
-                {destination[which].last4 ? (
-                  <>
-                    {" "}
-                    · current <code className="font-mono">••••{destination[which].last4}</code>
-                  </>
-                ) : null}
-              </span>
-              <PreviousNotice which={which} previous={previousOf(destination, which)} />
-            </div>
-            <RotateButton destination={destination} which={which} onRotated={(value) => setShown({ which, value })} />
-          </div>
-        ))}
-      </div>
-    </details>
+    <>
+      <Button variant="secondary" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        Rotate secret
+      </Button>
+      <ModalDialog open={open} title="Rotate a secret" onCancel={() => setOpen(false)} wide>
+        {open ? <RotationSteps destination={destination} initial={rotatable[0]} onClose={() => setOpen(false)} /> : null}
+      </ModalDialog>
+    </>
   );
 }
 
-const previousOf = (d: DestinationDto, which: Which): PreviousSecret | null =>
-  which === "sharedSecret" ? d.previousSharedSecret : d.previousStandardSecret;
+type Done = { which: RotatableSecret; value: string; minutes: number; after: DestinationDto };
 
-function RotateButton({ destination, which, onRotated }: { destination: DestinationDto; which: Which; onRotated: (v: string) => void }) {
+function RotationSteps({ destination, initial, onClose }: { destination: DestinationDto; initial: RotatableSecret; onClose: () => void }) {
   const rotate = useRotateDestinationSecretMutation();
+  const [which, setWhich] = useState<RotatableSecret>(initial);
   const [grace, setGrace] = useState<Grace>("1440");
+  const [value, setValue] = useState("");
+  const [done, setDone] = useState<Done | null>(null);
   const minutes = Number(grace) as keyof typeof GRACE_LABELS;
-  const name = NAMES[which].inText;
+  const typed = which === "authClientSecret";
+  const fieldErrors = rotate.error instanceof ApiError ? rotate.error.fields : undefined;
+  const valueError = typed ? fieldErrors?.value?.[0] : undefined;
+
+  if (done) return <RotationResult done={done} onClose={onClose} />;
+  const name = SECRET_NAMES[which].inText;
+  const olderEnds = previousOf(destination, which);
   return (
-    <ConfirmButton
-      label="Rotate"
-      ariaLabel={`Rotate the ${name}`}
-      title={`Rotate the ${name}?`}
-      confirmLabel={`Rotate ${name}`}
-      tone="danger"
-      busy={rotate.isPending}
-      error={rotate.error}
-      onConfirm={(close) =>
+    <form
+      noValidate
+      className="mt-2 space-y-4 text-sm text-slate-600"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const input: RotateSecretInput = typed ? { secret: which, graceMinutes: minutes, value } : { secret: which, graceMinutes: minutes };
         rotate.mutate(
-          { id: destination.id, input: { secret: which, graceMinutes: minutes } },
+          { id: destination.id, input },
           {
-            onSuccess: (r) => {
-              onRotated(r.value);
-              close();
+            onSuccess: (r) => setDone({ which, value: r.value, minutes, after: r.destination }),
+            // A refused value is said at its field, which takes focus (docs/dashboard.md#any-screen-any-input).
+            onError: (e) => {
+              if (e instanceof ApiError && e.fields?.value) document.getElementById("rotate-client-secret")?.focus();
             },
           },
-        )
-      }
+        );
+      }}
     >
-      <span className="block">A new secret is made and signs at once. How long should the current one keep signing beside it?</span>
-      <GraceChoice label="Current secret keeps signing for" value={grace} onChange={setGrace} />
-      <span className="mt-3 block text-sm text-slate-600" aria-live="polite">
+      <fieldset className="min-w-0">
+        <legend className="mb-1 block text-sm font-medium text-slate-700">Secret</legend>
+        <div className="space-y-1">
+          {rotatableSecrets(destination).map((w) => (
+            <label
+              key={w}
+              className={`flex cursor-pointer items-start gap-2 rounded-md p-2 ring-1 ring-inset ${which === w ? "bg-indigo-50 ring-indigo-300" : "ring-slate-200 hover:bg-slate-50"}`}
+            >
+              <input
+                type="radio"
+                name="rotate-which"
+                className="mt-0.5"
+                checked={which === w}
+                data-initial-focus={w === initial ? true : undefined}
+                onChange={() => {
+                  setWhich(w);
+                  rotate.reset();
+                }}
+              />
+              <span className="min-w-0">
+                <span className="block font-medium text-slate-900">{SECRET_NAMES[w].title}</span>
+                <span className="block text-xs text-slate-500">
+                  current <code className="font-mono">{hint(currentLast4(destination, w))}</code>
+                  {w === "authClientSecret" ? " · you type the new one in" : " · a new one is generated"}
+                </span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {typed ? (
+        <SecretField
+          id="rotate-client-secret"
+          label="New client secret"
+          value={value}
+          error={valueError}
+          hint="As your authorization server issued it. Register it there before the grace period ends."
+          onChange={setValue}
+        />
+      ) : null}
+      <GraceChoice
+        label={typed ? "The current client secret stays usable for" : "The current secret keeps signing for"}
+        value={grace}
+        onChange={setGrace}
+      />
+      <p aria-live="polite">
         {minutes === 0
-          ? "Only the new secret signs from the next request: a receiver still checking with the current one rejects everything until it switches."
-          : `For ${GRACE_LABELS[minutes]}, ${OVERLAP[which]}, so your receiver can switch to the new secret whenever it is ready; after that only the new one signs.`}
-        {previousOf(destination, which)
-          ? " The older secret still in its grace period stops signing now: only one old secret is kept."
-          : ""}
-      </span>
-    </ConfirmButton>
+          ? typed
+            ? "Only the new client secret is sent from the next token request."
+            : "Only the new secret signs from the next request: a receiver still checking with the current one rejects everything until it switches."
+          : typed
+            ? `For ${GRACE_LABELS[minutes]}, the current client secret is tried when the token endpoint refuses the new one, so the two need not change at the same moment.`
+            : `For ${GRACE_LABELS[minutes]}, both secrets sign, so your receiver can switch to the new one whenever it is ready.`}
+        {olderEnds ? ` The older ${name} still in its grace period stops now: only one old secret is kept.` : ""}
+      </p>
+      {rotate.error && !valueError ? <ErrorNote error={rotate.error} /> : null}
+      <div className="flex flex-wrap justify-end gap-2">
+        <Button variant="secondary" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button type="submit" variant="danger" disabled={rotate.isPending}>
+          {rotate.isPending ? "Rotating…" : `Rotate ${name}`}
+        </Button>
+      </div>
+    </form>
   );
 }
 
-/** The new secret, once: copy it to the receiver now; closing it (or leaving the page) forgets it. */
-function NewSecret({ which, value, onDone }: { which: Which; value: string; onDone: () => void }) {
+/** What the rotation did: the new secret once (when generated), and each secret that works, until when. */
+function RotationResult({ done, onClose }: { done: Done; onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  // The form it replaces had focus: the result takes it, so a screen reader reads what happened.
+  useEffect(() => ref.current?.focus(), []);
+  const { which, after } = done;
+  const previous = previousOf(after, which);
+  const name = SECRET_NAMES[which].inText;
+  const generated = which !== "authClientSecret";
   return (
-    <div
-      role="status"
-      aria-label="New secret"
-      className="space-y-2 rounded-md bg-indigo-50 p-3 text-sm text-indigo-950 ring-1 ring-indigo-200"
-    >
-      <p className="font-medium">New {NAMES[which].inText}: shown this once</p>
-      <code data-testid="new-secret" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs ring-1 ring-indigo-200">
-        {value}
-      </code>
-      <div className="flex flex-wrap gap-2">
-        <CopyButton value={value} label="Copy the new secret" />
-        <Button variant="ghost" onClick={onDone}>
-          I have saved it
-        </Button>
+    <div className="mt-2 space-y-4 text-sm text-slate-700">
+      <div ref={ref} tabIndex={-1} role="status" aria-label="Rotation result" className="space-y-3 focus:outline-none">
+        <p className="font-medium text-slate-900">The {name} is rotated.</p>
+        {generated ? (
+          <div className="space-y-2 rounded-md bg-indigo-50 p-3 text-indigo-950 ring-1 ring-indigo-200">
+            <p className="font-medium">New {name}: shown this once</p>
+            <code data-testid="new-secret" className="block break-all rounded bg-white px-2 py-1 font-mono text-xs ring-1 ring-indigo-200">
+              {done.value}
+            </code>
+            <CopyButton value={done.value} label="Copy the new secret" />
+          </div>
+        ) : null}
+        <ul aria-label="Valid secrets" className="space-y-1">
+          <li className="rounded-md bg-slate-50 px-3 py-2 ring-1 ring-inset ring-slate-200">
+            New <code className="font-mono">{hint(currentLast4(after, which))}</code>: valid now;{" "}
+            {previous ? USE[which].withOld : USE[which].alone}.
+          </li>
+          <li
+            data-testid="old-secret-until"
+            className={`rounded-md px-3 py-2 ring-1 ring-inset ${previous ? "bg-amber-50 text-amber-900 ring-amber-200" : "bg-slate-50 ring-slate-200"}`}
+          >
+            {previous ? (
+              <>
+                Old <code className="font-mono">{hint(previous.last4)}</code>: valid until{" "}
+                <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time> (
+                {GRACE_LABELS[done.minutes as keyof typeof GRACE_LABELS]}); it {USE[which].old} meanwhile.
+              </>
+            ) : (
+              <>Old {name}: no longer valid (no grace period).</>
+            )}
+          </li>
+        </ul>
+        {generated ? (
+          <p className="text-xs text-slate-500">
+            Closing this forgets the new secret here; an admin can still reveal it from the destination's page (audited).
+          </p>
+        ) : null}
+      </div>
+      <div className="flex justify-end">
+        <Button onClick={onClose}>Done</Button>
       </div>
     </div>
   );
 }
 
-/** The old secret while it still signs, with the time it has left, counted down each second. */
-function PreviousNotice({ which, previous }: { which: Which; previous: PreviousSecret | null }) {
+/** The old secret while it still works, with the time it has left, counted down each second. */
+export function PreviousNotice({ which, previous }: { which: RotatableSecret; previous: PreviousSecret | null }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!previous) return;
@@ -139,38 +252,20 @@ function PreviousNotice({ which, previous }: { which: Which; previous: PreviousS
   }, [previous]);
   if (!previous) return null;
   const left = new Date(previous.expiresAt).getTime() - now;
-  const old = previous.last4 ? <code className="font-mono">••••{previous.last4}</code> : "The old secret";
+  const old = <code className="font-mono">{hint(previous.last4)}</code>;
   return (
     <span className="mt-1 block rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 ring-1 ring-amber-200" data-testid={`${which}-grace`}>
       {left > 0 ? (
         <>
-          Old secret {old} still signs ({which === "sharedSecret" ? "X-Signature" : "second in webhook-signature"}) for{" "}
+          Rotating: the old {SECRET_NAMES[which].inText} {old} {USE[which].old} for{" "}
           <strong suppressHydrationWarning>{timeLeft(left)}</strong> (until{" "}
-          <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>). Switch your receiver before then.
+          <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>).
         </>
       ) : (
-        <>Old secret {old} no longer signs.</>
+        <>
+          The old {SECRET_NAMES[which].inText} {old} is no longer used.
+        </>
       )}
     </span>
-  );
-}
-
-/** On the destination's page: which old secrets still sign, and until when (docs/signing.md#secret-rotation). */
-export function RotationNotice({ destination }: { destination: DestinationDto }) {
-  const signing = (["sharedSecret", "standardSecret"] as const).flatMap((w) => {
-    const previous = previousOf(destination, w);
-    return previous ? [{ which: w, previous }] : [];
-  });
-  if (signing.length === 0) return null;
-  return (
-    <ul className="space-y-1 text-xs text-amber-900">
-      {signing.map(({ which, previous }) => (
-        <li key={which} className="rounded bg-amber-50 px-2 py-1 ring-1 ring-amber-200">
-          Rotating: the old {NAMES[which].inText}
-          {previous.last4 ? <code className="font-mono"> ••••{previous.last4}</code> : null} signs beside the new one until{" "}
-          <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>
-        </li>
-      ))}
-    </ul>
   );
 }
