@@ -228,7 +228,33 @@ test.describe("at 1440 px", () => {
     expect((await api(page, "POST", `/api/destinations/${dest.id}/reveal`, { secret: "authClientSecret" })).value).toBe(
       "client-secret-new-9876543210",
     );
-    // The client key has no rotation with grace (docs/endpoint-auth.md#mutual-tls): the page says how it changes.
-    await expect(page.getByText("Replaced with its certificate in the edit form; it has no grace period.")).toBeVisible();
+
+    // The client certificate and key (docs/endpoint-auth.md#certificate-rotation): pasted in, from the user's CA.
+    const renewed = issue(ca, "rotation-client-2", "client", 90);
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await dialog.getByRole("radio", { name: /mTLS client certificate and key/ }).check();
+    await expect(dialog.getByText("current CN=rotation-client · you paste the new pair in")).toBeVisible();
+    // A key that is not the certificate's is refused at its field, which takes focus.
+    await dialog.getByLabel("New client certificate (PEM)").fill(renewed.cert);
+    await dialog.getByLabel("Its private key (PEM)").fill(cert.key);
+    await dialog.getByRole("radio", { name: "1 hour" }).check();
+    await dialog.getByRole("button", { name: "Rotate client certificate" }).click();
+    await expect(dialog.getByLabel("Its private key (PEM)")).toBeFocused();
+    await expect(dialog.getByLabel("Its private key (PEM)")).toHaveAccessibleDescription(/This key is not the client certificate's/);
+    await dialog.getByLabel("Its private key (PEM)").fill(renewed.key);
+    await expectAccessible(page, "rotate client certificate dialog at 1440 px");
+    await dialog.getByRole("button", { name: "Rotate client certificate" }).click();
+    await expect(result).toContainText("The client certificate is rotated.");
+    await expect(result.getByRole("listitem").first()).toHaveText(
+      "New CN=rotation-client-2: valid now; it is presented from the next connection.",
+    );
+    await expect(result.getByTestId("old-secret-until")).toContainText("Old CN=rotation-client: valid until");
+    await shot(page, "rotate-client-certificate-result");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await expect(page.getByTestId("tlsClientKey-grace")).toContainText("the old client certificate CN=rotation-client");
+    expect((await api(page, "GET", `/api/destinations/${dest.id}`)).tls).toMatchObject({
+      subject: "CN=rotation-client-2",
+      previous: { subject: "CN=rotation-client" },
+    });
   });
 });

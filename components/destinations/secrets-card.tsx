@@ -4,7 +4,7 @@ import Link from "next/link";
 import { Badge, Card } from "@/components/ui/card";
 import type { DestinationDto } from "@/lib/destinations/contract";
 import { revealDestinationValue } from "./hooks";
-import { PreviousNotice, RotateSecretButton, rotatableSecrets } from "./secret-rotation";
+import { PreviousNotice, previousOf, RotateSecretButton, rotatableSecrets } from "./secret-rotation";
 import { VerifyInCode } from "./verify-in-code";
 import { StoredValue } from "./write-only-field";
 
@@ -80,7 +80,7 @@ export function SecretsCard({ destination: d, canEdit }: { destination: Destinat
           {d.tls ? (
             <Secret title="Client key" badge="mTLS">
               <StoredValue id="detail-tls-key" label="Client key" state={{ stored: d.tls.clientKey }} />
-              <p className="text-xs text-slate-500">Replaced with its certificate in the edit form; it has no grace period.</p>
+              <PreviousNotice which="tlsClientKey" previous={previousOf(d, "tlsClientKey")} oldLabel={d.tls.previous?.subject} />
             </Secret>
           ) : null}
         </ul>

@@ -28,9 +28,24 @@ export function tlsToInput(s: TlsState) {
 /** The one rule the shared schema cannot see: a new setting needs its key. */
 export const tlsKeyMissing = (s: TlsState) => s.on && s.clientKey.action !== "keep" && s.clientKey.value.trim() === "";
 
-function PemArea({ id, value, onChange, placeholder }: { id: string; value: string; onChange: (v: string) => void; placeholder: string }) {
+/** A PEM text area; the aria attributes a Field gives its control (its error or hint) pass on to the textarea. */
+export function PemArea({
+  id,
+  value,
+  onChange,
+  placeholder,
+  ...aria
+}: {
+  id: string;
+  value: string;
+  onChange: (v: string) => void;
+  placeholder: string;
+  "aria-describedby"?: string;
+  "aria-invalid"?: boolean;
+}) {
   return (
     <textarea
+      {...aria}
       id={id}
       rows={4}
       spellCheck={false}

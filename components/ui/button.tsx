@@ -5,7 +5,7 @@ type Variant = "primary" | "secondary" | "danger" | "ghost";
 const styles: Record<Variant, string> = {
   primary: "bg-indigo-600 text-on-accent hover:bg-indigo-500 disabled:bg-indigo-300",
   secondary: "bg-white text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:text-slate-400",
-  danger: "bg-red-600 text-on-accent hover:bg-red-500 disabled:bg-red-300",
+  danger: "bg-red-600 text-on-accent hover:bg-red-700 disabled:bg-red-300",
   ghost: "text-slate-600 hover:bg-slate-100 hover:text-slate-900",
 };
 
