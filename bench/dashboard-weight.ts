@@ -7,10 +7,13 @@
  * first-run owner, a source, a capture URL and a destination that sends to it, and a few calls
  * delivered, so that every page has rows to draw. Then, in Chromium (/usr/bin/chromium, or
  * CHROMIUM_PATH) with the owner's session:
- *   first load   — each main page opened in a fresh context (empty cache): the bytes of every script
+ *   first load   — each main page (requested once before, so that the server has loaded its code)
+ *                  opened in a fresh context (empty cache): the bytes of every script
  *                  response until the page has drawn its data and the network is idle (Next's
  *                  prefetches included), as transferred (`_gz`: the body as sent, gzip) and as parsed
- *                  (`_raw`: decoded). The largest page's figures are the result's `first_load_*`.
+ *                  (`_raw`: decoded); and when, from asking for the page, its HTML and its scripts
+ *                  had arrived, its first API call left and its data was drawn. The largest page's
+ *                  figures are the result's `first_load_*`.
  *   page switch  — one tab clicks through overview → destinations → the destination → log → sources
  *                  → overview, BENCH_ROUNDS times (default 6): the time from the click to the new
  *                  page's heading with no "Loading…" left, measured inside the page
@@ -87,7 +90,9 @@ async function waitDrawn(page: Page, path: string, heading: string) {
   await page.waitForFunction(drawn, [path, heading] as [string, string], { polling: "raf", timeout: 30_000 });
 }
 
-type Load = { page: string; scripts: number; gz: number; raw: number; loadGz: number; loadRaw: number };
+/** When, in ms from asking for the page, its HTML had arrived, its scripts had arrived, its first API call left, and it was drawn. */
+type Timeline = { html: number; scripts: number; api: number; drawn: number };
+type Load = { page: string; scripts: number; gz: number; raw: number; loadGz: number; loadRaw: number; at: Timeline };
 
 /** A first visit to `path` in a fresh context: every script response, until drawn and the network idle. */
 async function firstLoad(browser: Browser, baseUrl: string, owner: SessionClient, path: string, heading: string): Promise<Load> {
@@ -101,6 +106,20 @@ async function firstLoad(browser: Browser, baseUrl: string, owner: SessionClient
   });
   await page.goto(path);
   await waitDrawn(page, path, heading);
+  // Navigation start is the page's time origin: each figure is from asking for the page.
+  const at = await page.evaluate((): Timeline => {
+    const drawn = performance.now();
+    const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+    const resources = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+    const scripts = resources.filter((r) => r.initiatorType === "script" && r.startTime < drawn);
+    const api = resources.filter((r) => new URL(r.name).pathname.startsWith("/api/"));
+    return {
+      html: nav.responseEnd,
+      scripts: Math.max(0, ...scripts.map((r) => r.responseEnd)),
+      api: api.length ? Math.min(...api.map((r) => r.startTime)) : Number.NaN,
+      drawn,
+    };
+  });
   beforeDrawn = seen.length;
   await page.waitForLoadState("networkidle");
   const sizes = await Promise.all(seen);
@@ -113,6 +132,7 @@ async function firstLoad(browser: Browser, baseUrl: string, owner: SessionClient
     raw: sum(sizes, "raw"),
     loadGz: sum(sizes.slice(0, beforeDrawn), "gz"),
     loadRaw: sum(sizes.slice(0, beforeDrawn), "raw"),
+    at,
   };
 }
 
@@ -129,6 +149,7 @@ async function switchTo(page: Page, selector: string, path: string, heading: str
 }
 
 const kb = (n: number) => n / 1024;
+const ms = (n: number) => (Number.isNaN(n) ? "-" : String(Math.round(n)));
 const load = () =>
   os
     .loadavg()
@@ -159,6 +180,14 @@ async function main() {
       { path: "/sources", heading: "Sources", link: 'nav a[href="/sources"]' },
     ];
 
+    // The server loads a route's code on its first request (preloadEntriesOnStart: false): once per
+    // page before timing, as a server that has been running would have.
+    for (const p of pages) {
+      const res = await fetch(app.url + p.path, { headers: { cookie: owner.cookie } });
+      if (res.status !== 200) throw new Error(`${p.path} → ${res.status}`);
+      await res.text();
+    }
+
     console.log(`\nfirst load (fresh context, scripts until drawn + network idle), load ${load()}:`);
     const loads: Load[] = [];
     for (const p of pages) {
@@ -166,7 +195,8 @@ async function main() {
       loads.push(l);
       console.log(
         `  ${p.path.padEnd(52)} ${String(l.scripts).padStart(3)} scripts  ${kb(l.gz).toFixed(1).padStart(7)} KB gzip  ${kb(l.raw).toFixed(1).padStart(7)} KB raw` +
-          `  (until drawn: ${kb(l.loadGz).toFixed(1)} KB gzip, ${kb(l.loadRaw).toFixed(1)} KB raw)`,
+          `  (until drawn: ${kb(l.loadGz).toFixed(1)} KB gzip, ${kb(l.loadRaw).toFixed(1)} KB raw)` +
+          `\n  ${"".padEnd(52)} HTML at ${ms(l.at.html)}, scripts at ${ms(l.at.scripts)}, first API call at ${ms(l.at.api)}, drawn at ${ms(l.at.drawn)} ms`,
       );
     }
     const heaviest = loads.reduce((a, b) => (b.gz > a.gz ? b : a));
@@ -224,6 +254,7 @@ async function main() {
       first_load_gz_kb: kb(heaviest.gz),
       first_load_raw_kb: kb(heaviest.raw),
       first_load_page: heaviest.page,
+      first_load_drawn_max_ms: Math.max(...loads.map((l) => l.at.drawn)),
       ...Object.fromEntries(loads.map((l) => [`${l.page.split("/")[1]}${l.page.split("/").length > 2 ? "_id" : ""}_gz_kb`, kb(l.gz)])),
       switch_median_ms: switchMedian,
       switch_max_ms: Math.max(...all),

@@ -26,7 +26,7 @@ type ChartProps = {
   legend?: boolean;
 };
 
-const PAD = { top: 8, right: 8, bottom: 22 };
+const PAD = { top: 8, right: 8, bottom: 26 };
 const TICK = { fontSize: 11, fill: "var(--color-slate-500)" } as const;
 
 /** 0 and round steps (1, 2 or 5 × 10ⁿ) up to at least `max`: about four of them. */
@@ -102,7 +102,7 @@ export function SvgChart(props: ChartProps) {
             ))}
             {starts.map((iso, i) =>
               i % every === 0 ? (
-                <text key={iso} x={x(i)} y={height - 6} textAnchor="middle" {...TICK}>
+                <text key={iso} x={x(i)} y={height - 8} textAnchor="middle" {...TICK}>
                   {xLabel(iso)}
                 </text>
               ) : null,
