@@ -187,7 +187,14 @@ async function main() {
       // is the one `ready:` prints.
       dropLines: NEXT_URL_LINES,
     },
-    { name: "worker", args: bundleNodeArgs("worker", bundlePath("worker")), env: { ...env, EVENTRAIL_PROCESS: "worker" } },
+    {
+      name: "worker",
+      args: bundleNodeArgs("worker", bundlePath("worker")),
+      env: { ...env, EVENTRAIL_PROCESS: "worker" },
+      // Its queues' handlers all registered: the app's health answers 200 as soon as the queue schema
+      // exists, which may be before this line, and the setup link must come after it.
+      readyLine: /"msg":"worker started"/,
+    },
   ];
   const processesFrom = performance.now();
   children = supervise(specs, { cwd: root, say, warn, onStartFailure: (reason) => void stopAll(1, reason) });
@@ -198,6 +205,9 @@ async function main() {
     // refused request would be logged there as a failure to reach it. Then the public port.
     await waitForHealth(`http://127.0.0.1:${webPort}`, deadline);
     await waitForHealth(url, deadline);
+    // The worker's own start line, when its log level prints it: the setup link is the last line (issue 53).
+    if (["trace", "debug", "info", undefined].includes(process.env.LOG_LEVEL))
+      await Promise.race([children.ready("worker"), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
     if (stopping) return;
     children.markStarted();
     steps.push(`processes ${secondsSince(processesFrom)}`);

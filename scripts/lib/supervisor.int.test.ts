@@ -29,6 +29,21 @@ describe("supervise", () => {
     return { lines, say: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
   };
 
+  it("ready(name) waits for the child's ready line, which is still passed on (npm start's setup link comes after the worker's)", async () => {
+    const log = logger();
+    const script = `console.log('{"msg":"warming"}'); setTimeout(() => console.log('{"msg":"worker started"}'), 300); setTimeout(() => {}, 5000)`;
+    const children = supervise([{ name: "slow", args: ["-e", script], env: process.env, readyLine: /"msg":"worker started"/ }], {
+      cwd: process.cwd(),
+      ...log,
+      onStartFailure: () => {},
+    });
+    const started = performance.now();
+    await children.ready("slow");
+    // Not at the first line: at the ready line, 300 ms later.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    await children.stop();
+  });
+
   it("restarts a child that dies once started, and says why", async () => {
     const log = logger();
     const failures: string[] = [];

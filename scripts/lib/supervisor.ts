@@ -19,6 +19,8 @@ export type ChildSpec = {
   niceness?: number;
   /** lines of the child's stdout not to pass on (Next's banner names its internal port: docs/operations.md#starting) */
   dropLines?: RegExp;
+  /** the line of the child's stdout that says it is ready (`ready(name)` resolves at the first); passed on like the others */
+  readyLine?: RegExp;
 };
 
 export type SupervisorOptions = {
@@ -49,17 +51,18 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
 export const PRELOAD = path.join(root, "scripts", "lib", "exit-with-supervisor.cjs");
 
 /** Copies a child's stdout to ours line by line, without the lines `drop` matches. */
-function passLines(from: Readable, drop: RegExp): void {
+function passLines(from: Readable, drop: RegExp | undefined, onLine: (line: string) => void): void {
   let partial = "";
   from.setEncoding("utf8");
   from.on("data", (chunk: string) => {
     const lines = (partial + chunk).split("\n");
     partial = lines.pop() ?? "";
-    const kept = lines.filter((line) => !drop.test(line));
+    for (const line of lines) onLine(line);
+    const kept = drop ? lines.filter((line) => !drop.test(line)) : lines;
     if (kept.length) process.stdout.write(`${kept.join("\n")}\n`);
   });
   from.on("end", () => {
-    if (partial && !drop.test(partial)) process.stdout.write(partial);
+    if (partial && !drop?.test(partial)) process.stdout.write(partial);
   });
 }
 
@@ -67,14 +70,26 @@ export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
   const running = new Map<string, ChildProcess>();
   let started = false;
   let stopping = false;
+  // Each readyLine child's first ready line (a restarted child does not count again).
+  const readiness = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  for (const spec of specs) {
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => {
+      resolve = r;
+    });
+    readiness.set(spec.name, { promise, resolve });
+  }
 
   const run = (spec: ChildSpec, quickExits: number) => {
     const child = spawn(process.execPath, ["--require", PRELOAD, ...spec.args], {
       cwd: opts.cwd,
       env: { ...spec.env, EVENTRAIL_SUPERVISOR_PID: String(process.pid) },
-      stdio: ["ignore", spec.dropLines ? "pipe" : "inherit", "inherit"],
+      stdio: ["ignore", spec.dropLines || spec.readyLine ? "pipe" : "inherit", "inherit"],
     });
-    if (spec.dropLines && child.stdout) passLines(child.stdout, spec.dropLines);
+    if ((spec.dropLines || spec.readyLine) && child.stdout)
+      passLines(child.stdout, spec.dropLines, (line) => {
+        if (spec.readyLine?.test(line)) readiness.get(spec.name)?.resolve();
+      });
     if (spec.niceness !== undefined && child.pid) {
       try {
         os.setPriority(child.pid, spec.niceness);
@@ -97,6 +112,8 @@ export function supervise(specs: ChildSpec[], opts: SupervisorOptions) {
   for (const spec of specs) run(spec, 0);
 
   return {
+    /** Resolves once the child has printed its readyLine (never, for a child without one). */
+    ready: (name: string): Promise<void> => readiness.get(name)?.promise ?? new Promise<void>(() => {}),
     /** From now on an exit is healed by a restart. */
     markStarted() {
       started = true;
