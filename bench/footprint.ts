@@ -15,10 +15,9 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { root } from "../scripts/lib/build";
 import { descendants } from "../test/harness/processes";
-import { adminUrl, createTestDatabase } from "../test/harness/pg";
+import { createTestDatabase, postgresAnswers } from "../test/harness/pg";
 import { ADMIN_TOKEN, freePort, waitFor } from "../test/harness/stack";
 import { startSink } from "./lib/sink-process";
 
@@ -60,17 +59,6 @@ function read(npmPid: number): Reading {
 
 const total = (r: Reading) => r.reduce((s, p) => s + p.mb, 0);
 const show = (r: Reading) => r.map((p) => `${p.name} ${p.mb.toFixed(0)}`).join(", ");
-
-async function localPostgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 2_000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function json(url: string, init: RequestInit & { token?: string } = {}): Promise<any> {
   const res = await fetch(url, {
@@ -114,7 +102,7 @@ async function run(n: number): Promise<{ idle: Reading; after: Reading }> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "eventrail-footprint-"));
   fs.chmodSync(dataDir, 0o755);
-  const db = (await localPostgresAnswers()) ? await createTestDatabase({ migrate: false }) : null;
+  const db = (await postgresAnswers(2_000)) ? await createTestDatabase({ migrate: false }) : null;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),

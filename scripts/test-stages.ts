@@ -15,9 +15,8 @@
  */
 import { spawn } from "node:child_process";
 import readline from "node:readline";
-import pg from "pg";
 import { buildIfNeeded, root } from "./lib/build";
-import { adminUrl } from "../test/harness/pg";
+import { postgresAnswers } from "../test/harness/pg";
 
 type Stage = { name: string; command: string[]; env?: Record<string, string> };
 
@@ -25,17 +24,6 @@ const STAGES: Stage[] = [
   { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
   { name: "e2e", command: ["npx", "playwright", "test"], env: { NODE_OPTIONS: "--conditions=react-server" } },
 ];
-
-async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs one stage, its lines prefixed; resolves with its exit code and how long it took. */
 function run(stage: Stage): Promise<{ code: number; seconds: number }> {

@@ -1,8 +1,7 @@
-import pg from "pg";
 import path from "node:path";
 import { buildIfNeeded, root } from "../../scripts/lib/build";
 import { startEmbeddedPostgres } from "../../lib/platform/embedded-postgres";
-import { adminUrl, createMigratedTemplate } from "./pg";
+import { adminUrl, createMigratedTemplate, postgresAnswers } from "./pg";
 
 let stopPostgres: (() => Promise<void>) | undefined;
 let dropTemplate: (() => Promise<void>) | undefined;
@@ -14,18 +13,12 @@ let dropTemplate: (() => Promise<void>) | undefined;
  * end-to-end stage (e2e/global-setup.ts) alike. Returns how to stop what it started.
  */
 export async function ensureTestPostgres(label: string): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.end();
-    return async () => {};
-  } catch {
-    const asked = adminUrl();
-    const db = await startEmbeddedPostgres(path.join(root, ".data", "test"));
-    process.env.TEST_DATABASE_ADMIN_URL = db.url.replace(/\/eventrail$/, "/postgres");
-    console.log(`[${label}] no Postgres on ${asked}; using an embedded one`);
-    return () => db.stop();
-  }
+  if (await postgresAnswers()) return async () => {};
+  const asked = adminUrl();
+  const db = await startEmbeddedPostgres(path.join(root, ".data", "test"));
+  process.env.TEST_DATABASE_ADMIN_URL = db.url.replace(/\/eventrail$/, "/postgres");
+  console.log(`[${label}] no Postgres on ${asked}; using an embedded one`);
+  return () => db.stop();
 }
 
 /**

@@ -92,3 +92,15 @@ export async function insertWorkspaceAndDestination(db: Pick<pg.Pool, "query">):
   );
   return { ws, dest };
 }
+
+/** Whether a Postgres server answers at adminUrl() (the local one, or TEST_DATABASE_ADMIN_URL). */
+export async function postgresAnswers(timeoutMs = 3_000): Promise<boolean> {
+  const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: timeoutMs });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
