@@ -35,7 +35,10 @@
  * the result is `deliver-ordered`), BENCH_USERS (the users the messages are spread over; default 5000),
  * BENCH_AUTH=oauth2 (the destination authenticates with OAuth2 client credentials against a real
  * authorization server, oidc-provider on 127.0.0.1, docs/endpoint-auth.md: every delivery carries a
- * cached bearer token; the result is `deliver-oauth2`).
+ * cached bearer token; the result is `deliver-oauth2`), BENCH_FAIL_USER="<userId>:<n>" (in the e2e phase the
+ * sink answers 500 to that user's events n times each, then 200, as issue 50's failing receiver does; with
+ * BENCH_ORDERING=perUser the user's later events wait behind it: the e2e percentiles are then the other
+ * users' only, to compare with a run without it).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -68,6 +71,8 @@ const LOG_PRELOAD_DAYS = Number(process.env.BENCH_LOG_PRELOAD_DAYS ?? 30);
 /** BENCH_ORDERING=perUser: per-user ordering on the bench's destination (docs/webhooks.md#ordering). */
 const ORDERING = process.env.BENCH_ORDERING === "perUser" ? "perUser" : null;
 const USERS = Number(process.env.BENCH_USERS ?? 5000);
+/** BENCH_FAIL_USER="<userId>:<n>": the user whose events the sink refuses n times each (bench/lib/sink.ts). */
+const FAIL_USER = process.env.BENCH_FAIL_USER?.split(":")[0] ?? null;
 /** BENCH_AUTH=oauth2: OAuth2 client credentials on the bench's destination (docs/endpoint-auth.md). */
 const AUTH = process.env.BENCH_AUTH === "oauth2" ? "oauth2" : null;
 let oauthServer: Promise<OAuthServer> | null = null;
@@ -423,7 +428,12 @@ async function endToEnd(
     const ws = await admin.post<{ token: string; workspace: { id: string } }>("/api/workspaces", { name: "bench-e2e" });
     const api = new ApiClient(app.url, ws.token, ws.workspace.id);
     const source = await api.post("/api/sources", { name: "bench" });
-    await api.post("/api/destinations", { name: "sink", urls: [`http://127.0.0.1:${sink.port}/e2e`], sourceIds: [source.id] });
+    await api.post("/api/destinations", {
+      name: "sink",
+      urls: [`http://127.0.0.1:${sink.port}/e2e`],
+      sourceIds: [source.id],
+      ...(ORDERING ? { ordering: ORDERING } : {}),
+    });
     const client = new Pool(app.url, { connections: 16, pipelining: 1 });
     const auth = `Basic ${Buffer.from(`${source.writeKey}:`).toString("base64")}`;
     const post = async (batch: object[]) => {
@@ -460,7 +470,7 @@ async function endToEnd(
         inflight.push(
           post(batch).then((status) => {
             const at = performance.timeOrigin + performance.now();
-            if (counted && status === 200) for (const m of batch) acked.set(m.messageId, at);
+            if (counted && status === 200) for (const m of batch) if (m.userId !== FAIL_USER) acked.set(m.messageId, at);
           }),
         );
       }
@@ -477,12 +487,19 @@ async function endToEnd(
     await Promise.all(inflight);
     const deadline = performance.now() + 60_000;
     let receipts: [string, number][] = [];
+    type Receipts = { receipts: [string, number][]; refused: number; failedThenDelivered: number; failUserEvents: number };
+    let answer: Receipts | null = null;
     while (performance.now() < deadline) {
       // the warm-up's last deliveries may arrive after the sink began to track: not counted
-      receipts = (await sink.ask<{ receipts: [string, number][] }>("receipts")).receipts.filter(([id]) => acked.has(id));
+      answer = await sink.ask<Receipts>("receipts");
+      receipts = answer.receipts.filter(([id]) => acked.has(id));
       if (receipts.length >= acked.size) break;
       await sleep(250);
     }
+    if (FAIL_USER && answer)
+      console.log(
+        `[bench] ${FAIL_USER}: ${answer.failUserEvents} events reached the sink, ${answer.refused} requests answered 500, ${answer.failedThenDelivered} delivered after their refusals (the rest held or awaiting a retry); percentiles below are the other users'`,
+      );
     await client.close();
     const latencies = receipts
       .filter(([id]) => acked.has(id))

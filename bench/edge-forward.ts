@@ -8,7 +8,8 @@
  *   fastify-undici  fastify with a hand-written undici.request forward (no reply-from)
  *   http-undici node:http with undici.request (no fastify)
  *   edge-v1m    the edge answering POST /v1/m itself (no forwarding, no database): its own cost on /v1
- * Env: BENCH_DURATION_S (5), BENCH_CONCURRENCY (16), BENCH_BODY (0: GETs; n: POSTs of n bytes).
+ * Env: BENCH_DURATION_S (5), BENCH_CONCURRENCY (16), BENCH_BODY (0: GETs; n: POSTs of n bytes),
+ * BENCH_PROFILE=<dir> (a V8 CPU profile of each forwarding process, in <dir>/<mode>).
  * A line per mode, then RESULT edge ratio=<the edge's requests/s over direct's> <mode>_per_s=<n>
  * <mode>_cpu_us=<n> … (bench/lib/result.ts).
  */
@@ -75,6 +76,7 @@ async function serve(mode: string, upstream: string): Promise<number> {
 async function child() {
   const port = await serve(process.env.EDGE_MODE!, process.env.EDGE_UPSTREAM!);
   process.send?.({ port });
+  process.on("SIGTERM", () => process.exit(0)); // an exit, so that --cpu-prof writes its profile
 }
 
 async function load(port: number, seconds: number, v1 = false): Promise<number> {
@@ -122,7 +124,8 @@ async function main() {
     let pid = process.pid;
     let proc: ReturnType<typeof spawn> | null = null;
     if (mode !== "direct") {
-      proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", new URL(import.meta.url).pathname], {
+      const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${mode}`] : [];
+      proc = spawn(process.execPath, [...profile, "--conditions=react-server", "--import", "tsx", new URL(import.meta.url).pathname], {
         env: { ...process.env, EDGE_CHILD: "1", EDGE_MODE: mode, EDGE_UPSTREAM: upstreamUrl, LOG_LEVEL: "warn" },
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
