@@ -54,8 +54,45 @@ async function backOff(status: number | null, retryAfter: string | null, running
   for (const until = Date.now() + ms; running() && Date.now() < until; ) await sleep(Math.min(250, until - Date.now()));
 }
 
+/**
+ * Attacks whose clients run in a process of their own (scripts/drill/attack-child.ts): the oversized
+ * bodies' writer would otherwise load the drill's own event loop, the one timing `/v1`, as much as
+ * the edge (docs/decisions/0051-edge-under-abuse.md). The idle sockets have their own child below.
+ */
+const IN_CHILD = new Set<Attack>(["oversized"]);
+
+/** Runs `attack` in a child process; its tally is read back when it stops. */
+function inChild(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      fileURLToPath(new URL("./attack-child.ts", import.meta.url)),
+      attack,
+      JSON.stringify(t),
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const done = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      const last = out.trim().split("\n").pop();
+      if (last) for (const [k, v] of Object.entries(JSON.parse(last) as Tally)) tally[k] = v;
+      resolve();
+    });
+  });
+  return async () => {
+    child.stdin.end();
+    await done;
+  };
+}
+
 /** Starts one attack; the returned function stops it and resolves when its clients are done. */
-export function startAttack(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<void> {
+export function startAttack(attack: Attack, t: AttackTarget, tally: Tally, opts: { inProcess?: boolean } = {}): () => Promise<void> {
+  if (IN_CHILD.has(attack) && !opts.inProcess) return inChild(attack, t, tally);
   let running = true;
   const isRunning = () => running;
   let done: Promise<unknown>;
