@@ -446,15 +446,10 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
   const secret = opts.input.secret as keyof typeof SECRET_COLUMNS;
   const col = SECRET_COLUMNS[secret];
   const label = secret === "sharedSecret" ? "shared secret" : "Standard Webhooks secret";
-  const row = await prisma().$transaction(async (tx) => {
-    const current = await findRow(opts, tx);
+  return rotateInTransaction(opts, async (tx, current) => {
     if (!current[secret]) throw new AppError("conflict", `This destination has no ${label} to rotate: set one in its settings first`);
     const value = opts.input.value ?? (secret === "sharedSecret" ? generateSharedSecret() : generateStandardSecret());
-    if (value === current[secret]) {
-      throw new AppError("validation_failed", "Some fields are invalid", {
-        value: [`This is the current ${label}: a rotation needs a new one`],
-      });
-    }
+    if (value === current[secret]) throw sameSecret(`This is the current ${label}: a rotation needs a new one`);
     // In one statement: the secret being replaced is the one in the row at that moment (the column on
     // the right of SET is the old value), so concurrent rotations cannot lose a secret in between.
     await tx.$executeRaw`
@@ -464,6 +459,26 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
              ${Prisma.raw(col.current)} = ${value},
              updated_at = now()
        WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid`;
+    return { value, changes: { [secret]: { before: "changed", after: "changed" } } };
+  });
+}
+
+/** The error of a rotation to the secret already in use, on the form's `value` field. */
+const sameSecret = (message: string) => new AppError("validation_failed", "Some fields are invalid", { value: [message] });
+
+/**
+ * What every rotation shares: in one transaction, the destination read, `rotate` checking and
+ * writing the new secret (in one statement, the one it replaces read in that statement), the
+ * destination read again and the rotation audited — the changed fields and the grace, never a
+ * secret. The answer carries what `rotate` says the user gets back.
+ */
+async function rotateInTransaction(
+  opts: Change & { id: string; input: RotateSecretInput },
+  rotate: (tx: Tx, current: Row) => Promise<{ value: string; changes: Record<string, { before: unknown; after: unknown }> }>,
+): Promise<RotatedSecret> {
+  const { after, value } = await prisma().$transaction(async (tx) => {
+    const current = await findRow(opts, tx);
+    const { value, changes } = await rotate(tx, current);
     const after = await findRow(opts, tx);
     await recordAudit(tx, {
       workspaceId: opts.workspaceId,
@@ -471,11 +486,11 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
       action: "destination.rotate_secret",
       resourceType: "destination",
       resourceId: current.id,
-      changes: { [secret]: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: grace } },
+      changes: { ...changes, graceMinutes: { before: null, after: opts.input.graceMinutes } },
     });
     return { after, value };
   });
-  return { value: row.value, destination: toDto(row.after) };
+  return { value, destination: toDto(after) };
 }
 
 /**
@@ -484,18 +499,13 @@ export async function rotateDestinationSecret(opts: Change & { id: string; input
  * tried only while the token endpoint refuses the new one as a client, until the grace ends. In one
  * statement on the auth column, as the signing secrets' rotation is; audited without either secret.
  */
-async function rotateClientSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
+function rotateClientSecret(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
   const { graceMinutes: grace, value } = opts.input;
-  const row = await prisma().$transaction(async (tx) => {
-    const current = await findRow(opts, tx);
+  return rotateInTransaction(opts, async (tx, current) => {
     const auth = storedAuth(current.auth);
     if (!auth)
       throw new AppError("conflict", "This destination has no OAuth2 client secret to rotate: set up OAuth2 in its settings first");
-    if (value === auth.clientSecret) {
-      throw new AppError("validation_failed", "Some fields are invalid", {
-        value: ["This is the current client secret: a rotation needs a new one"],
-      });
-    }
+    if (value === auth.clientSecret) throw sameSecret("This is the current client secret: a rotation needs a new one");
     await tx.$executeRaw`
       UPDATE destinations
          SET auth = (auth::jsonb - 'previousClientSecret' - 'previousClientSecretExpiresAt')
@@ -506,18 +516,8 @@ async function rotateClientSecret(opts: Change & { id: string; input: RotateSecr
                             ELSE '{}'::jsonb END,
              updated_at = now()
        WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid AND auth IS NOT NULL`;
-    const after = await findRow(opts, tx);
-    await recordAudit(tx, {
-      workspaceId: opts.workspaceId,
-      actor: opts.actor,
-      action: "destination.rotate_secret",
-      resourceType: "destination",
-      resourceId: current.id,
-      changes: { authClientSecret: { before: "changed", after: "changed" }, graceMinutes: { before: null, after: grace } },
-    });
-    return after;
+    return { value: value!, changes: { authClientSecret: { before: "changed", after: "changed" } } };
   });
-  return { value: value!, destination: toDto(row) };
 }
 
 /**
@@ -527,10 +527,9 @@ async function rotateClientSecret(opts: Change & { id: string; input: RotateSecr
  * key must be the certificate's); in one statement on the tls column; audited without either key.
  * The answer's `value` is the new certificate (the key is write-only).
  */
-async function rotateClientTls(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
+function rotateClientTls(opts: Change & { id: string; input: RotateSecretInput }): Promise<RotatedSecret> {
   const { graceMinutes: grace, value: clientKey, clientCert } = opts.input;
-  const row = await prisma().$transaction(async (tx) => {
-    const current = await findRow(opts, tx);
+  return rotateInTransaction(opts, async (tx, current) => {
     const tls = storedTls(current.tls);
     if (!tls)
       throw new AppError("conflict", "This destination has no client certificate to rotate: set up mutual TLS in its settings first");
@@ -540,10 +539,7 @@ async function rotateClientTls(opts: Change & { id: string; input: RotateSecretI
         ...(errors["tls.clientCert"] ? { clientCert: errors["tls.clientCert"] } : {}),
         ...(errors["tls.clientKey"] ? { value: errors["tls.clientKey"] } : {}),
       });
-    if (clientKey === tls.clientKey)
-      throw new AppError("validation_failed", "Some fields are invalid", {
-        value: ["This is the current client key: a rotation needs a new one"],
-      });
+    if (clientKey === tls.clientKey) throw sameSecret("This is the current client key: a rotation needs a new one");
     await tx.$executeRaw`
       UPDATE destinations
          SET tls = (tls::jsonb - 'previousClientCert' - 'previousClientKey' - 'previousExpiresAt')
@@ -555,25 +551,17 @@ async function rotateClientTls(opts: Change & { id: string; input: RotateSecretI
                            ELSE '{}'::jsonb END,
              updated_at = now()
        WHERE id = ${current.id}::uuid AND workspace_id = ${opts.workspaceId}::uuid AND tls IS NOT NULL`;
-    const after = await findRow(opts, tx);
-    await recordAudit(tx, {
-      workspaceId: opts.workspaceId,
-      actor: opts.actor,
-      action: "destination.rotate_secret",
-      resourceType: "destination",
-      resourceId: current.id,
+    return {
+      value: clientCert!,
       changes: {
         tlsClientKey: { before: "changed", after: "changed" },
         clientCert: {
           before: describeCertificate(tls.clientCert)?.subject ?? null,
           after: describeCertificate(clientCert!)?.subject ?? null,
         },
-        graceMinutes: { before: null, after: grace },
       },
-    });
-    return after;
+    };
   });
-  return { value: clientCert!, destination: toDto(row) };
 }
 
 /** The saved destination with a warning for each URL its deliveries would refuse as private (docs/webhooks.md#outbound-safety). */
