@@ -7,8 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
 import { plural, selectClass } from "@/components/ui/format";
 import { useDestinations } from "@/components/destinations/hooks";
-import type { LogFilter } from "./hooks";
-import type { LogView } from "./use-log-filter";
+import type { LogFilter, LogView } from "./hooks";
 
 const RANGES = [
   { label: "Last hour", ms: 3600_000 },

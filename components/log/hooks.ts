@@ -33,6 +33,16 @@ export function normaliseFilter(f: LogFilter): LogFilter {
   return out;
 }
 
+/** The log's two views: by message (the default) and every attempt (docs/dashboard.md#the-log-by-message). */
+export type LogView = "messages" | "attempts";
+
+/** The filters and the view a log URL's query string holds (the page reads it, and so does its prefetch on the server). */
+export function readLogUrl(params: { get(key: string): string | null }): { filter: LogFilter; view: LogView } {
+  const f: LogFilter = {};
+  for (const k of FILTER_KEYS) f[k] = params.get(k) ?? undefined;
+  return { filter: normaliseFilter(f), view: params.get("view") === "attempts" ? "attempts" : "messages" };
+}
+
 export const logKeys = {
   all: ["request-log"] as const,
   /** Everything made of attempts: the log's pages, a destination's recent attempts, single attempts. */
@@ -74,15 +84,26 @@ function replayed(r: ReplayResult) {
   throw new Error("The replay answered without the number replayed");
 }
 
+/** GET /api/attempts' query for a page of the log (the server's prefetch of the first page asks the same). */
+export const attemptsQuery = (filter: LogFilter, cursor: string | null, limit = 50) => ({
+  ...attemptFilter(filter),
+  cursor: cursor ?? undefined,
+  limit,
+});
+
+/** GET /api/deliveries' query for a page of the log by message. */
+export const deliveriesQuery = (filter: LogFilter, cursor: string | null, limit = 50) => ({
+  ...(apiFilter(filter) as z.input<typeof deliveryListQuerySchema>),
+  cursor: cursor ?? undefined,
+  limit,
+});
+
 export function fetchAttempts(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.attempts, { query: { ...attemptFilter(filter), cursor: cursor ?? undefined, limit }, signal });
+  return call(requestLogEndpoints.attempts, { query: attemptsQuery(filter, cursor, limit), signal });
 }
 
 export function fetchDeliveries(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.deliveries, {
-    query: { ...(apiFilter(filter) as z.input<typeof deliveryListQuerySchema>), cursor: cursor ?? undefined, limit },
-    signal,
-  });
+  return call(requestLogEndpoints.deliveries, { query: deliveriesQuery(filter, cursor, limit), signal });
 }
 
 export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.attempt, { params: { id }, signal });

@@ -38,10 +38,12 @@ export function fetchPerDestinationStats(range: RangeKey, signal?: AbortSignal) 
   return call(requestLogEndpoints.destinationStats, { query: rangeWindow(range), signal }).then((r) => r.destinations);
 }
 
+/** The 24-hour figures as the cache holds them: by destination id (the server's prefetch builds the same). */
+export const statsByDestination = (destinations: DestinationStatsDto[]) =>
+  Object.fromEntries(destinations.map((d) => [d.destinationId, d])) as Record<string, DestinationStatsDto | undefined>;
+
 export const fetchPerDestinationStats24h = (signal?: AbortSignal) =>
-  call(requestLogEndpoints.destinationStats, { signal }).then(
-    (r) => Object.fromEntries(r.destinations.map((d) => [d.destinationId, d])) as Record<string, DestinationStatsDto | undefined>,
-  );
+  call(requestLogEndpoints.destinationStats, { signal }).then((r) => statsByDestination(r.destinations));
 
 export function useDeliveryStats(range: RangeKey, destinationId: string | null) {
   return useQuery({
