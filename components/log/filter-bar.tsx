@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { PAYLOAD_SEARCH_MAX_DAYS } from "@/lib/request-log/contract";
+import { PAYLOAD_SEARCH_MAX_DAYS } from "@/lib/request-log/limits";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";

@@ -1,6 +1,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { requestLogRoutes } from "@/lib/request-log/routes";
 import type { z } from "zod";
-import { requestLogEndpoints, type attemptFilterSchema, type deliveryListQuerySchema, type ReplayResult } from "@/lib/request-log/contract";
+import type { attemptFilterSchema, deliveryListQuerySchema, ReplayResult } from "@/lib/request-log/contract";
 import { call } from "@/components/data/api-client";
 
 /** The request log: attempts (/api/attempts), a message's deliveries and attempts (/api/messages), replay. */
@@ -99,20 +100,20 @@ export const deliveriesQuery = (filter: LogFilter, cursor: string | null, limit 
 });
 
 export function fetchAttempts(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.attempts, { query: attemptsQuery(filter, cursor, limit), signal });
+  return call(requestLogRoutes.attempts, { query: attemptsQuery(filter, cursor, limit), signal });
 }
 
 export function fetchDeliveries(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.deliveries, { query: deliveriesQuery(filter, cursor, limit), signal });
+  return call(requestLogRoutes.deliveries, { query: deliveriesQuery(filter, cursor, limit), signal });
 }
 
-export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.attempt, { params: { id }, signal });
+export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogRoutes.attempt, { params: { id }, signal });
 
-export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.message, { params: { id }, signal });
+export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogRoutes.message, { params: { id }, signal });
 
 /** How many failed deliveries a replay of the filter would send, and how many it leaves alone (a dry run). */
 export const fetchReplayCount = (filter: LogFilter, signal?: AbortSignal) =>
-  call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter), dryRun: true }, signal }).then(dryRunCount);
+  call(requestLogRoutes.replay, { body: { filter: attemptFilter(filter), dryRun: true }, signal }).then(dryRunCount);
 
 /** The log, newest first, a page at a time. */
 export function useAttemptLog(filter: LogFilter, { enabled = true }: { enabled?: boolean } = {}) {
@@ -187,7 +188,7 @@ export function useReplayMessageMutation() {
       messageRowId: string;
       includeDelivered: boolean;
       ordered?: boolean;
-    }) => call(requestLogEndpoints.replay, { body: { ids: [messageRowId], includeDelivered, ordered } }).then(replayed),
+    }) => call(requestLogRoutes.replay, { body: { ids: [messageRowId], includeDelivered, ordered } }).then(replayed),
     onSuccess: (_, { messageRowId }) =>
       Promise.all([
         qc.invalidateQueries({ queryKey: logKeys.message(messageRowId) }),
@@ -201,7 +202,7 @@ export function useReplayMessageMutation() {
 export function useReplayMatchingMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (filter: LogFilter) => call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter) } }).then(replayed),
+    mutationFn: (filter: LogFilter) => call(requestLogRoutes.replay, { body: { filter: attemptFilter(filter) } }).then(replayed),
     // Any attempt list and any message's deliveries may have changed.
     onSuccess: () =>
       Promise.all([qc.invalidateQueries({ queryKey: logKeys.attempts() }), qc.invalidateQueries({ queryKey: logKeys.messages() })]),
