@@ -1,6 +1,4 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
-import { Spinner } from "@/components/ui/card";
 import { readLogUrl } from "@/components/log/hooks";
 import { RequestLog } from "@/components/log/request-log";
 import { pageData } from "../page-data";
@@ -10,6 +8,10 @@ export const metadata: Metadata = { title: "Request log" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
+/**
+ * No Suspense boundary around the log: the page is rendered per request (it reads its query string),
+ * so useSearchParams does not suspend, and a boundary would send its rows after the first HTML.
+ */
 export default async function LogPage({ searchParams }: Props) {
   // Read as the page's useSearchParams reads it (a repeated key counts once, its first value).
   const params = new URLSearchParams();
@@ -17,9 +19,7 @@ export default async function LogPage({ searchParams }: Props) {
   const { filter, view } = readLogUrl(params);
   return (
     <Prefetched queries={[pageData.logFirstPage(filter, view), pageData.destinations]}>
-      <Suspense fallback={<Spinner />}>
-        <RequestLog />
-      </Suspense>
+      <RequestLog />
     </Prefetched>
   );
 }
