@@ -1,6 +1,7 @@
 // The house rules that a reviewer would otherwise have to remember (docs/README.md#conventions):
 // - code the browser loads never reaches a module marked `import "server-only"`;
 // - every other module under lib/ is marked, so a wrong import fails `next build` too;
+// - the dashboard's pages ship no zod unless they hold a form validated with a contract's schemas;
 // - prisma/migrations/schema.snapshot.prisma is schema.prisma as of the last migration;
 // - the README's folder table names every folder of lib/ and the top level;
 // - every doc anchor cited from code (`docs/x.md#anchor`) or linked from a page exists, and no
@@ -63,6 +64,49 @@ function browserModules(): Map<string, string> {
   return via;
 }
 
+const usesClient = (file: string) => /^["']use client["']/m.test(fs.readFileSync(path.join(root, file), "utf8"));
+const importsZod = (file: string) =>
+  /^\s*import\s+(?!type\s)[^;]*?from\s+["']zod["']/m.test(fs.readFileSync(path.join(root, file), "utf8"));
+
+/** The modules a page sends to the browser: its "use client" modules and what they import, transitively. */
+function pageBrowserModules(page: string): Map<string, string> {
+  const boundary: string[] = [];
+  const server = new Set<string>();
+  const stack = [page];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (server.has(file)) continue;
+    server.add(file);
+    if (usesClient(file)) boundary.push(file);
+    else stack.push(...valueImports(file));
+  }
+  const via = new Map<string, string>();
+  const todo = boundary.map((f) => [f, f] as const);
+  while (todo.length) {
+    const [file, from] = todo.pop()!;
+    if (via.has(file)) continue;
+    via.set(file, from);
+    for (const dep of valueImports(file)) todo.push([dep, file]);
+  }
+  return via;
+}
+
+/**
+ * The pages that hold a form validated with a contract's own schemas in the browser, so they load zod
+ * (docs/decisions/0175-dashboard-weight.md); every other page reaches the API through routes.ts.
+ */
+const PAGES_WITH_ZOD = [
+  "app/(dashboard)/destinations/new/page.tsx",
+  "app/(dashboard)/destinations/[id]/edit/page.tsx",
+  "app/(dashboard)/deletions/page.tsx",
+  "app/(dashboard)/audiences/new/page.tsx",
+  "app/(dashboard)/audiences/[id]/edit/page.tsx",
+  // its condition, described with the builder's operators (lib/audiences/condition.ts)
+  "app/(dashboard)/audiences/[id]/page.tsx",
+  "app/(dashboard)/tracking-plans/new/page.tsx",
+  "app/(dashboard)/tracking-plans/[id]/page.tsx",
+];
+
 describe("the house", () => {
   it("keeps server modules out of the browser: nothing client code imports is marked server-only", () => {
     const offenders = [...browserModules()].filter(([f]) => isServerOnly(f)).map(([f, from]) => `${f} (imported by ${from})`);
@@ -90,6 +134,15 @@ describe("the house", () => {
         .map((d) => `${c} → ${d}`),
     );
     expect(serverDeps).toEqual([]);
+  });
+
+  it("keeps zod out of every page without a schema-validated form, and the dashboard's layout", () => {
+    const pages = [...walk("app", (f) => /(^|\/)(page|layout)\.tsx$/.test(f))].filter((f) => !PAGES_WITH_ZOD.includes(f));
+    expect(pages).toEqual(expect.arrayContaining(["app/(dashboard)/layout.tsx", "app/(dashboard)/destinations/[id]/page.tsx"]));
+    const offenders = pages.flatMap((page) =>
+      [...pageBrowserModules(page)].filter(([f]) => importsZod(f)).map(([f, from]) => `${page}: ${f} (imported by ${from})`),
+    );
+    expect(offenders).toEqual([]);
   });
 
   it("has no schema drift: the migration snapshot is schema.prisma as of the last migration", () => {

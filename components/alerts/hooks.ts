@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { alertRoutes } from "@/lib/alerts/routes";
 import { call } from "@/components/data/api-client";
 import { destinationKeys } from "@/components/destinations/hooks";
-import { type AlertSettingsPatch, alertEndpoints } from "@/lib/alerts/contract";
+import type { AlertSettingsPatch } from "@/lib/alerts/contract";
 
 /** Endpoint alerts (/api/alerts) and their settings (/api/alerts/settings); docs/alerts.md. */
 export const alertKeys = {
@@ -13,20 +14,20 @@ export const alertKeys = {
 /** The worker judges endpoints once a minute; the banner looks again twice as often. */
 const REFRESH_MS = 30_000;
 
-export const fetchAlerts = (signal?: AbortSignal) => call(alertEndpoints.list, { signal });
+export const fetchAlerts = (signal?: AbortSignal) => call(alertRoutes.list, { signal });
 
 export function useAlerts() {
   return useQuery({ queryKey: alertKeys.list(), queryFn: ({ signal }) => fetchAlerts(signal), refetchInterval: REFRESH_MS });
 }
 
 export function useAlertSettings() {
-  return useQuery({ queryKey: alertKeys.settings(), queryFn: ({ signal }) => call(alertEndpoints.getSettings, { signal }) });
+  return useQuery({ queryKey: alertKeys.settings(), queryFn: ({ signal }) => call(alertRoutes.getSettings, { signal }) });
 }
 
 export function useUpdateAlertSettingsMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: AlertSettingsPatch) => call(alertEndpoints.updateSettings, { body }),
+    mutationFn: (body: AlertSettingsPatch) => call(alertRoutes.updateSettings, { body }),
     onSuccess: (saved) => qc.setQueryData(alertKeys.settings(), saved),
   });
 }
@@ -36,7 +37,7 @@ export function useEnableUrlMutation() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (v: { destinationId: string; url: string }) =>
-      call(alertEndpoints.enableUrl, { params: { id: v.destinationId }, body: { url: v.url } }),
+      call(alertRoutes.enableUrl, { params: { id: v.destinationId }, body: { url: v.url } }),
     onSuccess: (_r, v) =>
       Promise.all([
         qc.invalidateQueries({ queryKey: alertKeys.all }),

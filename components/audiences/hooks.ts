@@ -1,11 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  audienceEndpoints,
-  type AudienceDto,
-  type AudienceSyncDto,
-  type CreateAudienceInput,
-  type UpdateAudienceInput,
-} from "@/lib/audiences/contract";
+import { audienceRoutes } from "@/lib/audiences/routes";
+import type { AudienceDto, AudienceSyncDto, CreateAudienceInput, UpdateAudienceInput } from "@/lib/audiences/contract";
 import type { Condition } from "@/lib/audiences/condition";
 import { call } from "@/components/data/api-client";
 
@@ -22,15 +17,14 @@ export const audienceKeys = {
 /** A sync still in progress: the pages poll while one is. */
 export const isActive = (s: AudienceSyncDto | null | undefined) => s?.status === "queued" || s?.status === "running";
 
-export const fetchAudiences = (signal?: AbortSignal) => call(audienceEndpoints.list, { signal }).then((r) => r.audiences);
-export const fetchAudience = (id: string, signal?: AbortSignal) => call(audienceEndpoints.get, { params: { id }, signal });
-export const fetchSyncs = (id: string, signal?: AbortSignal) =>
-  call(audienceEndpoints.syncs, { params: { id }, signal }).then((r) => r.syncs);
+export const fetchAudiences = (signal?: AbortSignal) => call(audienceRoutes.list, { signal }).then((r) => r.audiences);
+export const fetchAudience = (id: string, signal?: AbortSignal) => call(audienceRoutes.get, { params: { id }, signal });
+export const fetchSyncs = (id: string, signal?: AbortSignal) => call(audienceRoutes.syncs, { params: { id }, signal }).then((r) => r.syncs);
 /** An empty `q` and the first page's missing cursor stay off the query string. */
 export const fetchMembers = (id: string, q: string, cursor: string | undefined, signal?: AbortSignal) =>
-  call(audienceEndpoints.members, { params: { id }, query: { limit: 50, q, cursor }, signal });
+  call(audienceRoutes.members, { params: { id }, query: { limit: 50, q, cursor }, signal });
 export const fetchPreview = (condition: Condition, sourceIds: string[], signal?: AbortSignal) =>
-  call(audienceEndpoints.preview, { body: { condition, sourceIds }, signal });
+  call(audienceRoutes.preview, { body: { condition, sourceIds }, signal });
 
 export function useAudiences() {
   return useQuery({
@@ -90,7 +84,7 @@ function useAudienceSaved() {
 export function useCreateAudienceMutation() {
   const saved = useAudienceSaved();
   return useMutation({
-    mutationFn: (input: CreateAudienceInput) => call(audienceEndpoints.create, { body: input }),
+    mutationFn: (input: CreateAudienceInput) => call(audienceRoutes.create, { body: input }),
     onSuccess: saved,
   });
 }
@@ -98,8 +92,7 @@ export function useCreateAudienceMutation() {
 export function useUpdateAudienceMutation() {
   const saved = useAudienceSaved();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: UpdateAudienceInput }) =>
-      call(audienceEndpoints.update, { params: { id }, body: patch }),
+    mutationFn: ({ id, patch }: { id: string; patch: UpdateAudienceInput }) => call(audienceRoutes.update, { params: { id }, body: patch }),
     onSuccess: saved,
   });
 }
@@ -108,7 +101,7 @@ export function useUpdateAudienceMutation() {
 export function useSyncAudienceMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(audienceEndpoints.sync, { params: { id } }),
+    mutationFn: (id: string) => call(audienceRoutes.sync, { params: { id } }),
     // The detail's prefix covers its sync history, which gains the new sync.
     onSuccess: (_, id) =>
       Promise.all([qc.invalidateQueries({ queryKey: audienceKeys.detail(id) }), qc.invalidateQueries({ queryKey: audienceKeys.list() })]),
@@ -118,7 +111,7 @@ export function useSyncAudienceMutation() {
 export function useDeleteAudienceMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(audienceEndpoints.remove, { params: { id } }),
+    mutationFn: (id: string) => call(audienceRoutes.remove, { params: { id } }),
     onSuccess: (_, id) => {
       qc.removeQueries({ queryKey: audienceKeys.detail(id) });
       return qc.invalidateQueries({ queryKey: audienceKeys.list() });

@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
+import { auditRoutes } from "@/lib/audit/routes";
 import { call } from "@/components/data/api-client";
-import { auditEndpoints, type AuditQuery } from "@/lib/audit/contract";
+import type { AuditQuery } from "@/lib/audit/contract";
 
 export type AuditFilters = Partial<Pick<AuditQuery, "actor" | "resource" | "action" | "from" | "to">>;
 
@@ -14,7 +15,7 @@ export function useAuditLog(filters: AuditFilters) {
   return useInfiniteQuery({
     queryKey: auditKeys.list(filters),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ signal, pageParam }) => call(auditEndpoints.list, { signal, query: { ...filters, limit: 50, cursor: pageParam } }),
+    queryFn: ({ signal, pageParam }) => call(auditRoutes.list, { signal, query: { ...filters, limit: 50, cursor: pageParam } }),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
 }

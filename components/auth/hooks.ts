@@ -1,6 +1,7 @@
 import { useMutation } from "@tanstack/react-query";
-import { authEndpoints } from "@/lib/auth/contract";
-import { memberEndpoints, type AcceptInvitationInput } from "@/lib/members/contract";
+import { authRoutes } from "@/lib/auth/routes";
+import { memberRoutes } from "@/lib/members/routes";
+import type { AcceptInvitationInput } from "@/lib/members/contract";
 import { call } from "@/components/data/api-client";
 
 /** Logging in, first-run setup (creates the owner and the workspace) and logging out (/api/auth/*). */
@@ -13,17 +14,17 @@ export function useAuthMutation(mode: "login" | "setup") {
     mutationFn: (form: Record<string, FormDataEntryValue>) => {
       const credentials = { email: text(form.email), password: text(form.password) };
       return mode === "login"
-        ? call(authEndpoints.login, { body: credentials })
-        : call(authEndpoints.setup, { body: { workspaceName: text(form.workspaceName), code: text(form.code), ...credentials } });
+        ? call(authRoutes.login, { body: credentials })
+        : call(authRoutes.setup, { body: { workspaceName: text(form.workspaceName), code: text(form.code), ...credentials } });
     },
   });
 }
 
 export function useLogoutMutation() {
-  return useMutation({ mutationFn: () => call(authEndpoints.logout) });
+  return useMutation({ mutationFn: () => call(authRoutes.logout) });
 }
 
 /** Accepting an invitation (/api/invitations/accept): the answer sets the session in its workspace. */
 export function useAcceptInvitationMutation() {
-  return useMutation({ mutationFn: (body: AcceptInvitationInput) => call(memberEndpoints.acceptInvitation, { body }) });
+  return useMutation({ mutationFn: (body: AcceptInvitationInput) => call(memberRoutes.acceptInvitation, { body }) });
 }

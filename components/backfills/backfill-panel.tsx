@@ -102,6 +102,8 @@ export function BackfillPanel({
                 value={from}
                 onChange={(e) => setFrom(e.target.value)}
                 required
+                // A day ago in the reader's time zone: the server's first render wrote it in its own.
+                suppressHydrationWarning
               />
             </Field>
             <Field label="Until" htmlFor="backfill-to" error={fieldError("to")} hint="Empty: now">

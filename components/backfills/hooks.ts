@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { backfillEndpoints, type BackfillDto, type BackfillInput } from "@/lib/backfills/contract";
+import { backfillRoutes } from "@/lib/backfills/routes";
+import type { BackfillDto, BackfillInput } from "@/lib/backfills/contract";
 import { call } from "@/components/data/api-client";
 
 /** Backfills (/api/destinations/{id}/backfills): a destination's list, dry runs, starts and cancels. */
@@ -9,7 +10,7 @@ export const backfillKeys = {
 };
 
 export const fetchBackfills = (destinationId: string, signal?: AbortSignal) =>
-  call(backfillEndpoints.list, { params: { id: destinationId }, signal }).then((r) => r.backfills);
+  call(backfillRoutes.list, { params: { id: destinationId }, signal }).then((r) => r.backfills);
 
 /** A destination's backfills, polled every 2 s while one of them runs so its progress advances on screen. */
 export function useBackfills(destinationId: string) {
@@ -24,7 +25,7 @@ export function useBackfills(destinationId: string) {
 export function useBackfillDryRunMutation(destinationId: string) {
   return useMutation({
     mutationFn: async (input: Omit<BackfillInput, "dryRun">) => {
-      const r = await call(backfillEndpoints.create, { params: { id: destinationId }, body: { ...input, dryRun: true } });
+      const r = await call(backfillRoutes.create, { params: { id: destinationId }, body: { ...input, dryRun: true } });
       if (!("count" in r)) throw new Error("The dry run answered without a count");
       return r;
     },
@@ -35,7 +36,7 @@ export function useStartBackfillMutation(destinationId: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async (input: Omit<BackfillInput, "dryRun">) => {
-      const r = await call(backfillEndpoints.create, { params: { id: destinationId }, body: { ...input, dryRun: false } });
+      const r = await call(backfillRoutes.create, { params: { id: destinationId }, body: { ...input, dryRun: false } });
       if ("count" in r) throw new Error("The backfill did not start");
       return r as BackfillDto;
     },
@@ -46,7 +47,7 @@ export function useStartBackfillMutation(destinationId: string) {
 export function useCancelBackfillMutation(destinationId: string) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (backfillId: string) => call(backfillEndpoints.cancel, { params: { id: destinationId, backfillId } }),
+    mutationFn: (backfillId: string) => call(backfillRoutes.cancel, { params: { id: destinationId, backfillId } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: backfillKeys.list(destinationId) }),
   });
 }

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { CAPTURE_LIMITS } from "@/lib/capture/contract";
+import { CAPTURE_LIMITS } from "@/lib/capture/limits";
 import { Badge, Card, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { CodeBlock } from "@/components/ui/json";

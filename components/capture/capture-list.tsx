@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { CAPTURE_LIMITS } from "@/lib/capture/contract";
+import { CAPTURE_LIMITS } from "@/lib/capture/limits";
 import { Button } from "@/components/ui/button";
 import { Badge, EmptyState, ErrorNote, PageHeader } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";

@@ -1,11 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  CAPTURE_LIMITS,
-  captureEndpoints,
-  type CaptureBinDto,
-  type CapturedRequestSummaryDto,
-  type UpdateCaptureBinInput,
-} from "@/lib/capture/contract";
+import { captureRoutes } from "@/lib/capture/routes";
+import type { CaptureBinDto, CapturedRequestSummaryDto, UpdateCaptureBinInput } from "@/lib/capture/contract";
+import { CAPTURE_LIMITS } from "@/lib/capture/limits";
 import { call } from "@/components/data/api-client";
 
 /** Capture URLs (/api/capture-bins) and the requests they caught. */
@@ -23,16 +19,16 @@ export const captureKeys = {
     [...captureKeys.all, "request", id, requestId, "signatures", destinationId] as const,
 };
 
-export const fetchCaptureBins = (signal?: AbortSignal) => call(captureEndpoints.list, { signal }).then((r) => r.bins);
-export const fetchCaptureBin = (id: string, signal?: AbortSignal) => call(captureEndpoints.get, { params: { id }, signal });
+export const fetchCaptureBins = (signal?: AbortSignal) => call(captureRoutes.list, { signal }).then((r) => r.bins);
+export const fetchCaptureBin = (id: string, signal?: AbortSignal) => call(captureRoutes.get, { params: { id }, signal });
 export const fetchCapturedRequests = (id: string, after: string | null, signal?: AbortSignal) =>
-  call(captureEndpoints.requests, { params: { id }, query: { after: after ?? undefined }, signal }).then((r) => r.requests);
+  call(captureRoutes.requests, { params: { id }, query: { after: after ?? undefined }, signal }).then((r) => r.requests);
 
 export const fetchCapturedRequest = (id: string, requestId: string, signal?: AbortSignal) =>
-  call(captureEndpoints.request, { params: { id, requestId }, signal });
+  call(captureRoutes.request, { params: { id, requestId }, signal });
 /** Without a destination, the server checks against the one that sent the request (docs/dashboard.md#capture-urls). */
 export const checkCapturedSignatures = (id: string, requestId: string, destinationId: string | null, signal?: AbortSignal) =>
-  call(captureEndpoints.verify, { params: { id, requestId }, body: destinationId ? { destinationId } : {}, signal });
+  call(captureRoutes.verify, { params: { id, requestId }, body: destinationId ? { destinationId } : {}, signal });
 
 /** `live` refreshes counts and last-request times every 5 s (the list page). */
 export function useCaptureBins({ live = false, enabled = true }: { live?: boolean; enabled?: boolean } = {}) {
@@ -113,7 +109,7 @@ function useCaptureBinSaved() {
 export function useCreateCaptureBinMutation() {
   const saved = useCaptureBinSaved();
   return useMutation({
-    mutationFn: () => call(captureEndpoints.create, { body: {} }),
+    mutationFn: () => call(captureRoutes.create, { body: {} }),
     onSuccess: saved,
   });
 }
@@ -122,7 +118,7 @@ export function useUpdateCaptureBinMutation() {
   const saved = useCaptureBinSaved();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: UpdateCaptureBinInput }) =>
-      call(captureEndpoints.update, { params: { id }, body: patch }),
+      call(captureRoutes.update, { params: { id }, body: patch }),
     onSuccess: saved,
   });
 }
@@ -130,7 +126,7 @@ export function useUpdateCaptureBinMutation() {
 export function useDeleteCaptureBinMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(captureEndpoints.remove, { params: { id } }),
+    mutationFn: (id: string) => call(captureRoutes.remove, { params: { id } }),
     onSuccess: (_, id) => {
       qc.removeQueries({ queryKey: captureKeys.detail(id), exact: true });
       return qc.invalidateQueries({ queryKey: captureKeys.list() });
@@ -142,7 +138,7 @@ export function useDeleteCaptureBinMutation() {
 export function useClearCapturedRequestsMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(captureEndpoints.clearRequests, { params: { id } }),
+    mutationFn: (id: string) => call(captureRoutes.clearRequests, { params: { id } }),
     onSuccess: (_, id) => {
       qc.setQueryData(captureKeys.requests(id), []);
       return Promise.all([

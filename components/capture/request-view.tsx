@@ -32,7 +32,11 @@ export function RequestView({
           </code>
         </div>
         <p className="mt-1 text-xs text-slate-500">
-          #{summary.id} · {new Date(summary.receivedAt).toLocaleString()} · {formatBytes(summary.bodySize)}
+          #{summary.id} ·{" "}
+          <time dateTime={summary.receivedAt} suppressHydrationWarning>
+            {new Date(summary.receivedAt).toLocaleString()}
+          </time>{" "}
+          · {formatBytes(summary.bodySize)}
           {summary.contentType ? ` · ${summary.contentType}` : ""}
           {summary.truncated ? " · body truncated to 1 MB" : ""}
         </p>

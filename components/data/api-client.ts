@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { endpointPath, type Endpoint, type ResponseOf } from "@/lib/api/endpoint";
+import type { Route } from "@/lib/api/routes";
 
 /** Browser-side fetcher for the Management API: JSON in and out, CSRF header, typed errors. */
 export class ApiError extends Error {
@@ -19,7 +20,7 @@ function csrfToken(): string | undefined {
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 
-/** The one fetch of the dashboard; hooks reach it through `call`, so every path, method and type comes from a contract. */
+/** The one fetch of the dashboard; hooks reach it through `call`, so every path, method and type comes from a contract's route. */
 async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const method = init.method ?? "GET";
   const headers: Record<string, string> = { accept: "application/json" };
@@ -66,15 +67,15 @@ type CallArgs<E extends Endpoint> = [PathParamNames<E["path"]>] extends [never]
   : [options: CallOptions<E>];
 
 /**
- * Calls one endpoint of a feature's contract (lib/<feature>/contract.ts), typed by it:
- * `call(sourceEndpoints.get, { params: { id }, signal })` resolves to the endpoint's response type.
+ * Calls one endpoint of a feature's contract, through its route (lib/<feature>/routes.ts) and typed
+ * by it: `call(sourceRoutes.get, { params: { id }, signal })` resolves to the endpoint's response type.
  */
-export async function call<E extends Endpoint>(endpoint: E, ...[options]: CallArgs<E>): Promise<ResponseOf<E>> {
+export async function call<E extends Endpoint>(route: Route<E>, ...[options]: CallArgs<E>): Promise<ResponseOf<E>> {
   const o: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown; signal?: AbortSignal } = options ?? {};
-  let path = endpointPath(endpoint.path, o.params);
+  let path = endpointPath(route.path, o.params);
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== null && v !== "") query.set(k, String(v));
   const qs = query.toString();
   if (qs) path += `?${qs}`;
-  return api<ResponseOf<E>>(path, { method: endpoint.method, body: o.body, signal: o.signal });
+  return api<ResponseOf<E>>(path, { method: route.method, body: o.body, signal: o.signal });
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { deletionEndpoints } from "@/lib/deletions/contract";
+import { deletionRoutes } from "@/lib/deletions/routes";
 import { call } from "@/components/data/api-client";
 
 /** Deletion requests (/api/deletions): erase users, then notify their sources' webhooks. */
@@ -15,8 +15,8 @@ export const isActive = (status: string) => status === "pending" || status === "
 const LIVE_MS = 1500;
 
 export const fetchDeletions = (signal?: AbortSignal) =>
-  call(deletionEndpoints.list, { query: { limit: 100 }, signal }).then((r) => r.deletions);
-export const fetchDeletion = (id: string, signal?: AbortSignal) => call(deletionEndpoints.get, { params: { id }, signal });
+  call(deletionRoutes.list, { query: { limit: 100 }, signal }).then((r) => r.deletions);
+export const fetchDeletion = (id: string, signal?: AbortSignal) => call(deletionRoutes.get, { params: { id }, signal });
 
 export function useDeletions() {
   return useQuery({
@@ -44,7 +44,7 @@ export function useDeletion(id: string) {
 export function useCreateDeletionMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (userIds: string[]) => call(deletionEndpoints.create, { body: { userIds } }),
+    mutationFn: (userIds: string[]) => call(deletionRoutes.create, { body: { userIds } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: deletionKeys.list() }),
   });
 }

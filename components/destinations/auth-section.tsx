@@ -4,6 +4,7 @@ import type { DestinationDto } from "@/lib/destinations/contract";
 import { TOKEN_AUTH_METHODS, type TokenAuthMethod } from "@/lib/webhooks/endpoint-auth";
 import { Field, Input, inputClass } from "@/components/ui/field";
 import type { WriteOnlyState } from "./form-state";
+import { METHOD_LABELS } from "./describe-shape";
 import { WriteOnlyField } from "./write-only-field";
 
 /**
@@ -61,11 +62,6 @@ export function authToInput(s: AuthState) {
 
 /** The one rule the shared schema cannot see: a new setting needs its client secret. */
 export const authSecretMissing = (s: AuthState) => s.on && s.clientSecret.action !== "keep" && s.clientSecret.value === "";
-
-export const METHOD_LABELS: Record<TokenAuthMethod, string> = {
-  client_secret_basic: "HTTP Basic (client_secret_basic)",
-  client_secret_post: "In the form body (client_secret_post)",
-};
 
 export function AuthFields({
   value,

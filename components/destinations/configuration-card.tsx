@@ -4,9 +4,7 @@ import Link from "next/link";
 import { Badge, Card } from "@/components/ui/card";
 import { ShortValue } from "@/components/ui/short-url";
 import type { DestinationDto } from "@/lib/destinations/contract";
-import { METHOD_LABELS } from "./auth-section";
-import { describeShape } from "./describe-shape";
-import { describeFilter, describeMinutes } from "./form-state";
+import { describeFilter, describeMinutes, describeShape, METHOD_LABELS } from "./describe-shape";
 import { revealDestinationValue } from "./hooks";
 import { StoredValue } from "./write-only-field";
 

@@ -1,4 +1,7 @@
-import type { DestinationDto } from "@/lib/destinations/contract";
+import { plural } from "@/components/ui/format";
+import type { DestinationDto, DestinationFilter } from "@/lib/destinations/contract";
+import { FILTER_TYPES } from "@/lib/destinations/filter-types";
+import type { TokenAuthMethod } from "@/lib/webhooks/endpoint-auth";
 import { hasTemplate } from "@/lib/webhooks/url-template";
 
 type Shaped = Pick<DestinationDto, "method" | "mapping" | "numbers" | "urls" | "batch" | "rateLimit" | "ordering" | "maxHoldMinutes">;
@@ -47,3 +50,37 @@ export function describeShape(d: Shaped): {
         : "Off: each message goes as soon as it can",
   };
 }
+
+/** "All calls", or "track and identify calls; track events except Heartbeat, Ping": a filter as people say it. */
+export function describeFilter(f: DestinationFilter): string {
+  const extras = [
+    f.where ? "with conditions" : "",
+    f.samplePercent < 100 ? `${f.samplePercent} % sampled` : "",
+    f.drop.length ? `dropping ${f.drop.join(", ")}` : "",
+    f.allow.length ? `allowing only ${f.allow.join(", ")}` : "",
+  ].filter(Boolean);
+  const tail = extras.length ? `; ${extras.join("; ")}` : "";
+  const all = f.types.length === FILTER_TYPES.length;
+  if (all && f.events.mode === "all") return `All calls${tail}`;
+  const types = all ? "All call types" : `${f.types.slice(0, -1).join(", ")}${f.types.length > 1 ? " and " : ""}${f.types.at(-1)} calls`;
+  if (f.events.mode === "all") return `${types}${tail}`;
+  const names = f.events.names.join(", ");
+  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}${tail}`;
+}
+
+/** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */
+export function describeMinutes(raw: string): string | null {
+  const m = Number(raw);
+  if (!Number.isInteger(m) || m <= 0) return null;
+  const d = Math.floor(m / 1440);
+  const h = Math.floor((m % 1440) / 60);
+  const min = m % 60;
+  const part = (n: number, unit: string) => (n ? plural(n, unit) : "");
+  return [part(d, "day"), part(h, "hour"), part(min, "minute")].filter(Boolean).join(" ");
+}
+
+/** How a token request sends the client's credentials, in words. */
+export const METHOD_LABELS: Record<TokenAuthMethod, string> = {
+  client_secret_basic: "HTTP Basic (client_secret_basic)",
+  client_secret_post: "In the form body (client_secret_post)",
+};

@@ -100,7 +100,12 @@ export function DestinationDetail({ id }: { id: string }) {
       />
       <ErrorNote error={toggle.error} />
       <ErrorNote error={pause.error} />
-      <p id="dest-pause-hint" className={d.pausedAt ? "mb-4 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900" : "sr-only"}>
+      {/* The time is the reader's local time: the server's first render may have written it in another zone. */}
+      <p
+        id="dest-pause-hint"
+        className={d.pausedAt ? "mb-4 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900" : "sr-only"}
+        suppressHydrationWarning
+      >
         {d.pausedAt
           ? `Paused since ${new Date(d.pausedAt).toLocaleString()}: new calls wait here, unsent and not failed, until it is resumed.`
           : "Pausing holds new deliveries until it is resumed; nothing is dropped."}

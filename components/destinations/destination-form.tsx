@@ -26,8 +26,8 @@ import { RequestShapeFields } from "./request-shape-section";
 import { BatchFields } from "./batch-section";
 import { SourcePicker } from "./source-picker";
 import type { FormSection } from "./configuration-card";
+import { describeMinutes } from "./describe-shape";
 import {
-  describeMinutes,
   emptyForm,
   formFromDestination,
   formToInput,

@@ -104,7 +104,7 @@ export function DestinationsList() {
             className: "align-top tabular-nums",
             cell: (d) => {
               const s = stats.data?.[d.id];
-              return s ? s.total.toLocaleString() : stats.isPending ? "…" : "0";
+              return s ? s.total.toLocaleString("en-US") : stats.isPending ? "…" : "0";
             },
           },
           {

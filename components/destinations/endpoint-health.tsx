@@ -69,7 +69,15 @@ export function EndpointHealth({ destinationId, compact = false }: { destination
                 {u.attempts === 1
                   ? `the last attempt ${u.successRate === 1 ? "succeeded" : "failed"}`
                   : `${percent(u.successRate)} of the last ${plural(u.attempts, "attempt")} succeeded`}
-                {u.consecutiveFailures > 0 ? ` · ${u.consecutiveFailures} failed in a row` : ""} · last success {when(u.lastSuccessAt)}
+                {u.consecutiveFailures > 0 ? ` · ${u.consecutiveFailures} failed in a row` : ""} · last success{" "}
+                {u.lastSuccessAt ? (
+                  // The reader's local time: the server's first render may have written it in another zone.
+                  <time dateTime={u.lastSuccessAt} suppressHydrationWarning>
+                    {when(u.lastSuccessAt)}
+                  </time>
+                ) : (
+                  "never"
+                )}
               </p>
             ) : null}
             {!compact && u.lastError && u.state !== "healthy" ? (

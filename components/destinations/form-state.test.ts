@@ -2,9 +2,6 @@ import { describe, expect, it } from "vitest";
 import { destinationInputSchema, destinationPatchSchema, RECEIVE_ALL, type DestinationDto } from "@/lib/destinations/contract";
 import { fieldErrorsFromIssues } from "@/lib/api/field-errors";
 import {
-  describeFilter,
-  describeMinutes,
-  describeStored,
   emptyForm,
   formFromDestination,
   formToInput,
@@ -13,6 +10,8 @@ import {
   type FormState,
   validateForm,
 } from "./form-state";
+import { describeFilter, describeMinutes } from "./describe-shape";
+import { describeStored } from "./write-only-field";
 
 const errorsOf = (f: FormState) => {
   const r = destinationInputSchema.safeParse(formToInput(f));

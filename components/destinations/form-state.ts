@@ -1,15 +1,14 @@
 import { noOrdering, type OrderingState, orderingFromDestination, orderingToInput } from "./ordering-section";
-import { plural } from "@/components/ui/format";
 import { fieldErrorsFromIssues, type FieldErrors } from "@/lib/api/field-errors";
 import {
   destinationDuplicatesSchema,
   destinationInputSchema,
   destinationPatchSchema,
-  FILTER_TYPES,
   type DestinationDto,
   type DestinationFilter,
   type WriteOnlyValue,
 } from "@/lib/destinations/contract";
+import { FILTER_TYPES } from "@/lib/destinations/filter-types";
 import type { Method, NumberForm } from "@/lib/webhooks/request-shape";
 import { noRateLimit, rateLimitFromDestination, rateLimitToInput, type RateLimitState } from "./rate-limit-section";
 import { authFromDestination, authSecretMissing, authToInput, noAuth, type AuthState } from "./auth-section";
@@ -274,37 +273,6 @@ export function generateSharedSecret(): string {
 export function generateStandardSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
-}
-
-/** "set · ••••abcd", or "set" for a value too short to show any of it. */
-export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.last4 ? `set · ••••${hint.last4}` : "set");
-
-/** "All calls", or "track and identify calls; track events except Heartbeat, Ping": a filter as people say it. */
-export function describeFilter(f: DestinationFilter): string {
-  const extras = [
-    f.where ? "with conditions" : "",
-    f.samplePercent < 100 ? `${f.samplePercent} % sampled` : "",
-    f.drop.length ? `dropping ${f.drop.join(", ")}` : "",
-    f.allow.length ? `allowing only ${f.allow.join(", ")}` : "",
-  ].filter(Boolean);
-  const tail = extras.length ? `; ${extras.join("; ")}` : "";
-  const all = f.types.length === FILTER_TYPES.length;
-  if (all && f.events.mode === "all") return `All calls${tail}`;
-  const types = all ? "All call types" : `${f.types.slice(0, -1).join(", ")}${f.types.length > 1 ? " and " : ""}${f.types.at(-1)} calls`;
-  if (f.events.mode === "all") return `${types}${tail}`;
-  const names = f.events.names.join(", ");
-  return `${types}; track events ${f.events.mode === "include" ? "only" : "except"} ${names}${tail}`;
-}
-
-/** "1 hour", "4 hours", "1 day 6 hours": the retry window as people say it. */
-export function describeMinutes(raw: string): string | null {
-  const m = Number(raw);
-  if (!Number.isInteger(m) || m <= 0) return null;
-  const d = Math.floor(m / 1440);
-  const h = Math.floor((m % 1440) / 60);
-  const min = m % 60;
-  const part = (n: number, unit: string) => (n ? plural(n, unit) : "");
-  return [part(d, "day"), part(h, "hour"), part(min, "minute")].filter(Boolean).join(" ");
 }
 
 /** A save's warnings (`urls.1` → messages), shaped like field errors so each shows under its field. */

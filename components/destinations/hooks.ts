@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import {
-  destinationEndpoints,
-  type DestinationDto,
-  type DestinationInput,
-  type DestinationFilter,
-  type DestinationPatch,
-  type RevealInput,
-  type RotateSecretInput,
-  type TestSendInput,
+import { destinationRoutes } from "@/lib/destinations/routes";
+import type {
+  DestinationDto,
+  DestinationInput,
+  DestinationFilter,
+  DestinationPatch,
+  RevealInput,
+  RotateSecretInput,
+  TestSendInput,
 } from "@/lib/destinations/contract";
 import { call } from "@/components/data/api-client";
 import { logKeys } from "@/components/log/hooks";
@@ -25,19 +25,19 @@ export const destinationKeys = {
     [...destinationKeys.all, "filter-preview", sourceIds, filter] as const,
 };
 
-export const fetchDestinations = (signal?: AbortSignal) => call(destinationEndpoints.list, { signal }).then((r) => r.destinations);
-export const fetchDestination = (id: string, signal?: AbortSignal) => call(destinationEndpoints.get, { params: { id }, signal });
-export const fetchDestinationHealth = (id: string, signal?: AbortSignal) => call(destinationEndpoints.health, { params: { id }, signal });
+export const fetchDestinations = (signal?: AbortSignal) => call(destinationRoutes.list, { signal }).then((r) => r.destinations);
+export const fetchDestination = (id: string, signal?: AbortSignal) => call(destinationRoutes.get, { params: { id }, signal });
+export const fetchDestinationHealth = (id: string, signal?: AbortSignal) => call(destinationRoutes.health, { params: { id }, signal });
 
 /**
  * One write-only value, fetched only when a person asks to see it (docs/signing.md#secrets). Never
  * put in the query cache: it is shown where it was asked for and forgotten with that component.
  */
 export const revealDestinationValue = (id: string, which: RevealInput) =>
-  call(destinationEndpoints.reveal, { params: { id }, body: which }).then((r) => r.value);
+  call(destinationRoutes.reveal, { params: { id }, body: which }).then((r) => r.value);
 
 export const fetchFilterPreview = (sourceIds: string[], filter: DestinationFilter, signal?: AbortSignal) =>
-  call(destinationEndpoints.filterPreview, { body: { sourceIds, filter, limit: 200 }, signal });
+  call(destinationRoutes.filterPreview, { body: { sourceIds, filter, limit: 200 }, signal });
 
 /** How the filter would treat the sources' recent calls; runs only for a valid filter and at least one source. */
 export function useFilterPreview(sourceIds: string[], filter: DestinationFilter | null) {
@@ -77,7 +77,7 @@ function useDestinationSaved() {
 export function useCreateDestinationMutation() {
   const saved = useDestinationSaved();
   return useMutation({
-    mutationFn: (input: DestinationInput) => call(destinationEndpoints.create, { body: input }),
+    mutationFn: (input: DestinationInput) => call(destinationRoutes.create, { body: input }),
     onSuccess: saved,
   });
 }
@@ -86,8 +86,7 @@ export function useCreateDestinationMutation() {
 export function useUpdateDestinationMutation() {
   const saved = useDestinationSaved();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: DestinationPatch }) =>
-      call(destinationEndpoints.update, { params: { id }, body: patch }),
+    mutationFn: ({ id, patch }: { id: string; patch: DestinationPatch }) => call(destinationRoutes.update, { params: { id }, body: patch }),
     onSuccess: saved,
   });
 }
@@ -97,7 +96,7 @@ export function usePauseDestinationMutation() {
   const saved = useDestinationSaved();
   return useMutation({
     mutationFn: ({ id, pause }: { id: string; pause: boolean }) =>
-      call(pause ? destinationEndpoints.pause : destinationEndpoints.resume, { params: { id } }),
+      pause ? call(destinationRoutes.pause, { params: { id } }) : call(destinationRoutes.resume, { params: { id } }),
     onSuccess: saved,
   });
 }
@@ -105,7 +104,7 @@ export function usePauseDestinationMutation() {
 export function useDeleteDestinationMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(destinationEndpoints.remove, { params: { id } }),
+    mutationFn: (id: string) => call(destinationRoutes.remove, { params: { id } }),
     onSuccess: (_, id) => {
       qc.removeQueries({ queryKey: destinationKeys.detail(id), exact: true });
       qc.removeQueries({ queryKey: destinationKeys.health(id), exact: true });
@@ -119,7 +118,7 @@ export function useTestSendMutation() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ destinationId, input }: { destinationId: string; input: TestSendInput }) =>
-      call(destinationEndpoints.test, { params: { id: destinationId }, body: input }),
+      call(destinationRoutes.test, { params: { id: destinationId }, body: input }),
     // The test's attempt counts in the log, the figures and the URL's health at once, not at the next refresh.
     onSuccess: (_r, v) =>
       Promise.all([
@@ -138,7 +137,7 @@ export function useRotateDestinationSecretMutation() {
   const saved = useDestinationSaved();
   return useMutation({
     mutationFn: ({ id, input }: { id: string; input: RotateSecretInput }) =>
-      call(destinationEndpoints.rotateSecret, { params: { id }, body: input }),
+      call(destinationRoutes.rotateSecret, { params: { id }, body: input }),
     onSuccess: (r) => saved(r.destination),
   });
 }

@@ -1,11 +1,12 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { destinationRoutes } from "@/lib/destinations/routes";
 import { useEffect, useState } from "react";
 import { call } from "@/components/data/api-client";
 import { ErrorNote } from "@/components/ui/card";
 import { errorId, FieldError, hintId, inputClass } from "@/components/ui/field";
-import { destinationEndpoints, mappingPreviewSchema, type MappingPreviewInput } from "@/lib/destinations/contract";
+import { mappingPreviewSchema, type MappingPreviewInput } from "@/lib/destinations/contract";
 import { METHODS, type Method, type NumberForm } from "@/lib/webhooks/request-shape";
 import { mappingFromText, type FormState } from "./form-state";
 
@@ -133,7 +134,7 @@ function RequestPreview({ form }: { form: FormState }) {
   const input = useDebounced(previewInput(form), 400);
   const preview = useQuery({
     queryKey: ["destinations", "mapping-preview", input],
-    queryFn: ({ signal }) => call(destinationEndpoints.mappingPreview, { body: input!, signal }),
+    queryFn: ({ signal }) => call(destinationRoutes.mappingPreview, { body: input!, signal }),
     enabled: input !== null && input.sourceIds.length > 0,
     staleTime: 10_000,
   });

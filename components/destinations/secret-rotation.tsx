@@ -273,8 +273,10 @@ function RotationResult({ done, onClose }: { done: Done; onClose: () => void }) 
             {previous ? (
               <>
                 Old <code className="font-mono">{previousHint(after, which, previous)}</code>: valid until{" "}
-                <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time> (
-                {GRACE_LABELS[done.minutes as keyof typeof GRACE_LABELS]}); it {USE[which].old} meanwhile.
+                <time dateTime={previous.expiresAt} suppressHydrationWarning>
+                  {new Date(previous.expiresAt).toLocaleString()}
+                </time>{" "}
+                ({GRACE_LABELS[done.minutes as keyof typeof GRACE_LABELS]}); it {USE[which].old} meanwhile.
               </>
             ) : (
               <>Old {name}: no longer valid (no grace period).</>
@@ -320,7 +322,10 @@ export function PreviousNotice({
         <>
           Rotating: the old {SECRET_NAMES[which].inText} {old} {USE[which].old} for{" "}
           <strong suppressHydrationWarning>{timeLeft(left)}</strong> (until{" "}
-          <time dateTime={previous.expiresAt}>{new Date(previous.expiresAt).toLocaleString()}</time>).
+          <time dateTime={previous.expiresAt} suppressHydrationWarning>
+            {new Date(previous.expiresAt).toLocaleString()}
+          </time>
+          ).
         </>
       ) : (
         <>

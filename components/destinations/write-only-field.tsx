@@ -4,8 +4,12 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { ErrorNote } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { describeStored, type WriteOnlyState } from "./form-state";
+import type { WriteOnlyValue } from "@/lib/destinations/contract";
+import type { WriteOnlyState } from "./form-state";
 import { SecretField } from "./secret-field";
+
+/** "set · ••••abcd", or "set" for a value too short to show any of it. */
+export const describeStored = (hint: WriteOnlyValue | null): string => (hint?.last4 ? `set · ••••${hint.last4}` : "set");
 
 /**
  * A stored write-only value (docs/signing.md#secrets): "set · ••••abcd" with Reveal, Replace and

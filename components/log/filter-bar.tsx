@@ -1,14 +1,13 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { PAYLOAD_SEARCH_MAX_DAYS } from "@/lib/request-log/contract";
+import { PAYLOAD_SEARCH_MAX_DAYS } from "@/lib/request-log/limits";
 import { MESSAGE_TYPES } from "@/lib/webhooks/payload";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
 import { plural, selectClass } from "@/components/ui/format";
 import { useDestinations } from "@/components/destinations/hooks";
-import type { LogFilter } from "./hooks";
-import type { LogView } from "./use-log-filter";
+import type { LogFilter, LogView } from "./hooks";
 
 const RANGES = [
   { label: "Last hour", ms: 3600_000 },

@@ -1,6 +1,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { requestLogRoutes } from "@/lib/request-log/routes";
 import type { z } from "zod";
-import { requestLogEndpoints, type attemptFilterSchema, type deliveryListQuerySchema, type ReplayResult } from "@/lib/request-log/contract";
+import type { attemptFilterSchema, deliveryListQuerySchema, ReplayResult } from "@/lib/request-log/contract";
 import { call } from "@/components/data/api-client";
 
 /** The request log: attempts (/api/attempts), a message's deliveries and attempts (/api/messages), replay. */
@@ -31,6 +32,16 @@ export function normaliseFilter(f: LogFilter): LogFilter {
   const out: LogFilter = {};
   for (const k of FILTER_KEYS) if (f[k]) out[k] = f[k];
   return out;
+}
+
+/** The log's two views: by message (the default) and every attempt (docs/dashboard.md#the-log-by-message). */
+export type LogView = "messages" | "attempts";
+
+/** The filters and the view a log URL's query string holds (the page reads it, and so does its prefetch on the server). */
+export function readLogUrl(params: { get(key: string): string | null }): { filter: LogFilter; view: LogView } {
+  const f: LogFilter = {};
+  for (const k of FILTER_KEYS) f[k] = params.get(k) ?? undefined;
+  return { filter: normaliseFilter(f), view: params.get("view") === "attempts" ? "attempts" : "messages" };
 }
 
 export const logKeys = {
@@ -74,24 +85,35 @@ function replayed(r: ReplayResult) {
   throw new Error("The replay answered without the number replayed");
 }
 
+/** GET /api/attempts' query for a page of the log (the server's prefetch of the first page asks the same). */
+export const attemptsQuery = (filter: LogFilter, cursor: string | null, limit = 50) => ({
+  ...attemptFilter(filter),
+  cursor: cursor ?? undefined,
+  limit,
+});
+
+/** GET /api/deliveries' query for a page of the log by message. */
+export const deliveriesQuery = (filter: LogFilter, cursor: string | null, limit = 50) => ({
+  ...(apiFilter(filter) as z.input<typeof deliveryListQuerySchema>),
+  cursor: cursor ?? undefined,
+  limit,
+});
+
 export function fetchAttempts(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.attempts, { query: { ...attemptFilter(filter), cursor: cursor ?? undefined, limit }, signal });
+  return call(requestLogRoutes.attempts, { query: attemptsQuery(filter, cursor, limit), signal });
 }
 
 export function fetchDeliveries(filter: LogFilter, cursor: string | null, signal?: AbortSignal, limit = 50) {
-  return call(requestLogEndpoints.deliveries, {
-    query: { ...(apiFilter(filter) as z.input<typeof deliveryListQuerySchema>), cursor: cursor ?? undefined, limit },
-    signal,
-  });
+  return call(requestLogRoutes.deliveries, { query: deliveriesQuery(filter, cursor, limit), signal });
 }
 
-export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.attempt, { params: { id }, signal });
+export const fetchAttempt = (id: string, signal?: AbortSignal) => call(requestLogRoutes.attempt, { params: { id }, signal });
 
-export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogEndpoints.message, { params: { id }, signal });
+export const fetchMessage = (id: string, signal?: AbortSignal) => call(requestLogRoutes.message, { params: { id }, signal });
 
 /** How many failed deliveries a replay of the filter would send, and how many it leaves alone (a dry run). */
 export const fetchReplayCount = (filter: LogFilter, signal?: AbortSignal) =>
-  call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter), dryRun: true }, signal }).then(dryRunCount);
+  call(requestLogRoutes.replay, { body: { filter: attemptFilter(filter), dryRun: true }, signal }).then(dryRunCount);
 
 /** The log, newest first, a page at a time. */
 export function useAttemptLog(filter: LogFilter, { enabled = true }: { enabled?: boolean } = {}) {
@@ -166,7 +188,7 @@ export function useReplayMessageMutation() {
       messageRowId: string;
       includeDelivered: boolean;
       ordered?: boolean;
-    }) => call(requestLogEndpoints.replay, { body: { ids: [messageRowId], includeDelivered, ordered } }).then(replayed),
+    }) => call(requestLogRoutes.replay, { body: { ids: [messageRowId], includeDelivered, ordered } }).then(replayed),
     onSuccess: (_, { messageRowId }) =>
       Promise.all([
         qc.invalidateQueries({ queryKey: logKeys.message(messageRowId) }),
@@ -180,7 +202,7 @@ export function useReplayMessageMutation() {
 export function useReplayMatchingMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (filter: LogFilter) => call(requestLogEndpoints.replay, { body: { filter: attemptFilter(filter) } }).then(replayed),
+    mutationFn: (filter: LogFilter) => call(requestLogRoutes.replay, { body: { filter: attemptFilter(filter) } }).then(replayed),
     // Any attempt list and any message's deliveries may have changed.
     onSuccess: () =>
       Promise.all([qc.invalidateQueries({ queryKey: logKeys.attempts() }), qc.invalidateQueries({ queryKey: logKeys.messages() })]),

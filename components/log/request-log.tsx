@@ -8,12 +8,12 @@ import { plural } from "@/components/ui/format";
 import { AttemptPanel } from "./attempt-panel";
 import { AttemptsTable } from "./attempts-table";
 import { FilterBar } from "./filter-bar";
-import { useAttemptLog, useMessageLog } from "./hooks";
+import { type LogView, useAttemptLog, useMessageLog } from "./hooks";
 import { MessagePanel } from "./message-panel";
 import { MessagesTable, rowKey } from "./messages-table";
 import { ReplayMatching } from "./replay-matching";
 import { useCan } from "@/components/layout/role";
-import { type LogView, useLogFilter } from "./use-log-filter";
+import { useLogFilter } from "./use-log-filter";
 
 const DESCRIPTION: Record<LogView, string> = {
   messages:

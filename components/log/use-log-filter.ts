@@ -2,10 +2,7 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
-import { FILTER_KEYS, normaliseFilter, type LogFilter } from "./hooks";
-
-/** The log's two views: by message (the default) and every attempt (docs/dashboard.md#the-log-by-message). */
-export type LogView = "messages" | "attempts";
+import { normaliseFilter, readLogUrl, type LogFilter, type LogView } from "./hooks";
 
 /**
  * The log's filters, its view and what is open in its drawer live in the URL, so a view can be shared
@@ -16,12 +13,7 @@ export function useLogFilter() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const filter = useMemo(() => {
-    const f: LogFilter = {};
-    for (const k of FILTER_KEYS) f[k] = params.get(k) ?? undefined;
-    return normaliseFilter(f);
-  }, [params]);
-  const view: LogView = params.get("view") === "attempts" ? "attempts" : "messages";
+  const { filter, view } = useMemo(() => readLogUrl(params), [params]);
   const selected = params.get("attempt");
   const [messageRowId, destinationId] = (params.get("message") ?? "").split(".");
   const message = messageRowId && destinationId ? { messageRowId, destinationId } : null;

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { memberRoutes } from "@/lib/members/routes";
 import { call } from "@/components/data/api-client";
 import type { Role } from "@/lib/api/access";
-import { memberEndpoints, type CreateInvitationInput } from "@/lib/members/contract";
+import type { CreateInvitationInput } from "@/lib/members/contract";
 
 /** Members and invitations of the workspace (/api/members, /api/invitations). */
 export const memberKeys = {
@@ -11,13 +12,13 @@ export const memberKeys = {
 };
 
 export function useMembers() {
-  return useQuery({ queryKey: memberKeys.list(), queryFn: ({ signal }) => call(memberEndpoints.list, { signal }).then((r) => r.members) });
+  return useQuery({ queryKey: memberKeys.list(), queryFn: ({ signal }) => call(memberRoutes.list, { signal }).then((r) => r.members) });
 }
 
 export function useInvitations(enabled: boolean) {
   return useQuery({
     queryKey: memberKeys.invitations(),
-    queryFn: ({ signal }) => call(memberEndpoints.listInvitations, { signal }).then((r) => r.invitations),
+    queryFn: ({ signal }) => call(memberRoutes.listInvitations, { signal }).then((r) => r.invitations),
     enabled,
   });
 }
@@ -26,7 +27,7 @@ export function useInvitations(enabled: boolean) {
 export function useCreateInvitationMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: Partial<CreateInvitationInput> & { role: Role }) => call(memberEndpoints.createInvitation, { body }),
+    mutationFn: (body: Partial<CreateInvitationInput> & { role: Role }) => call(memberRoutes.createInvitation, { body }),
     onSuccess: () => qc.invalidateQueries({ queryKey: memberKeys.invitations() }),
   });
 }
@@ -34,7 +35,7 @@ export function useCreateInvitationMutation() {
 export function useRevokeInvitationMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(memberEndpoints.revokeInvitation, { params: { id } }),
+    mutationFn: (id: string) => call(memberRoutes.revokeInvitation, { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: memberKeys.invitations() }),
   });
 }
@@ -42,8 +43,7 @@ export function useRevokeInvitationMutation() {
 export function useChangeRoleMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { userId: string; role: Role }) =>
-      call(memberEndpoints.changeRole, { params: { id: v.userId }, body: { role: v.role } }),
+    mutationFn: (v: { userId: string; role: Role }) => call(memberRoutes.changeRole, { params: { id: v.userId }, body: { role: v.role } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: memberKeys.list() }),
   });
 }
@@ -51,7 +51,7 @@ export function useChangeRoleMutation() {
 export function useRemoveMemberMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (userId: string) => call(memberEndpoints.remove, { params: { id: userId } }),
+    mutationFn: (userId: string) => call(memberRoutes.remove, { params: { id: userId } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: memberKeys.list() }),
   });
 }

@@ -1,8 +1,9 @@
 "use client";
 
 import Link from "next/link";
+import { requestLogRoutes } from "@/lib/request-log/routes";
 import { useQuery } from "@tanstack/react-query";
-import { type FailureGroupDto, requestLogEndpoints } from "@/lib/request-log/contract";
+import type { FailureGroupDto } from "@/lib/request-log/contract";
 import { call } from "@/components/data/api-client";
 import { useCan } from "@/components/layout/role";
 import { ReplayMatching } from "@/components/log/replay-matching";
@@ -42,7 +43,7 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
   const q = useQuery({
     queryKey: [...statsKeys.all, "failures", from, to, destinationId],
     queryFn: ({ signal }) =>
-      call(requestLogEndpoints.failureGroups, { query: { from, to, destinationId: destinationId ?? undefined }, signal }),
+      call(requestLogRoutes.failureGroups, { query: { from, to, destinationId: destinationId ?? undefined }, signal }),
     refetchInterval: 30_000,
   });
   return (

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
-import { requestLogEndpoints, type DestinationStatsDto } from "@/lib/request-log/contract";
+import { requestLogRoutes } from "@/lib/request-log/routes";
+import type { DestinationStatsDto } from "@/lib/request-log/contract";
 import { call } from "@/components/data/api-client";
 
 /** Delivery statistics (/api/stats/*): the overview's charts and the destinations' 24-hour figures. */
@@ -31,17 +32,19 @@ export function rangeWindow(range: RangeKey) {
 
 export function fetchDeliveryStats(range: RangeKey, destinationId: string | null, signal?: AbortSignal) {
   const query = { ...rangeWindow(range), bucket: RANGES[range].bucket, destinationId: destinationId ?? undefined };
-  return call(requestLogEndpoints.deliveryStats, { query, signal });
+  return call(requestLogRoutes.deliveryStats, { query, signal });
 }
 
 export function fetchPerDestinationStats(range: RangeKey, signal?: AbortSignal) {
-  return call(requestLogEndpoints.destinationStats, { query: rangeWindow(range), signal }).then((r) => r.destinations);
+  return call(requestLogRoutes.destinationStats, { query: rangeWindow(range), signal }).then((r) => r.destinations);
 }
 
+/** The 24-hour figures as the cache holds them: by destination id (the server's prefetch builds the same). */
+export const statsByDestination = (destinations: DestinationStatsDto[]) =>
+  Object.fromEntries(destinations.map((d) => [d.destinationId, d])) as Record<string, DestinationStatsDto | undefined>;
+
 export const fetchPerDestinationStats24h = (signal?: AbortSignal) =>
-  call(requestLogEndpoints.destinationStats, { signal }).then(
-    (r) => Object.fromEntries(r.destinations.map((d) => [d.destinationId, d])) as Record<string, DestinationStatsDto | undefined>,
-  );
+  call(requestLogRoutes.destinationStats, { signal }).then((r) => statsByDestination(r.destinations));
 
 export function useDeliveryStats(range: RangeKey, destinationId: string | null) {
   return useQuery({

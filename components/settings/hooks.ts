@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { accountEndpoints, authEndpoints, type ChangePasswordInput, type TokenScope } from "@/lib/auth/contract";
+import { accountRoutes, authRoutes } from "@/lib/auth/routes";
+import type { ChangePasswordInput, TokenScope } from "@/lib/auth/contract";
 import { call } from "@/components/data/api-client";
 
 /** The workspace's API tokens (/api/tokens). */
@@ -8,7 +9,7 @@ export const tokenKeys = {
   list: () => [...tokenKeys.all, "list"] as const,
 };
 
-export const fetchTokens = (signal?: AbortSignal) => call(authEndpoints.listTokens, { signal }).then((r) => r.tokens);
+export const fetchTokens = (signal?: AbortSignal) => call(authRoutes.listTokens, { signal }).then((r) => r.tokens);
 
 export function useTokens() {
   return useQuery({ queryKey: tokenKeys.list(), queryFn: ({ signal }) => fetchTokens(signal) });
@@ -18,7 +19,7 @@ export function useTokens() {
 export function useCreateTokenMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (v: { name: string; scope: TokenScope }) => call(authEndpoints.createToken, { body: v }),
+    mutationFn: (v: { name: string; scope: TokenScope }) => call(authRoutes.createToken, { body: v }),
     onSuccess: () => qc.invalidateQueries({ queryKey: tokenKeys.list() }),
   });
 }
@@ -26,7 +27,7 @@ export function useCreateTokenMutation() {
 export function useRevokeTokenMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(authEndpoints.revokeToken, { params: { id } }),
+    mutationFn: (id: string) => call(authRoutes.revokeToken, { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: tokenKeys.list() }),
   });
 }
@@ -39,20 +40,20 @@ export const accountKeys = {
 };
 
 export function useMe() {
-  return useQuery({ queryKey: accountKeys.me(), queryFn: ({ signal }) => call(accountEndpoints.me, { signal }) });
+  return useQuery({ queryKey: accountKeys.me(), queryFn: ({ signal }) => call(accountRoutes.me, { signal }) });
 }
 
 export function useSessions() {
   return useQuery({
     queryKey: accountKeys.sessions(),
-    queryFn: ({ signal }) => call(accountEndpoints.sessions, { signal }).then((r) => r.sessions),
+    queryFn: ({ signal }) => call(accountRoutes.sessions, { signal }).then((r) => r.sessions),
   });
 }
 
 export function useSignOutOthersMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: () => call(accountEndpoints.signOutOthers),
+    mutationFn: () => call(accountRoutes.signOutOthers),
     onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.sessions() }),
   });
 }
@@ -60,7 +61,7 @@ export function useSignOutOthersMutation() {
 export function useChangePasswordMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: ChangePasswordInput) => call(accountEndpoints.changePassword, { body }),
+    mutationFn: (body: ChangePasswordInput) => call(accountRoutes.changePassword, { body }),
     onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.sessions() }),
   });
 }
@@ -68,16 +69,16 @@ export function useChangePasswordMutation() {
 export function useRenameWorkspaceMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(accountEndpoints.renameWorkspace, { body: { name } }),
+    mutationFn: (name: string) => call(accountRoutes.renameWorkspace, { body: { name } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.me() }),
   });
 }
 
 /** Switching or creating a workspace changes everything shown: the page reloads in the new one. */
 export function useSwitchWorkspaceMutation() {
-  return useMutation({ mutationFn: (workspaceId: string) => call(accountEndpoints.switchWorkspace, { body: { workspaceId } }) });
+  return useMutation({ mutationFn: (workspaceId: string) => call(accountRoutes.switchWorkspace, { body: { workspaceId } }) });
 }
 
 export function useCreateWorkspaceMutation() {
-  return useMutation({ mutationFn: (name: string) => call(accountEndpoints.createOwnWorkspace, { body: { name } }) });
+  return useMutation({ mutationFn: (name: string) => call(accountRoutes.createOwnWorkspace, { body: { name } }) });
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { sourceEndpoints, type SourceDto, type UpdateSourceInput } from "@/lib/sources/contract";
+import { sourceRoutes } from "@/lib/sources/routes";
+import type { SourceDto, UpdateSourceInput } from "@/lib/sources/contract";
 import { call } from "@/components/data/api-client";
 
 /** Sources: keys, fetchers and mutations of /api/sources (lib/sources/contract.ts). */
@@ -10,10 +11,10 @@ export const sourceKeys = {
   events: (id: string) => [...sourceKeys.all, "events", id] as const,
 };
 
-export const fetchSources = (signal?: AbortSignal) => call(sourceEndpoints.list, { signal }).then((r) => r.sources);
-export const fetchSource = (id: string, signal?: AbortSignal) => call(sourceEndpoints.get, { params: { id }, signal });
+export const fetchSources = (signal?: AbortSignal) => call(sourceRoutes.list, { signal }).then((r) => r.sources);
+export const fetchSource = (id: string, signal?: AbortSignal) => call(sourceRoutes.get, { params: { id }, signal });
 export const fetchSourceEvents = (id: string, signal?: AbortSignal) =>
-  call(sourceEndpoints.events, { params: { id }, query: { limit: 100 }, signal }).then((r) => r.events);
+  call(sourceRoutes.events, { params: { id }, query: { limit: 100 }, signal }).then((r) => r.events);
 
 /** Sources carry their health (recent rejections), so the list and the page refresh on their own. */
 const HEALTH_REFRESH_MS = 10_000;
@@ -51,7 +52,7 @@ function useSourceChanged() {
 export function useCreateSourceMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(sourceEndpoints.create, { body: { name } }),
+    mutationFn: (name: string) => call(sourceRoutes.create, { body: { name } }),
     onSuccess: (s) => {
       qc.setQueryData(sourceKeys.detail(s.id), s);
       return qc.invalidateQueries({ queryKey: sourceKeys.list() });
@@ -62,7 +63,7 @@ export function useCreateSourceMutation() {
 export function useUpdateSourceMutation() {
   const changed = useSourceChanged();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: UpdateSourceInput }) => call(sourceEndpoints.update, { params: { id }, body: patch }),
+    mutationFn: ({ id, patch }: { id: string; patch: UpdateSourceInput }) => call(sourceRoutes.update, { params: { id }, body: patch }),
     onSuccess: changed,
   });
 }
@@ -71,7 +72,7 @@ export function useRotateSourceKeyMutation() {
   const changed = useSourceChanged();
   return useMutation({
     mutationFn: ({ id, graceMinutes }: { id: string; graceMinutes: number }) =>
-      call(sourceEndpoints.rotateKey, { params: { id }, body: { graceMinutes } }),
+      call(sourceRoutes.rotateKey, { params: { id }, body: { graceMinutes } }),
     onSuccess: changed,
   });
 }
@@ -79,7 +80,7 @@ export function useRotateSourceKeyMutation() {
 export function useDeleteSourceMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(sourceEndpoints.remove, { params: { id } }),
+    mutationFn: (id: string) => call(sourceRoutes.remove, { params: { id } }),
     onSuccess: (_, id) => {
       qc.removeQueries({ queryKey: sourceKeys.detail(id), exact: true });
       qc.removeQueries({ queryKey: sourceKeys.events(id), exact: true });

@@ -3,7 +3,8 @@
 import { useEffect, useState } from "react";
 import { ChoiceGroup } from "@/components/ui/choice-group";
 import { ConfirmButton } from "@/components/ui/confirm-button";
-import { ROTATION_GRACE_CHOICES, type SourceDto } from "@/lib/sources/contract";
+import type { SourceDto } from "@/lib/sources/contract";
+import { ROTATION_GRACE_CHOICES } from "@/lib/sources/rotation";
 import { useRotateSourceKeyMutation } from "./hooks";
 
 /** The grace periods the dialog offers (docs/tracking-api.md#write-key-rotation); the API takes any number of minutes up to 7 days. */

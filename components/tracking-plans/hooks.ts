@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { trackingPlanRoutes } from "@/lib/tracking-plans/routes";
 import { useEffect, useState } from "react";
 import { call } from "@/components/data/api-client";
 import type { BodyInputOf } from "@/lib/api/endpoint";
-import { trackingPlanEndpoints, type TrackingPlanDto, type TrackingPlanInput, type TrackingPlanPatch } from "@/lib/tracking-plans/contract";
+import type { TrackingPlanDto, TrackingPlanInput, TrackingPlanPatch, trackingPlanEndpoints } from "@/lib/tracking-plans/contract";
 
 type PlanPreviewBody = BodyInputOf<typeof trackingPlanEndpoints.preview>;
 
@@ -14,8 +15,8 @@ export const trackingPlanKeys = {
   schemaCheck: (text: string) => [...trackingPlanKeys.all, "schema-check", text] as const,
 };
 
-export const fetchTrackingPlans = (signal?: AbortSignal) => call(trackingPlanEndpoints.list, { signal }).then((r) => r.trackingPlans);
-export const fetchTrackingPlan = (id: string, signal?: AbortSignal) => call(trackingPlanEndpoints.get, { params: { id }, signal });
+export const fetchTrackingPlans = (signal?: AbortSignal) => call(trackingPlanRoutes.list, { signal }).then((r) => r.trackingPlans);
+export const fetchTrackingPlan = (id: string, signal?: AbortSignal) => call(trackingPlanRoutes.get, { params: { id }, signal });
 
 export function useTrackingPlans() {
   return useQuery({ queryKey: trackingPlanKeys.list(), queryFn: ({ signal }) => fetchTrackingPlans(signal) });
@@ -35,14 +36,14 @@ function usePlanChanged() {
 
 export function useCreateTrackingPlanMutation() {
   const changed = usePlanChanged();
-  return useMutation({ mutationFn: (body: TrackingPlanInput) => call(trackingPlanEndpoints.create, { body }), onSuccess: changed });
+  return useMutation({ mutationFn: (body: TrackingPlanInput) => call(trackingPlanRoutes.create, { body }), onSuccess: changed });
 }
 
 export function useUpdateTrackingPlanMutation() {
   const changed = usePlanChanged();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: TrackingPlanPatch }) =>
-      call(trackingPlanEndpoints.update, { params: { id }, body: patch }),
+      call(trackingPlanRoutes.update, { params: { id }, body: patch }),
     onSuccess: changed,
   });
 }
@@ -50,7 +51,7 @@ export function useUpdateTrackingPlanMutation() {
 export function useDeleteTrackingPlanMutation() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => call(trackingPlanEndpoints.remove, { params: { id } }),
+    mutationFn: (id: string) => call(trackingPlanRoutes.remove, { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: trackingPlanKeys.list() }),
   });
 }
@@ -58,12 +59,12 @@ export function useDeleteTrackingPlanMutation() {
 export function useImportTrackingPlanMutation() {
   const changed = usePlanChanged();
   return useMutation({
-    mutationFn: (plan: Record<string, unknown>) => call(trackingPlanEndpoints.import, { body: { plan } }),
+    mutationFn: (plan: Record<string, unknown>) => call(trackingPlanRoutes.import, { body: { plan } }),
     onSuccess: changed,
   });
 }
 
-export const fetchExport = (id: string) => call(trackingPlanEndpoints.export, { params: { id } });
+export const fetchExport = (id: string) => call(trackingPlanRoutes.export, { params: { id } });
 
 /** How long typing pauses before a schema is checked by the server's compiler. */
 const CHECK_DELAY_MS = 400;
@@ -87,7 +88,7 @@ export function useSchemaCheck(text: string): { state: "checking" | "ok" | "inva
   }
   const check = useQuery({
     queryKey: trackingPlanKeys.schemaCheck(settled),
-    queryFn: ({ signal }) => call(trackingPlanEndpoints.validateSchema, { body: { schema: parsed }, signal }),
+    queryFn: ({ signal }) => call(trackingPlanRoutes.validateSchema, { body: { schema: parsed }, signal }),
     enabled: jsonProblem === null,
     staleTime: Number.POSITIVE_INFINITY,
   });
@@ -99,11 +100,11 @@ export function useSchemaCheck(text: string): { state: "checking" | "ok" | "inva
 export function usePlanViolations(id: string, hours: number) {
   return useQuery({
     queryKey: [...trackingPlanKeys.detail(id), "violations", hours] as const,
-    queryFn: ({ signal }) => call(trackingPlanEndpoints.violations, { params: { id }, query: { hours }, signal }),
+    queryFn: ({ signal }) => call(trackingPlanRoutes.violations, { params: { id }, query: { hours }, signal }),
     refetchInterval: 30_000,
   });
 }
 
 export function usePlanPreviewMutation() {
-  return useMutation({ mutationFn: (body: PlanPreviewBody) => call(trackingPlanEndpoints.preview, { body }) });
+  return useMutation({ mutationFn: (body: PlanPreviewBody) => call(trackingPlanRoutes.preview, { body }) });
 }

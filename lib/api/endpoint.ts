@@ -3,7 +3,8 @@ import type { z } from "zod";
 /**
  * One Management API endpoint, declared once in its feature's contract.ts (browser-safe: zod only)
  * and used three ways: the route handler parses and authorises with it (lib/api/api-route.ts), the
- * dashboard's hooks type their fetches with it, and the OpenAPI document is generated from it.
+ * dashboard's hooks call it through its route (lib/api/routes.ts: method and path, typed by it, no
+ * zod in the browser), and the OpenAPI document is generated from it.
  * See docs/management-api.md.
  */
 

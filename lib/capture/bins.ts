@@ -5,7 +5,8 @@ import crypto from "node:crypto";
 import { pool, prisma } from "../platform/db";
 import { env } from "../platform/env";
 import { AppError, notFound } from "../platform/errors";
-import { CAPTURE_LIMITS, type CaptureBinDto, type CreateCaptureBinInput, type UpdateCaptureBinInput } from "./contract";
+import type { CaptureBinDto, CreateCaptureBinInput, UpdateCaptureBinInput } from "./contract";
+import { CAPTURE_LIMITS } from "./limits";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { pool } from "../platform/db";
 import { isBinId } from "./bins";
-import { CAPTURE_LIMITS } from "./contract";
+import { CAPTURE_LIMITS } from "./limits";
 
 export type CaptureResult = { status: number; delayMs: number; requestId: string } | null;
 

@@ -4,7 +4,8 @@ import { pool, withTransaction } from "../platform/db";
 import { notFound } from "../platform/errors";
 import { assertBinInWorkspace } from "./bins";
 import { maskCapturedHeaders } from "./mask";
-import { CAPTURE_LIMITS, type CapturedRequestDto, type CapturedRequestSummaryDto, type CapturedRequestsQuery } from "./contract";
+import type { CapturedRequestDto, CapturedRequestSummaryDto, CapturedRequestsQuery } from "./contract";
+import { CAPTURE_LIMITS } from "./limits";
 
 /**
  * The read side of captured requests (docs/dashboard.md#capture-urls). A list never reads whole

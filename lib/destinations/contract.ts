@@ -10,7 +10,8 @@ import { batchProblem, batchSettingsSchema } from "../webhooks/batching";
 import { TOKEN_AUTH_METHODS } from "../webhooks/endpoint-auth";
 import { filterConditionSchema } from "../routing/event-condition";
 import { allowListSchema, dropListSchema } from "../routing/field-lists";
-import { MAX_ROTATION_GRACE_MINUTES } from "../sources/contract";
+import { MAX_ROTATION_GRACE_MINUTES } from "../sources/rotation";
+import { FILTER_TYPES } from "./filter-types";
 
 /** Shared by the API and the dashboard form: field errors come out keyed `urls.1`, `headers.0.name`, `sharedSecret`. */
 
@@ -120,8 +121,6 @@ const standardSecretSchema = z.string().superRefine((v, ctx) => {
 /** "" from an empty form field, or null, means "no secret": on create none is set, in a PATCH it is removed. */
 const optionalSecret = (inner: z.ZodType<string>) => z.union([z.literal("").transform(() => null), z.null(), inner]).optional();
 
-/** The call types a client sends to the Tracking API, which a destination filter chooses from. */
-export const FILTER_TYPES = ["track", "identify", "page", "screen", "group", "alias"] as const;
 export const MAX_FILTER_EVENTS = 50;
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { endpoint } from "../api/endpoint";
 import { MESSAGE_TYPES } from "../webhooks/payload";
+import { PAYLOAD_SEARCH_MAX_DAYS } from "./limits";
 
 /** The request log: attempts, a message's detail, replay and delivery stats (docs/management-api.md#resources). */
 
@@ -42,8 +43,6 @@ const isoDate = z
 /** How an attempt ended (docs/webhooks.md#outcomes). */
 export const attemptOutcomeSchema = z.enum(["success", "retry", "failed"]);
 
-/** The widest window a payload search (`q`) may cover: what it reads grows with the window (docs/decisions/0080-payload-search.md). */
-export const PAYLOAD_SEARCH_MAX_DAYS = 7;
 /** At most this many matching messages (the newest in the window) have their attempts listed. */
 export const PAYLOAD_SEARCH_MAX_MESSAGES = 1000;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { destinationFilterSchema, FILTER_TYPES, RECEIVE_ALL, type DestinationFilter } from "../destinations/contract";
+import { destinationFilterSchema, RECEIVE_ALL, type DestinationFilter } from "../destinations/contract";
+import { FILTER_TYPES } from "../destinations/filter-types";
 import { filterAllows, filterVerdict } from "./destination-filter";
 import { routeMessage } from "./route-message";
 

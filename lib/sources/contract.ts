@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { endpoint } from "../api/endpoint";
+import { MAX_ROTATION_GRACE_MINUTES } from "./rotation";
 
 /** Sources: the write keys applications send to the Tracking API with (docs/management-api.md#resources). */
 
@@ -7,12 +8,6 @@ const name = z.string().trim().min(1, "Name is required").max(100, "At most 100 
 
 export const createSourceSchema = z.object({ name });
 
-/**
- * Rotating a write key (docs/tracking-api.md#write-key-rotation): the old key keeps working for the
- * grace period, so clients can move to the new one without a failed call. 0: it stops at once.
- */
-export const ROTATION_GRACE_CHOICES = [0, 60, 1440, 10080] as const;
-export const MAX_ROTATION_GRACE_MINUTES = 10080;
 export const rotateKeySchema = z
   .object({
     graceMinutes: z

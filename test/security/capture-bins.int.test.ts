@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CAPTURE_LIMITS } from "../../lib/capture/contract";
+import { CAPTURE_LIMITS } from "../../lib/capture/limits";
 import { startStack, type ApiClient, type Stack } from "../harness/stack";
 
 const MB = 1024 * 1024;

@@ -1,8 +1,14 @@
 import type { Metadata } from "next";
 import { CaptureList } from "@/components/capture/capture-list";
+import { pageData } from "../page-data";
+import { Prefetched } from "../prefetch";
 
 export const metadata: Metadata = { title: "Capture URLs" };
 
 export default function CapturePage() {
-  return <CaptureList />;
+  return (
+    <Prefetched queries={[pageData.captureBins]}>
+      <CaptureList />
+    </Prefetched>
+  );
 }

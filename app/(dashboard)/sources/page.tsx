@@ -1,8 +1,14 @@
 import type { Metadata } from "next";
 import { SourcesList } from "@/components/sources/sources-list";
+import { pageData } from "../page-data";
+import { Prefetched } from "../prefetch";
 
 export const metadata: Metadata = { title: "Sources" };
 
 export default function SourcesPage() {
-  return <SourcesList />;
+  return (
+    <Prefetched queries={[pageData.sources]}>
+      <SourcesList />
+    </Prefetched>
+  );
 }

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { CaptureDetail } from "@/components/capture/capture-detail";
 import { getCaptureBin } from "@/lib/capture/bins";
+import { pageData } from "../../page-data";
+import { Prefetched } from "../../prefetch";
 import { titleWithName } from "../../titles";
 
 type Props = { params: Promise<{ id: string }> };
@@ -13,5 +15,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function CaptureBinPage({ params }: Props) {
   const { id } = await params;
-  return <CaptureDetail id={id} />;
+  return (
+    <Prefetched queries={[pageData.captureBin(id), pageData.capturedRequests(id), pageData.destinations]}>
+      <CaptureDetail id={id} />
+    </Prefetched>
+  );
 }
