@@ -10,7 +10,11 @@ import { existing, forget, processWide, type Closing } from "./runtime";
 
 /** Both delivery lanes carry the same jobs with the same retry policy; only `notify` differs. */
 const DELIVERY_BATCH = {
-  schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
+  schema: z.object({
+    deliveryIds: z.array(z.string().uuid()).min(1),
+    // a late rounds' safety job (lib/delivery/process.ts): a delivery it finds untouched since was never recorded
+    late: z.literal(true).optional(),
+  }),
   // heartbeatSeconds: a worker killed mid-batch stops heart-beating, so its jobs are retried within
   // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
   options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300, heartbeatSeconds: 10 },
