@@ -20,7 +20,7 @@ import path from "node:path";
 import { bundlePath, buildIfNeeded, root } from "./lib/build";
 import { watchParent } from "./lib/parent";
 import { stopPostmaster } from "./lib/postmaster";
-import { bundleNodeArgs, WEB_NICENESS, withoutServerCondition } from "./lib/runtime";
+import { bundleNodeArgs, IDLE_YOUNG_GENERATION, WEB_NICENESS, withoutServerCondition } from "./lib/runtime";
 import { type ChildSpec, supervise } from "./lib/supervisor";
 import type { Prepared } from "./prepare";
 
@@ -173,7 +173,7 @@ async function main() {
     {
       name: "web app",
       // Not through node_modules/.bin: `next` runs under our node so the supervisor's preload applies.
-      args: [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", "127.0.0.1"],
+      args: [IDLE_YOUNG_GENERATION, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(webPort), "-H", "127.0.0.1"],
       env: {
         ...env,
         EVENTRAIL_PROCESS: "web",
@@ -189,7 +189,7 @@ async function main() {
     },
     {
       name: "worker",
-      args: bundleNodeArgs("worker", bundlePath("worker")),
+      args: [IDLE_YOUNG_GENERATION, ...bundleNodeArgs("worker", bundlePath("worker"))],
       env: { ...env, EVENTRAIL_PROCESS: "worker" },
       // Its queues' handlers all registered: the app's health answers 200 as soon as the queue schema
       // exists, which may be before this line, and the setup link must come after it.

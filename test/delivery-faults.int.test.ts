@@ -5,7 +5,7 @@ import { closeRuntime } from "../lib/platform/runtime";
 import { createTestDatabase } from "./harness/pg";
 import { startWorker, waitFor, type Proc } from "./harness/stack";
 import { countDelivered, manyTracks, startCountingReceiver, type CountingReceiver } from "./harness/delivery/counting";
-import { insertDestination, insertWorkspace } from "./harness/delivery/direct";
+import { insertDestination, insertWorkspace, withClient } from "./harness/delivery/direct";
 import { seedMessages } from "./harness/delivery/seed";
 
 const N = 2_000;
@@ -58,6 +58,17 @@ describe("faults", () => {
     });
     expect(rx.unique()).toBe(N);
     for (const m of messages) expect(rx.counts.get(m.messageId)).toBeGreaterThanOrEqual(1);
+    // Every request the receiver got is in the log: a round the killed worker sent and never recorded
+    // is logged as interrupted before it is sent again (docs/webhooks.md#interrupted-rounds).
+    const logged = await withClient(db.url, async (c) => {
+      const { rows } = await c.query<{ message_id: string; n: number }>(
+        "SELECT message_id, count(*)::int AS n FROM attempts WHERE destination_id = $1 GROUP BY 1",
+        [destinationId],
+      );
+      return new Map(rows.map((r) => [r.message_id, r.n]));
+    });
+    const unlogged = messages.filter((m) => (logged.get(m.messageId) ?? 0) < (rx.counts.get(m.messageId) ?? 0)).map((m) => m.messageId);
+    expect(unlogged).toEqual([]);
     console.log(
       `[faults] kill -9 after ${atKill}/${N} received: all ${N} delivered, ${rx.duplicates()} duplicate deliveries seen by the receiver`,
     );

@@ -44,15 +44,49 @@ function wakeRetryLane(due: Date[]): void {
   }
 }
 
-/** Runs one fetch of a lane's jobs (their delivery ids) as one batch; throws, so pg-boss retries them, when it was not recorded. */
-export async function deliverLaneBatch(deliveryIds: string[], log: { queue: string; jobIds: string[] }): Promise<void> {
-  const { dueTimes, ...summary } = await processDeliveryBatch({ deliveryIds, onLateDue: wakeRetryLane }).catch((err: Error) => {
-    // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
-    logger().warn({ jobIds: log.jobIds, err: err.message }, "deliver batch not recorded; jobs will be retried");
-    throw err;
-  });
+/**
+ * A lane's job as its handler parsed it: its id, how many runs of it started before this one, whether
+ * it is a late rounds' safety job, its deliveries.
+ */
+export type LaneJob = { id: string; retryCount: number; late: boolean; deliveryIds: string[] };
+
+/**
+ * Runs one fetch of a lane's jobs (their delivery ids) as one batch; throws, so pg-boss retries them,
+ * when it was not recorded. A job whose earlier run may have sent rounds it never recorded logs them
+ * first (resumedDeliveries).
+ */
+export async function deliverLaneBatch(boss: PgBoss, queue: string, jobs: readonly LaneJob[]): Promise<void> {
+  const jobIds = jobs.map((j) => j.id);
+  const resumedSince = (await resumedDeliveries(boss, queue, jobs)) ?? undefined;
+  const deliveryIds = jobs.flatMap((j) => j.deliveryIds);
+  const { dueTimes, ...summary } = await processDeliveryBatch({ deliveryIds, onLateDue: wakeRetryLane, resumedSince }).catch(
+    (err: Error) => {
+      // The sends may have happened; nothing was recorded, so pg-boss retries the jobs (at-least-once).
+      logger().warn({ jobIds, err: err.message }, "deliver batch not recorded; jobs will be retried");
+      throw err;
+    },
+  );
   wakeRetryLane(dueTimes);
-  logger().debug({ ...log, ...summary }, "deliver batch done");
+  logger().debug({ queue, jobIds, ...summary }, "deliver batch done");
+}
+
+/**
+ * The deliveries whose round an earlier run may have sent and never recorded, by when their job was
+ * created (interrupted.ts logInterruptedSingles): those of a job pg-boss runs again (`retryCount` > 0:
+ * an earlier run started and never completed — its worker killed, its heartbeat lapsed, its batch not
+ * recorded), and of a late rounds' safety job, which runs only when its rounds were not all recorded.
+ * pg-boss is asked for those jobs' creation times only; null when there are none.
+ */
+async function resumedDeliveries(boss: PgBoss, queue: string, jobs: readonly LaneJob[]): Promise<Map<string, Date> | null> {
+  let resumed: Map<string, Date> | null = null;
+  for (const job of jobs) {
+    if (job.retryCount === 0 && !job.late) continue;
+    const meta = await boss.getJobById(queue, job.id);
+    if (!meta) continue;
+    resumed ??= new Map();
+    for (const id of job.deliveryIds) resumed.set(id, new Date(meta.createdOn));
+  }
+  return resumed;
 }
 
 /** After the lanes stopped taking jobs: rounds that outlived their batch finish and are recorded, before the dispatchers and the pool close. */

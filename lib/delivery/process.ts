@@ -13,7 +13,8 @@ import { BATCH_PATIENCE_MS, LATE_RECORD_GAP_MS, RETRY_LANE, SAFETY_DELAY_S, admi
 import { roundUrls } from "./plan";
 import { holdBehindEarlier, keysOf, lockKeys, releaseNext, type OrderKey } from "./order";
 import { recordRound, type DeliveryUpdate } from "./record";
-import { type Round, type SentRound, sendRound, settleRound, throttledRound } from "./round";
+import { type Round, type SentRound, roundBody, sendRound, settleRound, throttledRound } from "./round";
+import { logInterruptedSingles, type ResumedSingle } from "./interrupted";
 
 export type BatchSummary = {
   loaded: number;
@@ -51,6 +52,8 @@ export async function processDeliveryBatch(opts: {
   deliveryIds: string[];
   onLateDue?: (due: Date[]) => void;
   waitForAll?: boolean;
+  /** deliveries whose round an earlier run may have sent unrecorded (lanes.ts resumedDeliveries), by id: when their job was created */
+  resumedSince?: ReadonlyMap<string, Date>;
 }): Promise<BatchSummary> {
   const t0 = performance.now();
   const due = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
@@ -65,6 +68,9 @@ export async function processDeliveryBatch(opts: {
   const lost = await claimRounds(pool(), taken ? taken.alone : loaded);
   const deliveries = (taken ? [...taken.alone, ...taken.batches] : loaded).filter((d) => !lost.has(d.id));
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
+  // A retried job's single deliveries whose round its earlier run may have sent are logged as
+  // interrupted before they go again (interrupted.ts); a batch's round tells by its claim instead.
+  if (opts.resumedSince) await logInterruptedSingles(pool(), resumedSingles(deliveries, urls, opts.resumedSince));
   // Rate limits (docs/webhooks.md#rate-limits): the deliveries held back wait for their turn, not sent.
   const admission = await admitDeliveries(deliveries);
   const t1 = performance.now();
@@ -149,6 +155,16 @@ export async function processDeliveryBatch(opts: {
   };
 }
 
+/** The single deliveries of retried jobs among those about to be sent, with their rounds' URLs and bodies. */
+function resumedSingles(deliveries: LoadedDelivery[], urls: string[][], since: ReadonlyMap<string, Date>): ResumedSingle[] {
+  const singles: ResumedSingle[] = [];
+  deliveries.forEach((d, i) => {
+    const at = since.get(d.id);
+    if (at && d.plan.go === "alone") singles.push({ delivery: d, urls: urls[i], body: roundBody(d, urls[i]).body, since: at });
+  });
+  return singles;
+}
+
 /** A look at a batch's rounds that also lets go, once the patience is over, those that waited for a concurrency lease. */
 function lettingGoWaiting(judge: (i: number) => boolean, patienceOver: boolean, waiting: readonly boolean[]): (i: number) => boolean {
   return patienceOver ? (i) => waiting[i] === true || judge(i) : judge;
@@ -220,7 +236,7 @@ async function commitRounds(
         `UPDATE deliveries SET next_attempt_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = ANY($1::uuid[]) AND state = 'pending'`,
         [lateIds, SAFETY_DELAY_S],
       );
-      safetyJobId = await sendJob(RETRY_LANE, { deliveryIds: lateIds }, { startAfter: SAFETY_DELAY_S, client });
+      safetyJobId = await sendJob(RETRY_LANE, { deliveryIds: lateIds, late: true }, { startAfter: SAFETY_DELAY_S, client });
     }
     if (opts.cancelJobId) await deleteJob(RETRY_LANE, opts.cancelJobId, { client });
     await client.query("COMMIT");

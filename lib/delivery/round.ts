@@ -60,15 +60,8 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
   // only on disabled URLs ends here, rather than being re-sent to the URLs that already took it.
   const why = endOf(d.plan);
   if (why !== null) return { d, ended: { attempts: [], update: failedUpdate(d, why) } };
-  // Request shape (docs/request-shape.md): the mapped body, the method, each URL's rendered template;
-  // a batch's stored body as built, signed now (docs/request-shape.md#batch-signatures).
-  const batch = d.sendingBatch;
-  const { body, targets } = batch
-    ? { body: batch.body, targets: urls.map((u) => ({ sendTo: u })) }
-    : shapeRequest(d.destination.shape, d.message, urls, d.destination.fieldLists);
-  const webhookId = batch ? batchWebhookId(batch.id) : webhookIdOf(d.messageRowId);
-  // A test-send to a batching destination is a batch of one, the shape its receiver reads.
-  const sentBody = d.test && d.destination.batch && body !== "" ? `[${body}]` : body;
+  const { body: sentBody, targets } = roundBody(d, urls);
+  const webhookId = d.sendingBatch ? batchWebhookId(d.sendingBatch.id) : webhookIdOf(d.messageRowId);
   let request = buildRequest(d.destination.signing, d.message, { now: startedAt, webhookId, body: sentBody });
   const method = d.destination.shape.method;
   // Endpoint authentication (docs/endpoint-auth.md#oauth2): without a token nothing is sent, and each
@@ -91,6 +84,20 @@ export async function sendRound(d: LoadedDelivery, urls: string[]): Promise<Sent
       ? [await attemptUrl(urls[0], request, targets[0], method, bearer, d.destination.clientTls)]
       : await Promise.all(urls.map((url, i) => attemptUrl(url, request, targets[i], method, bearer, d.destination.clientTls)));
   return { d, startedAt, request, sent };
+}
+
+/**
+ * The body a round of `d` sends to `urls`, and where each URL's request goes. Request shape
+ * (docs/request-shape.md): the mapped body, each URL's rendered template; a batch's stored body as
+ * built (docs/request-shape.md#batch-signatures). The same for every round of a delivery whose
+ * destination is unchanged, so an interrupted round's is logged with it (interrupted.ts).
+ */
+export function roundBody(d: LoadedDelivery, urls: string[]): { body: string; targets: Target[] } {
+  const batch = d.sendingBatch;
+  if (batch) return { body: batch.body, targets: urls.map((u) => ({ sendTo: u })) };
+  const { body, targets } = shapeRequest(d.destination.shape, d.message, urls, d.destination.fieldLists);
+  // A test-send to a batching destination is a batch of one, the shape its receiver reads.
+  return { body: d.test && d.destination.batch && body !== "" ? `[${body}]` : body, targets };
 }
 
 /** The token a round's requests carry, and whose it is. */

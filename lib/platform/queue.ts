@@ -1,8 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { PgBoss } from "pg-boss";
-import type { Queue } from "pg-boss";
-import { insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
+import type { PgBoss, Queue } from "pg-boss";
+import { getQueues as getQueuesPlan, insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
 import { pool } from "./db";
 import { databaseUrl } from "./env";
@@ -10,7 +9,11 @@ import { existing, forget, processWide, type Closing } from "./runtime";
 
 /** Both delivery lanes carry the same jobs with the same retry policy; only `notify` differs. */
 const DELIVERY_BATCH = {
-  schema: z.object({ deliveryIds: z.array(z.string().uuid()).min(1) }),
+  schema: z.object({
+    deliveryIds: z.array(z.string().uuid()).min(1),
+    // a late rounds' safety job (lib/delivery/process.ts): a delivery it finds untouched since was never recorded
+    late: z.literal(true).optional(),
+  }),
   // heartbeatSeconds: a worker killed mid-batch stops heart-beating, so its jobs are retried within
   // seconds (heartbeat + the worker's monitor interval) instead of after expireInSeconds.
   options: { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 300, heartbeatSeconds: 10 },
@@ -95,9 +98,13 @@ export const QUEUES = {
 export type QueueKey = keyof typeof QUEUES;
 export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]["schema"]>;
 
-/** Workers supervise, schedule and listen; web processes only send (role "web"). */
-function createBoss(opts: { url?: string; role?: "worker" | "web" } = {}): PgBoss {
+/**
+ * Workers supervise, schedule and listen; web processes only send (role "web"). pg-boss's client is
+ * loaded here, on first use: a process that only inserts jobs (the ingest server) never loads it.
+ */
+async function createBoss(opts: { url?: string; role?: "worker" | "web" } = {}): Promise<PgBoss> {
   const worker = (opts.role ?? "worker") === "worker";
+  const { PgBoss } = await import("pg-boss");
   return new PgBoss({
     connectionString: opts.url ?? databaseUrl(),
     schema: "pgboss",
@@ -127,7 +134,7 @@ const BOSS_CLOSING: Closing<Promise<PgBoss>> = {
 
 function startBoss(role: "worker" | "web", onError: (err: Error) => void): Promise<PgBoss> {
   const started = (async () => {
-    const b = createBoss({ role });
+    const b = await createBoss({ role });
     b.on("error", onError);
     await b.start();
     await createQueues(b);
@@ -204,13 +211,21 @@ export async function scheduleJobs<K extends QueueKey>(key: K, cron: string, dat
   await (await boss()).schedule(q.name, cron, data === undefined ? undefined : parsed(key, data));
 }
 
-/** A queue's job table and whether it notifies: fixed once the queue exists, so read once per process. */
+/**
+ * A queue's job table and whether it notifies: fixed once the queue exists, so read once per process,
+ * with pg-boss's own statement through the pool. The ingest server needs no more of pg-boss than
+ * this and its insert (jobInsertCte): it never starts an instance, nor loads pg-boss's client, unless
+ * the queue does not exist yet, which boss() then creates (docs/operations.md#footprint).
+ */
 const queueTables = new Map<string, Promise<{ table: string; notify: boolean }>>();
 function queueTable(name: string): Promise<{ table: string; notify: boolean }> {
   let found = queueTables.get(name);
   if (!found) {
     found = (async () => {
-      const queue = await (await boss()).getQueue(name);
+      const { rows } = await pool()
+        .query<{ table: string; notify: boolean | null }>(getQueuesPlan("pgboss", [name]))
+        .catch(() => ({ rows: [] }));
+      const queue = rows[0] ?? (await (await boss()).getQueue(name));
       if (!queue) throw new Error(`queue ${name} does not exist`);
       return { table: queue.table, notify: queue.notify === true };
     })();

@@ -22,6 +22,14 @@ export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
 export const INGEST_NODE_ARGS = ["--max-semi-space-size=64", ...TS_NODE_ARGS];
 
 /**
+ * The young generation of the processes `npm start` runs that are not on the ingest hot path (the web
+ * app and the worker): 2 MB semi-spaces instead of V8's default 16. Both allocate most while loading
+ * their modules, which grows the young generation to its maximum and leaves it resident at idle: ~8 MB
+ * of the web app's idle RSS and ~9 MB of the worker's (docs/decisions/0155-idle-footprint.md).
+ */
+export const IDLE_YOUNG_GENERATION = "--max-semi-space-size=2";
+
+/**
  * How production runs a compiled process (scripts/bundle.ts → dist/<name>.mjs): plain Node with the
  * `react-server` condition, for the packages the bundle leaves in node_modules and `server-only`.
  */
@@ -31,10 +39,9 @@ export function bundleNodeArgs(name: "ingest" | "worker" | "prepare", file: stri
 
 /**
  * NODE_OPTIONS as `npm start` passes it to its children: the operator's, without the `react-server`
- * condition (never for `next start`; the bundles carry it on their command line). No young-generation
- * size: the web app no longer serves /v1 under `npm start`, the worker's CPU does not depend on it
- * (docs/webhooks.md#delivery-cost), and 32 MB semi-spaces cost each process up to ~32 MB more RSS
- * under load (docs/operations.md#footprint). The ingest server's 64 MB is on its command line.
+ * condition (never for `next start`; the bundles carry it on their command line). The young
+ * generation's size is on each child's command line, where it wins over NODE_OPTIONS: the ingest
+ * server's 64 MB, the web app's and the worker's IDLE_YOUNG_GENERATION (docs/operations.md#footprint).
  */
 export function withoutServerCondition(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();

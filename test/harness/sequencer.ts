@@ -15,6 +15,7 @@ export const SLOW_FILES = [
   "test/graceful-shutdown.int.test.ts",
   "test/backfills.int.test.ts",
   "test/batch-claims.int.test.ts",
+  "test/delivery-interrupted.int.test.ts",
   "test/audiences.int.test.ts",
   "test/batching.int.test.ts",
   "test/ops-metrics.int.test.ts",

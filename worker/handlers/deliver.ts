@@ -1,5 +1,5 @@
 import type { Job } from "pg-boss";
-import { deliverLaneBatch, laneWorkOptions, retryLaneStarted, stopLanes } from "../../lib/delivery/lanes";
+import { deliverLaneBatch, type LaneJob, laneWorkOptions, retryLaneStarted, stopLanes } from "../../lib/delivery/lanes";
 import type { Lane } from "../../lib/delivery/policy";
 import { QUEUES } from "../../lib/platform/queue";
 import { logger } from "../../lib/platform/logger";
@@ -15,13 +15,14 @@ function laneHandler(lane: Lane): Handler {
     queue: lane,
     async start({ boss }) {
       const workerId = await boss.work(def.name, laneWorkOptions(lane), async (jobs: Job<unknown>[]) => {
-        const ids: string[] = [];
+        const parsed: LaneJob[] = [];
         for (const job of jobs) {
-          const parsed = def.schema.safeParse(job.data);
-          if (parsed.success) ids.push(...parsed.data.deliveryIds);
+          const data = def.schema.safeParse(job.data);
+          if (data.success)
+            parsed.push({ id: job.id, retryCount: job.retryCount, late: data.data.late === true, deliveryIds: data.data.deliveryIds });
           else logger().error({ queue: def.name, jobId: job.id }, "invalid job payload, dropping");
         }
-        await deliverLaneBatch(ids, { queue: def.name, jobIds: jobs.map((j) => j.id) });
+        await deliverLaneBatch(boss, def.name, parsed);
       });
       if (lane === "deliverRetry") retryLaneStarted(boss, workerId);
     },
