@@ -1,7 +1,7 @@
 /**
  * `npm run bench:attempt-indexes`: what each index of the request log costs Postgres per attempt
  * row written (docs/decisions/0015-request-log-indexes.md). The worker's own insert (the first half of
- * lib/delivery/record.ts RECORD_SQL, without the erasure check's join) writes the same 500-row
+ * lib/delivery/record.ts attemptsInsert, without the erasure check's join) writes the same 500-row
  * batches into copies of `attempts` that differ only in their indexes: the product's set, the set
  * less one index for each index, and the primary key alone (the ceiling: the heap row and its
  * key). The copies are written in turn, ROUNDS times over, so the machine's drift falls on all of
@@ -26,6 +26,7 @@ import crypto from "node:crypto";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
 import { seedMessages } from "../test/harness/delivery/seed";
 import { attemptDay } from "../lib/request-log/attempt-days";
+import type { Statement } from "../lib/platform/pg-columns";
 import { measureCpu } from "./lib/cpu";
 import { costRatio, printResult, runBench } from "./lib/result";
 import { benchDatabase } from "./lib/database";
@@ -67,19 +68,24 @@ const LOOKUP_BY_DAY = `SELECT id FROM %T a WHERE a.workspace_id = $1 AND ${attem
 async function main() {
   const { url, db, close } = await benchDatabase(1);
   const { loadDueDeliveries } = await import("../lib/delivery/load");
-  const { RECORD, ATTEMPT_COLUMNS } = await import("../lib/delivery/record");
-  const RECORD_SQL = RECORD.text;
+  const { ATTEMPT_COLUMNS, attemptsInsert } = await import("../lib/delivery/record");
+  const { statement } = await import("../lib/platform/pg-columns");
   const { answeredAttempt, orderCompleted } = await import("./lib/answered-attempt");
   const { newRowId } = await import("../lib/tracking/row-ids");
   try {
-    // The insert alone: the recording's erasure check (a join to messages) is the same for every copy.
-    const insertPart = RECORD_SQL.slice(0, RECORD_SQL.indexOf("UPDATE deliveries")).replace(
-      "LEFT JOIN messages m ON m.id = x.message_row_id",
-      "CROSS JOIN (SELECT '{}'::jsonb AS payload) m",
-    );
-    if (insertPart === RECORD_SQL.slice(0, RECORD_SQL.indexOf("UPDATE deliveries")))
-      throw new Error("RECORD_SQL changed: update this bench's insert");
-    const insertInto = (table: string) => `${insertPart.replace("INSERT INTO attempts", `INSERT INTO ${table}`)} SELECT 1`;
+    // The recording's insert alone, into each copy: the erasure check (a join to messages) is the same for every copy.
+    const inserts = new Map<string, Statement<{ attempts: typeof ATTEMPT_COLUMNS }>>();
+    const insertInto = (table: string) => {
+      let s = inserts.get(table);
+      if (!s) {
+        s = statement(
+          { attempts: ATTEMPT_COLUMNS },
+          ({ attempts }) => `WITH logged AS (${attemptsInsert(attempts, { into: table, erasureCheck: false })}) SELECT 1`,
+        );
+        inserts.set(table, s);
+      }
+      return s;
+    };
 
     const all = Object.keys(INDEXES);
     if (ONLY?.some((x) => !all.includes(x))) throw new Error(`ATTEMPT_ONLY: one of ${all.join(", ")}`);
@@ -139,11 +145,7 @@ async function main() {
       });
     const write = async (table: string, rows: number) => {
       for (let i = 0; i < rows; i += BATCH)
-        await db.query({
-          name: `insert-${table}`,
-          text: insertInto(table),
-          values: RECORD.values({ attempts: batch(), updates: [] }).slice(0, Object.keys(ATTEMPT_COLUMNS).length),
-        });
+        await db.query({ name: `insert-${table}`, text: insertInto(table).text, values: insertInto(table).values({ attempts: batch() }) });
     };
 
     if (BULK) {

@@ -3,7 +3,7 @@
  * docs/decisions/0120-rate-limits.md): the take statement (lib/delivery/rate-limit.ts) that every
  * batch with deliveries to a rate-limited destination runs once, from BENCH_CLIENTS (8: 2 workers ×
  * 4 batches) connections at once on ONE destination's row, as workers sharing a limit do.
- * 1. per second only: TAKE_SQL with `want` BENCH_WANT (100: a job's deliveries), a limit that never binds;
+ * 1. per second only: TAKE with `want` BENCH_WANT (100: a job's deliveries), a limit that never binds;
  * 2. per second and concurrency: the take, then the release of its leases (two statements);
  * 3. ceiling: the least a take shared through Postgres could be, a one-row UPDATE of a counter by
  *    primary key, from the same connections on the same row.
@@ -11,7 +11,7 @@
  * BENCH_TAKES (2,000 per client).
  */
 import pg from "pg";
-import { RELEASE_SQL, TAKE_SQL } from "../lib/delivery/rate-limit";
+import { RELEASE, TAKE } from "../lib/delivery/rate-limit";
 import { createTestDatabase } from "../test/harness/pg";
 import { insertDestination, insertWorkspace } from "../test/harness/delivery/direct";
 import { costRatio, printResult, runBench } from "./lib/result";
@@ -48,7 +48,15 @@ async function main() {
     await pool.query(`CREATE TABLE bench_counter (id uuid PRIMARY KEY, n bigint NOT NULL)`);
     await pool.query(`INSERT INTO bench_counter VALUES ($1, 0)`, [destinationId]);
     const take = (conc: number | null) => (c: pg.PoolClient) =>
-      c.query({ name: `take-${conc}`, text: TAKE_SQL, values: [[destinationId], [WANT], [1_000_000_000], [conc], 30] }).then(() => {});
+      c
+        .query({
+          name: `take-${conc}`,
+          text: TAKE.text,
+          values: TAKE.values({
+            x: [{ destinationId, want: WANT, limit: { perSecond: 1_000_000_000, concurrency: conc }, leaseTtlS: 30 }],
+          }),
+        })
+        .then(() => {});
 
     const ceiling = await timed(pool, (c) =>
       c.query({ name: "ceiling", text: "UPDATE bench_counter SET n = n + $2 WHERE id = $1", values: [destinationId, WANT] }).then(() => {}),
@@ -56,7 +64,7 @@ async function main() {
     const perSecond = await timed(pool, take(null));
     const withLeases = await timed(pool, async (c) => {
       await take(1_000_000)(c);
-      await c.query({ name: "release", text: RELEASE_SQL, values: [[destinationId], [WANT]] });
+      await c.query({ name: "release", text: RELEASE.text, values: RELEASE.values({ x: [[destinationId, WANT]] }) });
     });
     const us = (ms: number) => ((ms * 1000) / WANT).toFixed(1);
     console.log(`[bench] ${CLIENTS} connections × ${TAKES} statements on one destination's row, ${WANT} deliveries per take`);

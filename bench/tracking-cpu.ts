@@ -49,7 +49,7 @@ function tracking(body: Buffer): number {
   });
   const c = messageColumns(rows);
   let bytes = 0;
-  for (const v of Object.values(c)) bytes += v === null ? 0 : Buffer.byteLength(v);
+  for (const v of Object.values(c)) bytes += Buffer.byteLength(v);
   return bytes;
 }
 

@@ -53,13 +53,14 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   return r;
 }
 
-/** A receiver that answers after `delayMs` and remembers the most requests it held at once. */
+/** A receiver that answers after `delayMs` and remembers the most requests it held at once, and when each came. */
 async function concurrencyReceiver(delayMs: () => number) {
-  const state = { inFlight: 0, maxInFlight: 0, received: 0 };
+  const state = { inFlight: 0, maxInFlight: 0, received: 0, at: [] as number[] };
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     state.inFlight++;
     state.received++;
+    state.at.push(Date.now());
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     req.resume();
     const timer = setTimeout(() => res.end("ok"), delayMs());
@@ -157,6 +158,41 @@ describe("rate limits across two worker processes", () => {
       [destinationId],
     );
     expect(counts.once).toBe(200);
+  }, 90_000);
+
+  it("a destination with both limits drains at its per-second limit when its endpoint is fast, not `concurrency` a second", async () => {
+    // 50/s and 2 at once, 200 queued, an endpoint answering in 5 ms: 2 in flight allow ~300 a second,
+    // so the per-second limit binds. Turned away to turns a group of `concurrency` a second, the
+    // backlog went at 2/s (~100 s).
+    const perSecond = 50;
+    const concurrency = 2;
+    const rx = await concurrencyReceiver(() => 5);
+    const destinationId = await limitedDestination(rx.url, { perSecond, concurrency });
+    await seedMessages(db.url, { workspaceId, destinationIds: [destinationId], messages: manyTracks(200, "both") });
+    await waitFor(() => countDelivered(db.url, destinationId).then((n) => n === 200), {
+      timeoutMs: 45_000,
+      what: "200 deliveries at 50/s with 2 at once",
+    });
+    const at = rx.state.at;
+    const inSecondFrom = (t: number) => at.filter((u) => u >= t && u < t + 1000).length;
+    const busiest = Math.max(...at.map(inSecondFrom));
+    console.log(
+      `[rate limits] 50/s + concurrency 2, 200 queued, 5 ms endpoint: busiest second ${busiest}, all in ${((at.at(-1)! - at[0]) / 1000).toFixed(1)} s`,
+    );
+    expect(rx.state.received).toBe(200);
+    expect(rx.state.maxInFlight).toBeLessThanOrEqual(concurrency);
+    // Not under-delivered: some second sees half the per-second limit, far above `concurrency`.
+    expect(busiest).toBeGreaterThanOrEqual(perSecond / 2);
+    // Nor over: a second holds at most the bucket's second of tokens and the second's refill (and
+    // the rounds in flight as it starts).
+    expect(busiest).toBeLessThanOrEqual(2 * perSecond + concurrency);
+    const [counts] = await query<{ once: number; logged: number }>(
+      `SELECT count(*) FILTER (WHERE attempt_count = 1)::int AS once,
+              (SELECT count(*)::int FROM attempts WHERE destination_id = $1) AS logged
+         FROM deliveries WHERE destination_id = $1`,
+      [destinationId],
+    );
+    expect(counts).toEqual({ once: 200, logged: 200 });
   }, 90_000);
 
   it("a replay goes through the limit like any delivery", async () => {

@@ -78,6 +78,30 @@ describe("the rate limit's shared row", () => {
     expect((await take(id, 3, limit)).granted).toBe(3);
   });
 
+  it("lets a caller's idle leases go on with tokens: counted free for it, no new lease taken, nothing booked", async () => {
+    const id = await newDestination();
+    const limit = { perSecond: 2, concurrency: 2 };
+    // 2 tokens and 2 leases; the 3 others booked 1.5 s ahead
+    const first = await take(id, 5, limit);
+    expect(first.granted).toBe(2);
+    expect(await live(id)).toBe(2);
+    const onIdle = async (want: number, have: number) =>
+      (await takeRateLimited(pool, [{ destinationId: id, want, limit, have, book: false }], 30)).get(id)!;
+    // Both rounds ended, their leases idle with the caller: the bucket is empty, so nothing yet, and
+    // the take says when its next token is due (half a second at 2/s).
+    const short = await onIdle(2, 2);
+    expect(short.granted).toBe(0);
+    expect(short.tokenMs).toBeGreaterThan(0);
+    expect(short.tokenMs).toBeLessThanOrEqual(500);
+    // nothing booked by that look: the last booked turn is still ~1.5 s ahead
+    expect(short.bookedMs).toBeLessThanOrEqual(first.bookedMs);
+    await pool.query("UPDATE rate_limit_state SET refilled_at = refilled_at - interval '1 second' WHERE destination_id = $1", [id]);
+    const refilled = await onIdle(3, 2);
+    // Two tokens: the two idle leases go on; no third (no free slot), and no new lease entry.
+    expect(refilled.granted).toBe(2);
+    expect(await live(id)).toBe(2);
+  });
+
   it("never grants more than the limit to takes racing from many connections", async () => {
     const id = await newDestination();
     const limit = { perSecond: 1000, concurrency: 5 };

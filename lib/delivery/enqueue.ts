@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { jobInsertCte, insertJobs } from "../platform/queue";
+import { columns, type InputRef } from "../platform/pg-columns";
 import { newRowId } from "../tracking/row-ids";
 
 /** How many deliveries one `deliver` job carries: one job per batch, not per message. */
@@ -10,7 +11,7 @@ export type NewDelivery = { workspaceId: string; messageRowId: string; destinati
 
 /**
  * The one producer of deliveries (a house rule, lib/delivery/one-producer.test.ts;
- * docs/architecture.md#one-plan): ingest's (deliveriesAndJobsCtes, inside its one statement), those
+ * docs/architecture.md#one-plan): ingest's (ingestDeliveriesCte, inside its one statement), those
  * made from stored messages (createDeliveries: audience syncs, deletion notices, tests' seeding) and
  * those a person asks for (requestDeliveries: replays, backfills, test-sends), each id from the
  * row-id scheme (lib/tracking/row-ids.ts).
@@ -131,35 +132,52 @@ export async function enqueueDeliveryJobs(
   await insertJobs(opts.lane ?? "deliver", jobs, { client });
 }
 
+/** One of ingest's new deliveries (docs/architecture.md#ingest-statement). */
+export type IngestDelivery = {
+  id: string;
+  messageRowId: string;
+  destinationId: string;
+  /** its message's key at a destination that orders per user (docs/webhooks.md#ordering), else null */
+  orderKey: string | null;
+};
+
+/** Ingest's deliveries as its statement's columns (lib/platform/pg-columns.ts), named as the `deliveries` table's. */
+export const INGEST_DELIVERY_COLUMNS = columns<IngestDelivery>()({
+  id: ["uuid", (d) => d.id],
+  message_row_id: ["uuid", (d) => d.messageRowId],
+  destination_id: ["uuid", (d) => d.destinationId],
+  order_key: ["text", (d) => d.orderKey],
+});
+
 /**
- * The deliveries-and-jobs part of ingest's one statement (docs/architecture.md#ingest-statement),
- * as CTEs to follow a CTE `insertedMessages` that returns the new messages' `id`s: one delivery per
- * (message, destination) pair whose message was inserted (a duplicate's pairs are dropped), and the
- * `deliver` jobs for them, DELIVERIES_PER_JOB ids each — what createDeliveries does in two round
- * trips, made by Postgres inside the statement. `p` names the statement's parameters: the
- * workspace, and three parallel uuid[]: delivery ids, message row ids, destination ids.
- * After the commit, call wakeWorkers("deliver") when deliveries were made.
+ * The deliveries part of ingest's one statement (docs/architecture.md#ingest-statement), as a CTE to
+ * follow a CTE `insertedMessages` that returns the new messages' `id`s: one delivery per row of
+ * `deliveries` (INGEST_DELIVERY_COLUMNS) whose message was inserted (a duplicate's are dropped).
+ * Followed by ingestJobsCte's `deliver` jobs for them: what createDeliveries does in two round trips,
+ * made by Postgres inside the statement. After the commit, call wakeWorkers("deliver") when
+ * deliveries were made.
  */
-export async function deliveriesAndJobsCtes(p: {
+export const ingestDeliveriesCte = (p: {
   insertedMessages: string;
   workspaceId: string;
-  deliveryIds: string;
-  messageRowIds: string;
-  destinationIds: string;
-  /** a text[] of the deliveries' order keys (docs/webhooks.md#ordering), or a NULL when none has one */
-  orderKeys: string;
-}): Promise<string> {
+  deliveries: InputRef<typeof INGEST_DELIVERY_COLUMNS>;
+}) => `new_deliveries AS (
+    INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, order_key)
+    SELECT x.id, ${p.workspaceId}, x.message_row_id, x.destination_id, x.order_key
+      FROM ${p.deliveries.unnest("x")}
+      JOIN ${p.insertedMessages} n ON n.id = x.message_row_id
+    RETURNING id
+  )`;
+
+/**
+ * The `deliver_jobs` CTE that follows ingestDeliveriesCte: the jobs for `new_deliveries`,
+ * DELIVERIES_PER_JOB ids each, inserted with pg-boss's own insert for the queue (read from the
+ * database once: lib/platform/queue.ts jobInsertCte).
+ */
+export async function ingestJobsCte(): Promise<string> {
   const jobsJson = `SELECT json_agg(json_build_object('data', json_build_object('deliveryIds', c.ids)))
       FROM (SELECT array_agg(z.id) AS ids
               FROM (SELECT id, (row_number() OVER () - 1) / ${DELIVERIES_PER_JOB} AS chunk FROM new_deliveries) z
              GROUP BY z.chunk) c`;
-  const jobs = await jobInsertCte("deliver", jobsJson);
-  return `new_deliveries AS (
-    INSERT INTO deliveries (id, workspace_id, message_row_id, destination_id, order_key)
-    SELECT x.i, ${p.workspaceId}, x.m, x.d, x.k
-      FROM unnest(${p.deliveryIds}::uuid[], ${p.messageRowIds}::uuid[], ${p.destinationIds}::uuid[], ${p.orderKeys}::text[]) AS x(i, m, d, k)
-      JOIN ${p.insertedMessages} n ON n.id = x.m
-    RETURNING id
-  ),
-  deliver_jobs AS (${jobs})`;
+  return `deliver_jobs AS (${await jobInsertCte("deliver", jobsJson)})`;
 }

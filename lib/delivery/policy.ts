@@ -125,7 +125,7 @@ export const LEASE_TTL_S = SAFETY_DELAY_S;
 /** A delivery waiting for a concurrency slot only (no per-second limit) comes back this long after, per `concurrency` waiting before it. */
 export const CONCURRENCY_TURN_MS = 1_000;
 /**
- * A concurrency-only destination's delivery that its take did not grant waits in the worker for a
+ * A concurrency-limited destination's delivery that its take did not grant waits in the worker for a
  * lease this long at most (lease-queue.ts), then takes its turn. Short of the lease's 30 s: a lease
  * handed on until then still ends its last round (5 s timeout, 3 s slot wait) well before it expires.
  */
@@ -135,30 +135,31 @@ export const LEASE_POLL_MS = 50;
 
 /**
  * The turns, in ms from now, of a destination's `waiting` deliveries that its take did not grant. Per
- * second: the take booked them last, one token apart, ending at `bookedMs`. Concurrency only: a
- * group of `concurrency` every CONCURRENCY_TURN_MS. Both: the later of the two.
+ * second (with or without a concurrency limit, which the worker holds: lease-queue.ts): the take
+ * booked them last, one token apart, ending at `bookedMs`. Concurrency only: a group of
+ * `concurrency` every CONCURRENCY_TURN_MS.
  */
 export function throttleTurns(opts: { waiting: number; bookedMs: number; limit: RateLimit }): number[] {
   const { waiting, bookedMs, limit } = opts;
-  const firstBooked = limit.perSecond === null ? 0 : bookedMs - (waiting * 1000) / limit.perSecond;
-  return Array.from({ length: waiting }, (_, k) => {
-    const byRate = limit.perSecond === null ? 0 : firstBooked + ((k + 1) * 1000) / limit.perSecond;
-    const bySlots = limit.concurrency === null ? 0 : Math.ceil((k + 1) / limit.concurrency) * CONCURRENCY_TURN_MS;
-    return Math.max(byRate, bySlots);
-  });
+  if (limit.perSecond === null) {
+    const per = limit.concurrency ?? waiting;
+    return Array.from({ length: waiting }, (_, k) => Math.ceil((k + 1) / per) * CONCURRENCY_TURN_MS);
+  }
+  const firstBooked = bookedMs - (waiting * 1000) / limit.perSecond;
+  return Array.from({ length: waiting }, (_, k) => firstBooked + ((k + 1) * 1000) / limit.perSecond!);
 }
 
 /** Which of a batch's deliveries go now, and the leases they hold until their rounds are recorded. */
 export type Admission = {
   /**
    * per delivery (by index): null, it goes now; the ms until its turn (throttled: deferred, not an
-   * attempt); or, for a concurrency-only destination, a wait in the worker for a lease that resolves
-   * to one of those (lease-queue.ts)
+   * attempt); or, for a concurrency-limited destination, a wait in the worker for a lease (and a
+   * token, with a per-second limit too) that resolves to one of those (lease-queue.ts)
    */
   turns: (number | null | Promise<number | null>)[];
   /** Whether this delivery holds a concurrency lease now. */
   holds(deliveryId: string): boolean;
-  /** Its round's requests ended: its lease goes to the next delivery of its destination waiting in this batch, if any. */
+  /** Its round's requests ended: its lease goes on to the next delivery of its destination waiting in this batch, if any. */
   ended(deliveryId: string): void;
   /** Gives back the concurrency leases of these deliveries (their rounds are recorded); never throws: leases also expire. */
   release(deliveryIds: string[]): Promise<void>;
@@ -174,9 +175,10 @@ const giveBack = (counts: Map<string, number>) =>
  * rate-limited destinations need (rate-limit.ts). The deliveries it does not grant wait: a
  * per-second limit's for turns booked one token apart, spread over the seconds ahead, deferred like a
  * request whose origin had no slot (round.ts throttledRound): no attempt, no failure, no retry window
- * started; a concurrency-only limit's in the worker, each taking a lease as one of the batch's rounds
- * ends (lease-queue.ts), and the turn only if none comes within LEASE_WAIT_MS. Only the deliveries
- * whose plan asks for the limit are counted (fate.ts): a test-send, and one that ends unsent, take nothing.
+ * started; a concurrency limit's (with or without a per-second one) in the worker, each taking a
+ * lease as one of the batch's rounds ends, and a token too with a per-second limit (lease-queue.ts),
+ * and its turn only if it has not gone within LEASE_WAIT_MS. Only the deliveries whose plan asks for
+ * the limit are counted (fate.ts): a test-send, and one that ends unsent, take nothing.
  */
 export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Admission> {
   const turns: (number | null | Promise<number | null>)[] = deliveries.map(() => null);
@@ -195,7 +197,7 @@ export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Adm
     ended(id) {
       const destinationId = holding.get(id);
       const queue = destinationId === undefined ? undefined : queues.get(destinationId);
-      if (queue && queue.handOff() !== null) holding.delete(id);
+      if (queue?.handOff()) holding.delete(id);
     },
     async release(deliveryIds) {
       const counts = new Map<string, number>();
@@ -219,21 +221,31 @@ export async function admitDeliveries(deliveries: LoadedDelivery[]): Promise<Adm
     const { destinationId, want, limit } = request;
     const { granted, bookedMs } = taken.get(destinationId) ?? { granted: 0, bookedMs: 0 };
     const idx = limited.get(destinationId)!;
+    const tookAt = Date.now();
+    const booked = limit.perSecond === null ? [] : throttleTurns({ waiting: want - granted, bookedMs, limit });
     const queue =
-      limit.perSecond === null && limit.concurrency !== null && want > granted
+      limit.concurrency !== null && want > granted
         ? new LeaseQueue({
             concurrency: limit.concurrency,
+            tokens: limit.perSecond !== null,
             granted,
-            take: async (n) => (await takeRateLimited(pool(), [{ ...request, want: n }], LEASE_TTL_S)).get(destinationId)?.granted ?? 0,
+            take: async (n, have) => {
+              const got = (await takeRateLimited(pool(), [{ ...request, want: n, have, book: false }], LEASE_TTL_S)).get(destinationId);
+              return got ?? { granted: 0, tokenMs: 0 };
+            },
             onLease: (id) => holding.set(id, destinationId),
             giveBack: (n) => void giveBack(new Map([[destinationId, n]])),
-            turns: (waiting) => throttleTurns({ waiting, bookedMs: 0, limit }),
+            // Those that give up take the turns their take booked (per second), or the concurrency's.
+            turns: (waiting) =>
+              limit.perSecond === null
+                ? throttleTurns({ waiting, bookedMs: 0, limit })
+                : booked.slice(booked.length - waiting).map((t) => Math.max(0, t - (Date.now() - tookAt))),
             pollMs: LEASE_POLL_MS,
             waitMs: LEASE_WAIT_MS,
           })
         : null;
     if (queue) queues.set(destinationId, queue);
-    const waitTurns = queue ? [] : throttleTurns({ waiting: want - granted, bookedMs, limit });
+    const waitTurns = queue ? [] : booked;
     idx.forEach((i, k) => {
       const id = deliveries[i].id;
       if (k < granted) {

@@ -121,18 +121,16 @@ const SET_FROM_UPDATE = `state = u.state, pending_urls = u.pending_urls::text[],
 type RecordRefs = { attempts: InputRef<typeof ATTEMPT_COLUMNS>; updates: InputRef<typeof UPDATE_COLUMNS> };
 
 /**
- * Records a whole batch in ONE statement: every attempt row in one multi-row insert and every
- * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
- * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
- * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
- * travel joined by a separator (lib/platform/pg-arrays.ts jsonTexts); each row's headers become jsonb on their own.
- * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
- * `members`: the CTE that updates a batch's other members, when the rounds sent batches.
+ * The recording's insert of its attempt rows. `into` and `erasureCheck` make the variants
+ * bench:attempt-indexes writes (copies of the table, without the join to messages that every copy
+ * would pay alike); the product's is `attempts` with the check.
  */
-function recordText({ attempts, updates }: RecordRefs, members = ""): string {
-  return `
-WITH ${members}logged AS (
-  INSERT INTO attempts (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
+export function attemptsInsert(attempts: InputRef<typeof ATTEMPT_COLUMNS>, opts: { into?: string; erasureCheck?: boolean } = {}): string {
+  const messages =
+    opts.erasureCheck === false
+      ? "CROSS JOIN (SELECT '{}'::jsonb AS payload) m"
+      : `LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${attempts.hiddenIds("message_row_id")})`;
+  return `INSERT INTO ${opts.into ?? "attempts"} (workspace_id, delivery_id, destination_id, message_row_id, message_id, type, user_id, url, attempt_number,
                         started_at, duration_ms, request_headers, request_body, response_status, response_headers, response_body,
                         error_kind, error_text, outcome, next_retry_at, batch_id, sent_to, method)
   SELECT x.workspace_id, x.delivery_id, x.destination_id, x.message_row_id, x.message_id, x.type, x.user_id, x.url, x.attempt_number,
@@ -150,9 +148,24 @@ WITH ${members}logged AS (
          x.error_kind, x.error_text, x.outcome, x.next_retry_at, x.batch_id, x.sent_to, x.method
   FROM ${attempts.unnest("x")}
   -- their messages and batches by primary key, the ids hidden as the deliveries' below
-  LEFT JOIN messages m ON m.id = x.message_row_id AND m.id = ANY(${attempts.hiddenIds("message_row_id")})
+  ${messages}
   LEFT JOIN delivery_batches b ON b.id = x.batch_id AND b.id = ANY(${attempts.hiddenIds("batch_id")})
-  RETURNING 1
+  RETURNING 1`;
+}
+
+/**
+ * Records a whole batch in ONE statement: every attempt row in one multi-row insert and every
+ * delivery in one update. Each column travels as one array parameter (unnest), so the statement's
+ * size does not depend on the number of rows, and neither the worker nor Postgres builds or parses a
+ * JSON document of the batch (docs/webhooks.md#delivery-cost). Headers and request bodies, JSON texts,
+ * travel joined by a separator (lib/platform/pg-arrays.ts jsonTexts); each row's headers become jsonb on their own.
+ * A NULL that jsonTexts writes as the only element is an empty array, which unnest pads with NULL.
+ * `members`: the CTE that updates a batch's other members, when the rounds sent batches.
+ */
+function recordText({ attempts, updates }: RecordRefs, members = ""): string {
+  return `
+WITH ${members}logged AS (
+  ${attemptsInsert(attempts)}
 )
 UPDATE deliveries d SET ${SET_FROM_UPDATE}
 FROM ${updates.unnest("u")}

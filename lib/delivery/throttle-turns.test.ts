@@ -11,9 +11,9 @@ describe("throttleTurns (docs/webhooks.md#rate-limits)", () => {
     expect(throttleTurns({ waiting: 5, bookedMs: 0, limit: { perSecond: null, concurrency: 2 } })).toEqual([1000, 1000, 2000, 2000, 3000]);
   });
 
-  it("takes the later turn when both limits hold", () => {
+  it("books a destination with both limits by its rate: its concurrency is held in the worker (lease-queue.ts)", () => {
     expect(throttleTurns({ waiting: 3, bookedMs: 3000, limit: { perSecond: 1, concurrency: 1 } })).toEqual([1000, 2000, 3000]);
-    expect(throttleTurns({ waiting: 2, bookedMs: 100, limit: { perSecond: 20, concurrency: 1 } })).toEqual([1000, 2000]);
+    expect(throttleTurns({ waiting: 2, bookedMs: 100, limit: { perSecond: 20, concurrency: 1 } })).toEqual([50, 100]);
   });
 
   it("gives nothing when nothing waits", () => {

@@ -59,16 +59,19 @@ describe("messageColumns", () => {
       { rowId: "r1", message: a },
       { rowId: "r2", message: b },
     ]);
-    expect(c.rowIds).toBe("{r1,r2}");
-    expect(readArrayLiteral(c.messageIds)).toEqual(["gen", "gen"]);
-    expect(readArrayLiteral(c.types)).toEqual(["track", "identify"]);
-    expect(readArrayLiteral(c.userIds)).toEqual(['quote " and \\ backslash', null]);
-    expect(readArrayLiteral(c.anonymousIds)).toEqual([null, "anon"]);
-    expect(readArrayLiteral(c.events)).toEqual(["E\u2028", null]);
-    expect(c.timestamps).toBe(`{${a.timestamp},${b.timestamp}}`);
-    expect(c.originalTimestamps).toBe("{2026-11-21T14:00:00.000Z,NULL}");
-    expect(c.sentAts).toBe("{NULL,NULL}");
-    expect(c.payloads.split(PAYLOAD_SEPARATOR).map((p) => JSON.parse(p))).toEqual([a.payload, b.payload]);
+    expect(c.id).toBe("{r1,r2}");
+    expect(readArrayLiteral(c.message_id)).toEqual(["gen", "gen"]);
+    expect(readArrayLiteral(c.type)).toEqual(["track", "identify"]);
+    expect(readArrayLiteral(c.user_id)).toEqual(['quote " and \\ backslash', null]);
+    expect(readArrayLiteral(c.anonymous_id)).toEqual([null, "anon"]);
+    expect(readArrayLiteral(c.event)).toEqual(["E\u2028", null]);
+    expect(c.timestamp).toBe(`{${a.timestamp},${b.timestamp}}`);
+    expect(c.original_timestamp).toBe("{2026-11-21T14:00:00.000Z,NULL}");
+    expect(c.sent_at).toBe("{NULL,NULL}");
+    expect(c.payload.split(PAYLOAD_SEPARATOR).map((p) => JSON.parse(p))).toEqual([a.payload, b.payload]);
+    // not judged by a tracking plan: no violations, blocked left to the column's default (false)
+    expect(c.violations).toBe(PAYLOAD_SEPARATOR);
+    expect(c.blocked).toBe("{NULL,NULL}");
   });
 
   it("quotes every text so that Postgres reads it back exactly, whatever it holds", () => {

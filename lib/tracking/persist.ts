@@ -3,13 +3,13 @@ import type pg from "pg";
 import { pool, withTransaction } from "../platform/db";
 import { wakeWorkers } from "../platform/queue";
 import { updateProfiles, type ProfileInput } from "../audiences/profiles";
-import { deliveriesAndJobsCtes } from "../delivery/enqueue";
+import { INGEST_DELIVERY_COLUMNS, ingestDeliveriesCte, ingestJobsCte, type IngestDelivery } from "../delivery/enqueue";
 import { type ConnectedDestination, routeMessage } from "../routing/route-message";
 import type { NormalisedMessage, Rejection } from "./normalise";
 import { recordRejections } from "./source-calls";
 import { newRowId } from "./row-ids";
-import { ingestMessagesCte, messageColumns } from "./produce";
-import { bareArray, textArray } from "../platform/pg-arrays";
+import { ingestMessagesCte, INGEST_MESSAGE_COLUMNS } from "./produce";
+import { scalars, statement, type Statement } from "../platform/pg-columns";
 import type { TrackingSource } from "./write-key";
 import { checkAgainstPlan, type PlanVerdict } from "./plan-check";
 
@@ -34,49 +34,61 @@ export class StaleSourceError extends Error {
   }
 }
 
+/** The request's own values in its statement: one each per call. */
+type Call = { source: TrackingSource; receivedAt: string; count: number };
+const CALL_COLUMNS = scalars<Call>()({
+  workspace_id: ["uuid", (c) => c.source.workspaceId],
+  source_id: ["uuid", (c) => c.source.id],
+  received_at: ["timestamptz", (c) => c.receivedAt],
+  /** how many messages it inserts at most: fewer inserted means duplicates, whose ids are then returned */
+  count: ["int", (c) => c.count],
+  routing_version: ["int", (c) => c.source.routingVersion],
+  write_key: ["text", (c) => c.source.writeKey],
+});
+const STORE_INPUTS = { call: CALL_COLUMNS, messages: INGEST_MESSAGE_COLUMNS, deliveries: INGEST_DELIVERY_COLUMNS };
+
 /**
  * One request's messages, deliveries and `deliver` jobs in ONE statement (docs/architecture.md#ingest-statement):
- * a single round trip, atomic without BEGIN/COMMIT. The messages are inserted by the producer's
- * CTE (produce.ts ingestMessagesCte). Exact dedupe: rows whose (source, messageId) exists are skipped
- * and not returned, so they are neither routed nor delivered again — routing is decided in Node
- * for every message beforehand, and only the pairs of inserted messages become deliveries.
- * Returns the counts, and the inserted ids only when some message was a duplicate.
+ * a single round trip, atomic without BEGIN/COMMIT, its parameters written from typed column lists
+ * (lib/platform/pg-columns.ts). The messages are inserted by the producer's CTE (produce.ts
+ * ingestMessagesCte). Exact dedupe: rows whose (source, messageId) exists are skipped and not
+ * returned, so they are neither routed nor delivered again — routing is decided in Node for every
+ * message beforehand, and only the pairs of inserted messages become deliveries.
+ * Returns the counts, and the inserted ids only when some message was a duplicate. `jobsCte`: the
+ * `deliver_jobs` CTE (enqueue.ts ingestJobsCte), which embeds pg-boss's insert for the queue's table.
  */
-async function storeStatement(): Promise<string> {
-  const deliveries = await deliveriesAndJobsCtes({
-    insertedMessages: "new_messages",
-    workspaceId: "$1::uuid",
-    deliveryIds: "$6",
-    messageRowIds: "$7",
-    destinationIds: "$8",
-    orderKeys: "$22",
-  });
+export function storeStatement(jobsCte: string): Statement<typeof STORE_INPUTS> {
   // `current`: the source as the request saw it (possibly from the write-key cache) is still what
   // the database says — the key names it, it is enabled, its routing is unchanged. One primary-key
   // probe, evaluated once (a one-time filter): when false, nothing is inserted.
-  return `
+  return statement(
+    STORE_INPUTS,
+    ({ call, messages, deliveries }) => `
   WITH current AS (
     SELECT EXISTS (SELECT 1 FROM sources s
-                    WHERE s.id = $2 AND s.enabled AND s.routing_version = $9
-                      AND (s.write_key = $10 OR (s.previous_write_key = $10 AND s.previous_write_key_expires_at > now()))) AS ok
+                    WHERE s.id = ${call.param("source_id")} AND s.enabled AND s.routing_version = ${call.param("routing_version")}
+                      AND (s.write_key = ${call.param("write_key")}
+                           OR (s.previous_write_key = ${call.param("write_key")} AND s.previous_write_key_expires_at > now()))) AS ok
   ),
-  ${ingestMessagesCte("(SELECT ok FROM current)")},
-  ${deliveries}
+  ${ingestMessagesCte("(SELECT ok FROM current)", call, messages)},
+  ${ingestDeliveriesCte({ insertedMessages: "new_messages", workspaceId: call.param("workspace_id"), deliveries })},
+  ${jobsCte}
   SELECT (SELECT ok FROM current) AS current, n.inserted, (SELECT count(*) FROM new_deliveries)::int AS deliveries,
-         CASE WHEN n.inserted < $5 THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
-    FROM (SELECT count(*)::int AS inserted FROM new_messages) n`;
+         CASE WHEN n.inserted < ${call.param("count")} THEN (SELECT coalesce(array_agg(id), '{}') FROM new_messages) END AS ids
+    FROM (SELECT count(*)::int AS inserted FROM new_messages) n`,
+  );
 }
 
 /** Built once per process (it embeds pg-boss's insert for the queue's table); a failed build is retried. */
-let statement: Promise<string> | null = null;
-function storeSql(): Promise<string> {
-  if (!statement) {
-    statement = storeStatement();
-    statement.catch(() => {
-      statement = null;
+let built: Promise<Statement<typeof STORE_INPUTS>> | null = null;
+function storeSql(): Promise<Statement<typeof STORE_INPUTS>> {
+  if (!built) {
+    built = ingestJobsCte().then(storeStatement);
+    built.catch(() => {
+      built = null;
     });
   }
-  return statement;
+  return built;
 }
 
 /** The destinations among a source's that order per user, or null when none does. */
@@ -130,55 +142,27 @@ export async function storeCall(opts: {
   const rows = [...arrived].sort((a, b) =>
     a.message.messageId < b.message.messageId ? -1 : a.message.messageId > b.message.messageId ? 1 : 0,
   );
-  const deliveryIds: string[] = [];
-  const messageRowIds: string[] = [];
-  const destinationIds: string[] = [];
+  const deliveries: IngestDelivery[] = [];
   // Ordered delivery (docs/webhooks.md#ordering): a delivery to a destination that orders per user
-  // carries its key; when none does, the parameter is one NULL and the deliveries' column stays null.
+  // carries its key; the others' is null.
   const ordered = orderingDestinations(source.destinations);
-  const orderKeys: (string | null)[] | null = ordered ? [] : null;
   for (const { rowId, message, verdict } of arrived) {
     // Blocked by the plan: stored and visible, not routed (docs/tracking-plans.md#modes).
     if (verdict?.blocked) continue;
     for (const destinationId of routeMessage(message, source.destinations)) {
-      deliveryIds.push(newRowId());
-      messageRowIds.push(rowId);
-      destinationIds.push(destinationId);
-      orderKeys?.push(ordered?.has(destinationId) ? orderKeyOf(message) : null);
+      const orderKey = ordered?.has(destinationId) ? orderKeyOf(message) : null;
+      deliveries.push({ id: newRowId(), messageRowId: rowId, destinationId, orderKey });
     }
   }
   const store = async (db: Queryable) => {
     if (rows.length === 0) return { inserted: [] as typeof rows, deliveries: 0 };
-    const c = messageColumns(rows);
+    const sql = await storeSql();
     const {
       rows: [r],
     } = await db.query<{ current: boolean; inserted: number; deliveries: number; ids: string[] | null }>({
       name: "tracking-store-call",
-      text: await storeSql(),
-      values: [
-        source.workspaceId,
-        source.id,
-        receivedAt,
-        c.payloads,
-        rows.length,
-        bareArray(deliveryIds),
-        bareArray(messageRowIds),
-        bareArray(destinationIds),
-        source.routingVersion,
-        source.writeKey,
-        c.messageIds,
-        c.types,
-        c.userIds,
-        c.anonymousIds,
-        c.events,
-        c.timestamps,
-        c.originalTimestamps,
-        c.sentAts,
-        c.rowIds,
-        c.violations,
-        c.blocked,
-        orderKeys === null ? null : textArray(orderKeys),
-      ],
+      text: sql.text,
+      values: sql.values({ call: { source, receivedAt, count: rows.length }, messages: rows, deliveries }),
     });
     // Thrown inside the transaction of the other path, so that it rolls back too.
     if (!r.current) throw new StaleSourceError();

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { column } from "../platform/pg-arrays";
+import { columnValues, columns, type InputRef } from "../platform/pg-columns";
 import type { NormalisedMessage } from "./normalise";
 import type { PlanVerdict } from "./plan-check";
 import { newRowId, rowIdSql } from "./row-ids";
@@ -72,50 +72,58 @@ export async function insertMessage(client: Queryable, m: NewMessage): Promise<s
   return existing.rows[0].id;
 }
 
+/** One of a request's messages as the ingest statement stores it: its row id and, when a tracking plan judged it, the verdict. */
+export type IngestRow = { rowId: string; message: NormalisedMessage; verdict?: PlanVerdict | null };
+
 /**
- * The ingest statement's `new_messages` CTE: a request's messages as one array parameter per column
- * (unnest; messageColumns gives them, in the parameter numbers below) and their payloads as one
- * text that Postgres splits. The column is json: Postgres keeps each payload's text as written, so
- * nested objects keep the client's key order (docs/tracking-api.md#fidelity). Rows whose (source,
- * messageId) exists are skipped and not returned (exact dedupe). `guard` is a boolean SQL
- * expression evaluated once: when false, nothing is inserted.
+ * A request's messages as the ingest statement's columns (lib/platform/pg-columns.ts), named as the
+ * `messages` table's: one array parameter each, the payloads (and the tracking plan's violations) as
+ * one separated text that Postgres splits, each payload parsed once, as json input
+ * (docs/architecture.md#ingest-statement). `blocked` null (not judged) is stored false.
  */
-export const ingestMessagesCte = (guard: string) => `new_messages AS (
+export const INGEST_MESSAGE_COLUMNS = columns<IngestRow>()({
+  id: ["uuid", (r) => r.rowId],
+  message_id: ["text", (r) => r.message.messageId],
+  type: ["text", (r) => r.message.type],
+  user_id: ["text", (r) => r.message.userId],
+  anonymous_id: ["text", (r) => r.message.anonymousId],
+  event: ["text", (r) => r.message.event],
+  timestamp: ["timestamptz", (r) => r.message.timestamp],
+  original_timestamp: ["timestamptz", (r) => r.message.originalTimestamp],
+  sent_at: ["timestamptz", (r) => r.message.sentAt],
+  payload: ["json", (r) => r.message.payloadJson],
+  violations: ["json", (r) => (r.verdict ? JSON.stringify(r.verdict.violations) : null)],
+  blocked: ["boolean", (r) => r.verdict?.blocked ?? null],
+});
+
+/** What ingestMessagesCte reads of the request's own values (the statement's one-per-call columns). */
+export type IngestCallRef = { param(name: "workspace_id" | "source_id" | "received_at"): string };
+
+/**
+ * The ingest statement's `new_messages` CTE: a request's messages from INGEST_MESSAGE_COLUMNS
+ * (`messages`, their unnest) and the request's workspace, source and receipt time (`call`). The
+ * payload column is json: Postgres keeps each payload's text as written, so nested objects keep the
+ * client's key order (docs/tracking-api.md#fidelity). Rows whose (source, messageId) exists are
+ * skipped and not returned (exact dedupe). `guard` is a boolean SQL expression evaluated once: when
+ * false, nothing is inserted.
+ */
+export const ingestMessagesCte = (
+  guard: string,
+  call: IngestCallRef,
+  messages: InputRef<typeof INGEST_MESSAGE_COLUMNS>,
+) => `new_messages AS (
     INSERT INTO messages (id, workspace_id, source_id, origin, message_id, type, user_id, anonymous_id, event,
                           "timestamp", original_timestamp, sent_at, received_at, payload, violations, blocked)
-    SELECT r.i, $1, $2, 'api', r.m, r.t, r.u, r.a, r.e, r.ts, r.ot, r.sa, $3, r.p::json, r.v::json, coalesce(r.b, false)
-      FROM unnest($19::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-                  $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], string_to_array($4, E'\\x1e'),
-                  string_to_array($20, E'\\x1e', ''), $21::boolean[]) AS r(i, m, t, u, a, e, ts, ot, sa, p, v, b)
+    SELECT r.id, ${call.param("workspace_id")}, ${call.param("source_id")}, 'api', r.message_id, r.type, r.user_id, r.anonymous_id, r.event,
+           r.timestamp, r.original_timestamp, r.sent_at, ${call.param("received_at")}, r.payload::json, r.violations::json, coalesce(r.blocked, false)
+      FROM ${messages.unnest("r")}
      WHERE ${guard}
     ON CONFLICT (source_id, message_id) DO NOTHING
     RETURNING id
   )`;
 
-/**
- * A request's messages as ingestMessagesCte's parallel arrays (its parameters $19, $11–$18, $4, $20
- * and $21), each row with its id from newRowId. Postgres parses each payload once, as json input
- * (docs/architecture.md#ingest-statement). The tracking plan's verdicts ($20, $21) are null when no
- * message has one, the common case: unnest pads a null array with nulls.
- */
-export function messageColumns(rows: { rowId: string; message: NormalisedMessage; verdict?: PlanVerdict | null }[]) {
-  const m = rows.map((r) => r.message);
-  const judged = rows.some((r) => r.verdict);
-  return {
-    violations: judged ? column(rows, (r) => (r.verdict ? JSON.stringify(r.verdict.violations) : null), "json") : null,
-    blocked: judged ? column(rows, (r) => (r.verdict?.blocked ? "true" : "false"), "bare") : null,
-    rowIds: column(rows, (r) => r.rowId, "bare"),
-    messageIds: column(m, (x) => x.messageId, "text"),
-    types: column(m, (x) => x.type, "text"),
-    userIds: column(m, (x) => x.userId, "text"),
-    anonymousIds: column(m, (x) => x.anonymousId, "text"),
-    events: column(m, (x) => x.event, "text"),
-    timestamps: column(m, (x) => x.timestamp, "bare"),
-    originalTimestamps: column(m, (x) => x.originalTimestamp, "bare"),
-    sentAts: column(m, (x) => x.sentAt, "bare"),
-    payloads: column(m, (x) => x.payloadJson, "json"),
-  };
-}
+/** A request's messages as the ingest statement's parameters, by column (bench:tracking-cpu, tests). */
+export const messageColumns = (rows: readonly IngestRow[]) => columnValues(INGEST_MESSAGE_COLUMNS, rows);
 
 /** What an audience sync's identifies share (sync-lane.ts sendLane). */
 export type AudienceIdentifies = {

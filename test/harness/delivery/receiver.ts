@@ -4,10 +4,19 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type net from "node:net";
+import type { TLSSocket } from "node:tls";
 import os from "node:os";
 import path from "node:path";
 
-export type Received = { method: string; path: string; headers: http.IncomingHttpHeaders; body: string; at: number };
+export type Received = {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+  /** the SHA-256 fingerprint of the client certificate the connection presented (a mutual-TLS receiver's) */
+  peer?: string;
+};
 export type Reply =
   | {
       status: number;
@@ -75,6 +84,8 @@ function handler(state: { respond: Responder; requests: Received[] }) {
         body: Buffer.concat(chunks).toString("utf8"),
         at: Date.now(),
       };
+      const socket = req.socket as Partial<TLSSocket>;
+      if (socket.getPeerCertificate) received.peer = socket.getPeerCertificate().fingerprint256;
       state.requests.push(received);
       const reply = state.respond(received, state.requests.length - 1);
       if (reply === "hang") return; // never answers; the client's timeout ends it
