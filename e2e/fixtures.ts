@@ -12,7 +12,33 @@ export function watchCsp(page: Page, violations: string[]) {
   });
 }
 
+/**
+ * Makes `page.goto` and `page.reload` resolve only once React has hydrated an HTML page
+ * (components/providers.tsx marks `<html data-hydrated>`): pages arrive with their data
+ * (app/(dashboard)/prefetch.tsx), so a story could otherwise see its rows and act on a select or
+ * field whose handlers are not attached yet, and the action would be lost. Other answers (JSON, an
+ * error without the app's layout) resolve as before.
+ */
+export function awaitHydration(page: Page) {
+  for (const name of ["goto", "reload"] as const) {
+    const original = page[name].bind(page) as (...args: unknown[]) => ReturnType<Page["goto"]>;
+    Object.assign(page, {
+      [name]: async (...args: unknown[]) => {
+        const res = await original(...args);
+        if (res && /text\/html/.test(res.headers()["content-type"] ?? "") && (await page.locator("body").count()) > 0) {
+          await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true" || !document.querySelector("script[src]"));
+        }
+        return res;
+      },
+    });
+  }
+}
+
 export const test = base.extend<{ cspViolations: string[] }>({
+  page: async ({ page }, use) => {
+    awaitHydration(page);
+    await use(page);
+  },
   cspViolations: [
     async ({ page }, use) => {
       const violations: string[] = [];

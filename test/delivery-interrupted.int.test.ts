@@ -80,11 +80,14 @@ describe("a single delivery's round interrupted by a killed worker", () => {
           .rowCount === 1,
       { what: "the late round's safety job recorded" },
     );
-    const { rows: jobs } = await client.query<{ state: string }>(
-      "SELECT state FROM pgboss.job WHERE name = 'deliver' AND data->'deliveryIds' ? $1",
-      [lateId],
-    );
-    expect(jobs.map((j) => j.state)).toEqual(["completed"]);
+    // The worker records the round's safety job, then completes its own job: wait for the completion
+    // (a job left active or retrying instead would fail here).
+    const jobStates = async () =>
+      (
+        await client.query<{ state: string }>("SELECT state FROM pgboss.job WHERE name = 'deliver' AND data->'deliveryIds' ? $1", [lateId])
+      ).rows.map((j) => j.state);
+    await waitFor(async () => (await jobStates()).join() !== "active", { what: "the late round's job no longer active" });
+    expect(await jobStates()).toEqual(["completed"]);
 
     // During the job: killed the moment its request arrives, before the batch lets the round go
     // (200 ms for an origin that never answered), so nothing of it is recorded and pg-boss runs the job again.
