@@ -17,7 +17,7 @@ export function watchCsp(page: Page, violations: string[]) {
  * (components/providers.tsx marks `<html data-hydrated>`): pages arrive with their data
  * (app/(dashboard)/prefetch.tsx), so a story could otherwise see its rows and act on a select or
  * field whose handlers are not attached yet, and the action would be lost. Other answers (JSON, an
- * error without the app's layout) resolve as before.
+ * error without the app's layout, a page that is not the app's) resolve as before.
  */
 export function awaitHydration(page: Page) {
   for (const name of ["goto", "reload"] as const) {
@@ -26,7 +26,10 @@ export function awaitHydration(page: Page) {
       [name]: async (...args: unknown[]) => {
         const res = await original(...args);
         if (res && /text\/html/.test(res.headers()["content-type"] ?? "") && (await page.locator("body").count()) > 0) {
-          await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true" || !document.querySelector("script[src]"));
+          // Only the app's own pages (Next's scripts) hydrate: a test page of other clients' libraries does not.
+          await page.waitForFunction(
+            () => document.documentElement.dataset.hydrated === "true" || !document.querySelector('script[src*="/_next/"]'),
+          );
         }
         return res;
       },
