@@ -6,7 +6,8 @@
  * they are given, as real clients do; without it they wait briefly, never spin.
  * Traffic only to the drill's own edge on 127.0.0.1.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { Agent, fetch as ufetch } from "undici";
@@ -75,6 +76,14 @@ function inChild(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<v
     ],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
+  return stopReporting(child, tally);
+}
+
+/**
+ * The stop of an attacker run as a child process: closing its stdin tells it to report and exit; its
+ * last stdout line is its tally, copied into `tally`.
+ */
+function stopReporting(child: ChildProcessByStdio<Writable, Readable, null>, tally: Tally): () => Promise<void> {
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const done = new Promise<void>((resolve) => {
@@ -185,24 +194,9 @@ export function startAttack(attack: Attack, t: AttackTarget, tally: Tally, opts:
       const child = spawn(
         process.execPath,
         [fileURLToPath(new URL("./idle-sockets.mjs", import.meta.url)), t.base, String(IDLE_SOCKETS), ADDRESS.idle],
-        {
-          stdio: ["pipe", "pipe", "inherit"],
-        },
+        { stdio: ["pipe", "pipe", "inherit"] },
       );
-      let out = "";
-      child.stdout.on("data", (d) => (out += d));
-      done = new Promise<void>((resolve) => {
-        child.once("exit", () => {
-          const last = out.trim().split("\n").pop();
-          if (last) for (const [k, v] of Object.entries(JSON.parse(last) as Tally)) tally[k] = v;
-          resolve();
-        });
-      });
-      // Closing its stdin tells the child to report and exit.
-      return async () => {
-        child.stdin.end();
-        await done;
-      };
+      return stopReporting(child, tally);
     }
   }
   return async () => {
