@@ -214,10 +214,24 @@ describe("analytics-node 6.x", () => {
     const dest = await createDestination(db, { workspaceId: dupSource.workspaceId, name: "dup hook", sourceIds: [dupSource.id] });
     const analytics = new LegacyAnalytics(dupSource.writeKey, { host: stack.app.url, flushAt: 10, flushInterval: 60_000, retryCount: 0 });
     const ids = ["dup-1", "dup-2", "dup-3"];
-    for (const messageId of ids) analytics.track({ userId: "u", event: "Paid", messageId });
+    // Each call's callback comes once its request is answered. analytics-node 6 sends its very first
+    // call alone, at once, so flush() does not wait for that one: without the callbacks, the re-sent
+    // dup-1 could overtake the first one on a loaded machine and be the copy stored.
+    const send = (event: string) =>
+      Promise.all(
+        ids.map(
+          (messageId) =>
+            new Promise<void>((resolve, reject) =>
+              analytics.track({ userId: "u", event, messageId }, (err?: Error) => (err ? reject(err) : resolve())),
+            ),
+        ),
+      );
+    const first = send("Paid");
     await analytics.flush();
-    for (const messageId of ids) analytics.track({ userId: "u", event: "Paid again", messageId });
+    await first;
+    const again = send("Paid again");
     await analytics.flush();
+    await again;
     const rows = await storedMessages(db, dupSource.id);
     expect(rows.map((r) => r.message_id).sort()).toEqual(ids);
     expect(rows.every((r) => r.event === "Paid")).toBe(true);

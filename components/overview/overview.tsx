@@ -2,7 +2,7 @@
 
 import { ChoiceGroup } from "@/components/ui/choice-group";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useUrlQuery } from "@/components/ui/use-url-query";
 import type { EventStats, StatsRow } from "@/lib/request-log/contract";
 import { Badge, Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { formatMs, formatRate, selectClass } from "@/components/ui/format";
@@ -77,17 +77,20 @@ function Tiles({ t, e }: { t: StatsRow; e: EventStats }) {
 }
 
 export function DeliveryOverview() {
-  const params = useSearchParams();
-  const router = useRouter();
-  const pathname = usePathname();
-  const asked = params.get("range") ?? "";
-  const range: RangeKey = asked in RANGES ? (asked as RangeKey) : "24h";
+  const { params, latest, replace } = useUrlQuery();
+  const rangeOf = (p: { get(key: string): string | null }): RangeKey => {
+    const asked = p.get("range") ?? "";
+    return asked in RANGES ? (asked as RangeKey) : "24h";
+  };
+  const range = rangeOf(params);
   const destinationId = params.get("destination");
+  // Built on the last query written (useUrlQuery): a range and a destination picked in quick succession both stay.
   const go = (next: { range?: RangeKey; destination?: string | null }) => {
-    const q = new URLSearchParams({ range: next.range ?? range });
-    const d = next.destination === undefined ? destinationId : next.destination;
+    const was = latest();
+    const q = new URLSearchParams({ range: next.range ?? rangeOf(was) });
+    const d = next.destination === undefined ? was.get("destination") : next.destination;
     if (d) q.set("destination", d);
-    router.replace(`${pathname}?${q}`, { scroll: false });
+    replace(q);
   };
 
   const destinations = useDestinations();

@@ -3,6 +3,7 @@
  * against a fresh database of their own. Nothing here is mocked.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { bundlePath, root } from "../../scripts/lib/build";
@@ -13,15 +14,38 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 /** The first-run setup code every test app is started with (EVENTRAIL_SETUP_CODE). */
 export const SETUP_CODE = "test-setup-code-0123456789abcdef";
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where freePort picks: below the kernel's ephemeral range. Every `listen(0)` receiver of a test and
+ * every outgoing connection takes its port from that range, so a port picked there and freed for a
+ * child to bind could be taken by any of them first — seen with the integration and e2e stages side
+ * by side: a child failed with EADDRINUSE, and a stack's readiness poll reached another file's
+ * receiver. Below the range, only freePort picks, each process walking its own sequence.
+ */
+function pickRange(): { low: number; high: number } {
+  let ephemeralLow = 32_768;
+  try {
+    ephemeralLow = Number(fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {}
+  return ephemeralLow > 12_000 ? { low: 10_000, high: ephemeralLow } : { low: 1_024, high: ephemeralLow };
+}
+const range = pickRange();
+let nextPick = range.low + Math.floor(Math.random() * (range.high - range.low));
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
+}
+
+/** A port free now, for a server a child process will bind (pickRange says where from, and why). */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 1_000; tries++) {
+    nextPick = range.low + ((nextPick - range.low + 1) % (range.high - range.low));
+    if (await bindable(nextPick)) return nextPick;
+  }
+  throw new Error(`no free port in ${range.low}–${range.high - 1}`);
 }
 
 export type Proc = { child: ChildProcess; output: () => string; stop(): Promise<void>; kill(signal?: NodeJS.Signals): Promise<void> };
