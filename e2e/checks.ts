@@ -60,7 +60,10 @@ export async function expectAccessible(page: Page, where: string) {
   // axe's source per check; and only violations get every node's selector. The same rules run:
   // the walk's axe time halved (33.7 → 17.2 s over the empty walk's 31 checks), with the same
   // violations found on a page built to have them (docs/decisions/0154-ci-time.md).
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode().options({ resultTypes: ["violations"] }).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .setLegacyMode()
+    .options({ resultTypes: ["violations"] })
+    .analyze();
   // The dashboard keeps every rule of moderate impact or worse at zero on every page, at both widths
   // (issue 52 items 8 and 9, docs/dashboard.md): a landmark around everything (region), no skipped
   // heading level (heading-order), and the rest of axe's moderate rules.
