@@ -8,9 +8,9 @@ import { defineConfig, devices } from "@playwright/test";
  * story; the page walk of every empty page; the stories at desktop width; the destination story again
  * at phone width (390×844); the page walk of every page filled with the stories' data, at both widths
  * and in dark mode. Every page a story or a walk photographs also passes the phone and overflow checks
- * (e2e/shot.ts → e2e/checks.ts). Beside the chain, on a second worker: the production story, on a
- * stack of its own; then, after the empty walk, the retry story, which waits out a 1-minute retry
- * window on its own source, capture URL and destination (docs/decisions/0154-ci-time.md).
+ * (e2e/shot.ts → e2e/checks.ts). The production story has a stack of its own and runs beside the
+ * chain on a second worker, and the retry story, which waits out a 1-minute retry window, beside the
+ * phone story (docs/decisions/0154-ci-time.md).
  */
 const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
 
@@ -61,14 +61,11 @@ export default defineConfig({
       workers: 1,
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },
-    // The retry story waits out its destination's 1-minute retry window (mostly idle): beside the other
-    // stories, after the empty walk (which must see no data of its own), on its own source, capture URL
-    // and destination. It turns the success-rate alert off first, as the alert story does, so that its
-    // failing endpoint opens no alert another story's pages would show. (The log-by-message story stays
-    // in the chain: it must see two deliveries still retrying within their minute, which beside the
-    // others under load it did not: docs/decisions/0154-ci-time.md, round 4.)
-    { name: "retries", testMatch: /retries\.spec\.ts/, dependencies: ["walk-empty"], workers: 1, use: desktop },
-    // After every story: the walk photographs the data they leave.
+    // The retry story waits out its destination's 1-minute retry window: it runs beside the phone
+    // story, after the other stories (as it did on one worker), on its own source, capture URL and
+    // destination; the stories before it have set the workspace's alert settings it ran under.
+    { name: "retries", testMatch: /retries\.spec\.ts/, dependencies: ["stories"], workers: 1, use: desktop },
+    // After the phone and retry stories, as on one worker: the walk photographs the data the stories leave.
     { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone", "retries"], workers: 1, use: desktop },
     // Test-send in a production-like start, on a stack (and database) of its own: it needs no other
     // project and none needs it, so the chain above is unchanged; it runs beside the chain.

@@ -117,7 +117,8 @@ async function main() {
     if (ABUSE) {
       const phaseMs = Number(process.env.DRILL_ABUSE_SECONDS ?? 20) * 1000;
       const attacks = (process.env.DRILL_ABUSE_ONLY?.split(",").map((a) => a.trim()) ?? ATTACKS) as Attack[];
-      abuse = await runAbuseDrill(stack, { appPid: app.child.pid!, phaseMs, ratePerSecond: 20, attacks });
+      const processes = { edge: edge!.child.pid!, web: app.child.pid!, worker: workers[0].child.pid!, drill: process.pid };
+      abuse = await runAbuseDrill(stack, { appPid: app.child.pid!, phaseMs, ratePerSecond: 20, attacks, processes });
       console.log(formatAbuse(abuse));
     }
     for (const s of ABUSE ? [] : scenarios(EVENTS)) {

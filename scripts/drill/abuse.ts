@@ -56,6 +56,8 @@ export type PhaseResult = {
   healthMaxMs: number;
   healthFailed: number;
   tallies: Partial<Record<Attack, Tally>>;
+  /** Each product process's CPU over the measured part of the phase, in % of one core. */
+  cpu: Record<string, number>;
 };
 export type AbuseResult = {
   quiet: Latency;
@@ -71,9 +73,36 @@ export type AbuseResult = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A process's CPU time so far (user + system), its descendants' included, in ms, from /proc; 0 once it has gone. */
+function cpuMs(pid: number): number {
+  let ms = 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
+    ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      const children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+      for (const child of children ? children.split(/\s+/) : []) ms += cpuMs(Number(child));
+    }
+  } catch {} // gone meanwhile
+  return ms;
+}
+
+/** CPU of each named process over a stretch of time, in % of one core. */
+function cpuMeter(processes: Record<string, number>) {
+  const t0 = performance.now();
+  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+  return (): Record<string, number> => {
+    const wall = performance.now() - t0;
+    return Object.fromEntries(
+      Object.entries(processes).map(([name, pid]) => [name, Math.round((100 * (cpuMs(pid) - before[name])) / wall)]),
+    );
+  };
+}
+
 export async function runAbuseDrill(
   stack: Stack,
-  opts: { appPid: number; phaseMs: number; ratePerSecond: number; attacks?: Attack[] },
+  opts: { appPid: number; phaseMs: number; ratePerSecond: number; attacks?: Attack[]; processes?: Record<string, number> },
 ): Promise<AbuseResult> {
   const chosen = opts.attacks ?? ATTACKS;
   const started = Date.now();
@@ -170,10 +199,12 @@ export async function runAbuseDrill(
     })();
     // The attack is under way before the measured load starts.
     await sleep(2_000);
+    const meter = cpuMeter(opts.processes ?? {});
     const v1 = summary(await steady(opts.phaseMs));
+    const cpu = meter();
     probing = false;
     await Promise.all([...stops.map((stop) => stop()), watch]);
-    phases.push({ name, v1, healthMaxMs: Math.round(healthMaxMs), healthFailed, tallies });
+    phases.push({ name, v1, healthMaxMs: Math.round(healthMaxMs), healthFailed, tallies, cpu });
     console.log(formatPhase(phases.at(-1)!, quiet));
   }
   await healthAgent.close();
@@ -209,6 +240,13 @@ function formatPhase(p: PhaseResult, quiet: Latency): string {
       .join(", ");
   return [
     `  ${p.name}: /v1 p50 ${p.v1.p50} ms (×${ratio(p.v1.p50, quiet.p50)}) · p99 ${p.v1.p99} ms (×${ratio(p.v1.p99, quiet.p99)}) over ${p.v1.n} · /api/health slowest ${p.healthMaxMs} ms${p.healthFailed ? `, ${p.healthFailed} failed` : ""}`,
+    ...(Object.keys(p.cpu).length
+      ? [
+          `      CPU (% of a core): ${Object.entries(p.cpu)
+            .map(([name, pct]) => `${name} ${pct}`)
+            .join(", ")}`,
+        ]
+      : []),
     ...Object.entries(p.tallies).map(([a, t]) => `      ${a}: ${tally(t)}`),
   ].join("\n");
 }
