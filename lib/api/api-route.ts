@@ -10,6 +10,7 @@ import type { BodyOf, Endpoint, QueryOf } from "./endpoint";
 import { actorOf, assertAccess, authenticate, hasWorkspace, type Principal } from "./principal";
 import { clientAddress } from "./client-address";
 import type { Actor } from "../audit/record";
+import { tooLargeMessage } from "./too-large";
 
 type RouteContext = { params: Promise<Record<string, string>> };
 
@@ -164,11 +165,7 @@ export function publicRoute<E extends Endpoint & { access: "public" }>(ep: E, ha
 /** The Management API's body limit unless an endpoint sets its own (docs/management-api.md#limits). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** Sizes as docs/README.md#conventions counts them (1 KB = 1,024 bytes). */
-const formatBytes = (n: number) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MB` : n >= 1024 ? `${n / 1024} KB` : `${n} bytes`);
-
-const tooLarge = (maxBytes: number) =>
-  new AppError("payload_too_large", `Request body is larger than the ${formatBytes(maxBytes)} limit of this endpoint`);
+const tooLarge = (maxBytes: number) => new AppError("payload_too_large", tooLargeMessage(maxBytes));
 
 /**
  * Reads a request body as text without ever holding more than `maxBytes` of it: a declared

@@ -7,14 +7,18 @@ import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
-import { BODYLESS_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
+import { BODYLESS_BODY_BYTES, LOGIN_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
 import { checkTarget } from "./request-checks";
 
 let web: Awaited<ReturnType<typeof recordingWebApp>>;
 let port: number;
+/** Bytes the edge has read from connections that have closed. */
+let bytesRead = 0;
 beforeAll(async () => {
   web = await recordingWebApp();
-  ({ port } = await startEdge({ webUrl: web.url, webConcurrency: 2 }));
+  const edge = await startEdge({ webUrl: web.url, webConcurrency: 2 });
+  port = edge.port;
+  edge.server.on("connection", (socket) => socket.once("close", () => (bytesRead += socket.bytesRead)));
 });
 afterAll(closeAll);
 
@@ -264,6 +268,55 @@ describe("body limits, at, under and over (413 at once, connection closed)", () 
     await closed;
     expect(statuses(answer)).toEqual([413]);
     expect(accepted).toBeLessThan(24 * 1024 * 1024);
+  });
+});
+
+describe("the login lane's limit: the web app's 4 KB, at the edge", () => {
+  it("passes 4 KB and one byte under, refuses one byte over in the web app's words, declared or chunked", async () => {
+    for (const path of ["/api/auth/login", "/api/auth/setup"]) {
+      for (const size of [LOGIN_BODY_BYTES - 1, LOGIN_BODY_BYTES]) {
+        const r = await rawExchange(
+          port,
+          request(`POST ${path} HTTP/1.1\nHost: h\nContent-Length: ${size}\nConnection: close`, "x".repeat(size)),
+          2000,
+        );
+        expect(statuses(r.text)).toEqual([200]);
+      }
+      const before = web.seen.length;
+      const over = "x".repeat(LOGIN_BODY_BYTES + 1);
+      for (const framing of [`Content-Length: ${over.length}`, "Transfer-Encoding: chunked"]) {
+        const body = framing.startsWith("Content") ? over : chunked(over);
+        const r = await rawExchange(port, request(`POST ${path} HTTP/1.1\nHost: h\n${framing}`, body), 2000);
+        expect(statuses(r.text)).toEqual([413]);
+        expect(JSON.parse(r.text.slice(r.text.indexOf("\r\n\r\n") + 4)).error).toEqual({
+          code: "payload_too_large",
+          message: "Request body is larger than the 4 KB limit of this endpoint",
+        });
+        expect(r.closed).toBe(true);
+      }
+      expect(web.seen.length).toBe(before);
+    }
+  });
+
+  it("a login uploaded without end costs the edge well under the 1 MB other web bodies may take", async () => {
+    const before = bytesRead;
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise((r) => socket.once("connect", r));
+    let answer = "";
+    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+    const closed = new Promise((r) => socket.once("close", r));
+    socket.write(request("POST /api/auth/login HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"));
+    const chunk = Buffer.from(`${(1024 * 1024).toString(16)}\r\n${"x".repeat(1024 * 1024)}\r\n`);
+    // As fast as the connection takes it, 64 MB at most, until the edge drops the connection.
+    for (let i = 0; i < 64 && !socket.destroyed; i++) {
+      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+    }
+    await closed;
+    expect(statuses(answer)).toEqual([413]);
+    // What the edge read of it, counted once its side closed (2.2 MB under the general 1 MB limit).
+    await expect.poll(() => bytesRead - before).toBeGreaterThan(LOGIN_BODY_BYTES);
+    expect(bytesRead - before).toBeLessThan(WEB_BODY_BYTES);
   });
 });
 

@@ -66,6 +66,15 @@ const RESPONSE_NOT_PASSED = new Set([
 const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|$)/.test(path);
 
 /**
+ * The login lane's endpoints and their body limit, the web app's for them (AUTH_MAX_BODY_BYTES,
+ * lib/auth/contract.ts; a unit test keeps the two equal): anonymous uploads to them are refused at
+ * the edge past 4 KB, not read up to the 1 MB of other web bodies (docs/edge.md#framing).
+ * An alias of these paths (canonicalPath) takes the general limit here and 4 KB at the web app.
+ */
+export const LOGIN_PATHS = ["/api/auth/login", "/api/auth/setup"] as const;
+export const LOGIN_BODY_BYTES = 4 * 1024;
+
+/**
  * True for the built-in capture receiver (/c/<id>). The app's own deliveries post there while the
  * dashboard request that set them off ("Send test") still holds its web slot, from the same
  * loopback address: sharing the slots, the capture would wait for the request that waits for it.
@@ -209,4 +218,5 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
   app.route({ method: ["GET", "HEAD"], url: "/*", onRequest: bodyless, handler: forward });
   app.route({ method: ["OPTIONS", "DELETE"], url: "/*", bodyLimit: BODYLESS_BODY_BYTES, onRequest: bodyless, handler: forward });
   app.route({ method: ["POST", "PUT", "PATCH"], url: "/*", bodyLimit: WEB_BODY_BYTES, handler: forward });
+  for (const url of LOGIN_PATHS) app.route({ method: "POST", url, bodyLimit: LOGIN_BODY_BYTES, handler: forward });
 }

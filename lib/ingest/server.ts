@@ -8,6 +8,7 @@ import { type ConnectionLimits, guardConnections } from "./connections";
 import { registerWebProxy } from "./proxy";
 import { registerTracking } from "./tracking-routes";
 import { FairGate } from "./web-gate";
+import { tooLargeMessage } from "../api/too-large";
 
 /**
  * The edge (docs/edge.md): the public port, on fastify. It answers /v1 itself with lib/tracking —
@@ -131,13 +132,19 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
         return reply;
       }
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+      // A web body over its route's limit is refused in the web app's words (lib/api/too-large.ts).
+      const path = request.url.split("?")[0];
+      const message =
+        err.code === "FST_ERR_CTP_BODY_TOO_LARGE" && !(path === "/v1" || path.startsWith("/v1/"))
+          ? tooLargeMessage(request.routeOptions.bodyLimit ?? 0)
+          : err.message;
       if (status === 500) logger().error({ err: err.message, path: request.url.split("?")[0] }, "edge error");
       // A refused body may still be arriving: the connection cannot carry another request.
       return edgeError(
         reply,
         status,
         CODE_BY_STATUS[status] ?? (status === 500 ? "internal" : "bad_request"),
-        status === 500 ? "Internal error" : err.message,
+        status === 500 ? "Internal error" : message,
         {
           close: bodyPending(request.raw),
         },
