@@ -1,6 +1,7 @@
 // Where features meet (issue 47, docs/architecture.md#one-plan): generated destination configurations
 // (mapping, batching, number form, URL templates, filters, drop lists, modes, 1–3 URLs that fail at
-// random, two signing schemes, rate limits, endpoint authentication by OAuth2 or mutual TLS) receive generated event streams (integers beyond 2^53, unicode,
+// random, two signing schemes, rate limits, endpoint authentication by OAuth2 or mutual TLS, per-user
+// ordering) receive generated event streams (integers beyond 2^53, unicode,
 // template text, "." and ".." user ids, duplicate messageIds) through the real Tracking API, worker
 // and Postgres, and an independent ledger checks what each receiver got:
 // - every routed event reaches each URL it should, answered 2xx once; never twice except as a retry
@@ -10,6 +11,8 @@
 // - X-Signature verifies over the raw body (and the seed's way for canonical bodies), Standard
 //   Webhooks verifies, computed here from the spec, not with the product's code;
 // - the mapping preview shows the body that was sent;
+// - with per-user ordering, nothing of a user's message arrives before each earlier one of that user
+//   has ended (its last URL's 2xx in `every` mode, its first in `any` mode);
 // - a rate limit holds at each URL (per second: a token bucket of one second's worth, so any span of
 //   T seconds sees at most perSecond × (1 + T) requests; at once: never more in flight than allowed);
 // - an OAuth2 destination's every request carries a valid token of its authorization server (the
@@ -226,7 +229,7 @@ function destinationBody(c: Config, prefix: string, sourceId: string, standardSe
     ...(c.mapping !== "none" && { mapping: MAPPINGS[c.mapping] }),
     ...(c.batch !== null && { batch: { size: c.batch, maxWaitMs: 300 } }),
     numbers: c.numbers,
-    // docs/webhooks.md#ordering: a user's later calls wait for the earlier ones (test/ordering.int.test.ts checks the order)
+    // docs/webhooks.md#ordering: a user's later calls wait for the earlier ones (checked below, and in test/ordering.int.test.ts)
     ...(c.ordering && { ordering: "perUser" }),
     filter:
       c.filter || c.drop
@@ -506,6 +509,9 @@ describe("features where they meet: generated configurations and event streams, 
               // Per URL, per messageId: how many requests carrying it were answered 2xx.
               const ok = new Map<string, number>();
               const bodies = new Map<string, string>();
+              // Per messageId, at any URL of the destination: when it first arrived, and when it arrived answered 2xx.
+              const firstAt = new Map<string, number>();
+              const okAt = new Map<string, number[]>();
               for (const r of received) {
                 const parsed = JSON.parse(r.body);
                 const events: { messageId?: string; id?: string }[] = c.batch !== null ? parsed : [parsed];
@@ -534,9 +540,28 @@ describe("features where they meet: generated configurations and event streams, 
                 for (const e of events) {
                   const mid = e.messageId ?? e.id ?? "";
                   if (r.status === 200) ok.set(`${at} ${mid}`, (ok.get(`${at} ${mid}`) ?? 0) + 1);
+                  if (mid) firstAt.set(mid, Math.min(firstAt.get(mid) ?? r.at, r.at));
+                  if (mid && r.status === 200) okAt.set(mid, [...(okAt.get(mid) ?? []), r.at]);
                   if (c.batch === null) bodies.set(mid, r.body);
                 }
               }
+              // docs/webhooks.md#ordering: a user's message goes only once every earlier one (by arrival: the
+              // calls' order) has ended — in `every` mode after its last URL's 2xx, in `any` mode after its
+              // first. So nothing of a later message arrives before that (kills, pauses, limits and batches too).
+              if (c.ordering)
+                for (const [j, later] of routed.entries()) {
+                  const arrived = firstAt.get(later.messageId);
+                  if (arrived === undefined) continue;
+                  for (const earlier of routed.slice(0, j)) {
+                    const answered = okAt.get(earlier.messageId);
+                    if (earlier.userId !== later.userId || !answered) continue;
+                    const ended = c.mode === "every" ? Math.max(...answered) : Math.min(...answered);
+                    expect(
+                      arrived,
+                      `${prefix} ${JSON.stringify(c)}: ${later.messageId} of ${later.userId} before ${earlier.messageId} ended`,
+                    ).toBeGreaterThanOrEqual(ended);
+                  }
+                }
               for (const call of calls) {
                 const isRouted = routed.includes(call);
                 const perUrl = Array.from({ length: c.urls }, (_, u) => ok.get(`${prefix}/u${u} ${call.messageId}`) ?? 0);
