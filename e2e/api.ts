@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Page, Route } from "@playwright/test";
 
 /**
  * Management API calls with the logged-in owner's session (cookie + CSRF header), for the setup
@@ -40,4 +40,18 @@ export async function sendBatch(page: Page, writeKey: string, batch: Record<stri
   });
   if (!res.ok()) throw new Error(`/v1/batch → ${res.status()} ${await res.text()}`);
   return res.json();
+}
+
+/**
+ * Holds back the data of every navigation to `pathname` (Next's RSC requests) by 1 s, as a loaded
+ * server might, so a story can act while a page's new URL has not rendered yet. Returns the undo.
+ */
+export async function slowPageData(page: Page, pathname: string): Promise<() => Promise<void>> {
+  const matches = (url: URL) => url.pathname === pathname;
+  const hold = async (route: Route) => {
+    if (route.request().headers().rsc === "1") await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await route.continue();
+  };
+  await page.route(matches, hold);
+  return () => page.unroute(matches, hold);
 }

@@ -1,6 +1,5 @@
-import type { Route } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { api, createCaptureBin, createSource, sendBatch, slowPageData } from "./api";
 import { shot } from "./shot";
 
 test("send events through the Tracking API and find their attempts in the request log (every attempt)", async ({ page }) => {
@@ -48,18 +47,13 @@ test("send events through the Tracking API and find their attempts in the reques
   // Text filters apply as you type (a short pause), and Enter still applies at once. A change made
   // while the last one's page is still loading builds on it: here each new URL's data is held back
   // 1 s (as a loaded server might), so the user ID applies before the cleared type has rendered.
-  const slowData = async (route: Route) => {
-    if (route.request().headers().rsc === "1") await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await route.continue();
-  };
-  const logPage = (url: URL) => url.pathname === "/log";
-  await page.route(logPage, slowData);
+  const undoSlow = await slowPageData(page, "/log");
   await page.getByLabel("Event type").selectOption("");
   await page.getByLabel("User ID").fill(`buyer-${run}`);
   await expect(page).toHaveURL(new RegExp(`userId=buyer-${run}`));
   await expect(page).not.toHaveURL(/type=/);
   await expect(rows).toHaveCount(4);
-  await page.unroute(logPage, slowData);
+  await undoSlow();
   await page.getByLabel("User ID").fill("");
   await expect(page).not.toHaveURL(/userId=/);
   await page.getByLabel("Message ID").fill(ids.identify);
@@ -174,24 +168,17 @@ test("send events through the Tracking API and find their attempts in the reques
 });
 
 test("the overview keeps a time range and a destination picked in quick succession, on a slow server", async ({ page }) => {
-  const source = await createSource(page, "Overview picks");
   const bin = await createCaptureBin(page, { name: "overview picks" });
   const dest = await api(page, "POST", "/api/destinations", {
     name: "Overview picks hook",
     urls: [bin.url],
     headers: [],
-    sourceIds: [source.id],
+    sourceIds: [],
   });
   await page.goto("/overview");
   // Each new URL's data is held back 1 s (as a loaded server might): the destination is picked
   // before the range's page has rendered, and must build on it.
-  await page.route(
-    (url) => url.pathname === "/overview",
-    async (route) => {
-      if (route.request().headers().rsc === "1") await new Promise((resolve) => setTimeout(resolve, 1_000));
-      await route.continue();
-    },
-  );
+  await slowPageData(page, "/overview");
   await page.getByRole("radio", { name: "Last 7 days" }).click();
   await page.getByLabel("Destination", { exact: true }).selectOption(dest.id);
   await expect(page).toHaveURL(new RegExp(`destination=${dest.id}`));

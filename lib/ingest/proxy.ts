@@ -62,17 +62,18 @@ const RESPONSE_NOT_PASSED = new Set([
   "content-length",
 ]);
 
-/** True for the login endpoints, whose password hashing is the web app's most expensive work. */
-const isLogin = (method: string, path: string) => method === "POST" && /^\/api\/auth\/(login|setup)(\/|$)/.test(path);
-
 /**
- * The login lane's endpoints and their body limit, the web app's for them (AUTH_MAX_BODY_BYTES,
- * lib/auth/contract.ts; a unit test keeps the two equal): anonymous uploads to them are refused at
- * the edge past 4 KB, not read up to the 1 MB of other web bodies (docs/edge.md#framing).
- * An alias of these paths (canonicalPath) takes the general limit here and 4 KB at the web app.
+ * The login lane's endpoints, whose password hashing is the web app's most expensive work, and their
+ * body limit, the web app's for them (AUTH_MAX_BODY_BYTES, lib/auth/contract.ts; a unit test keeps
+ * the two equal): anonymous uploads to them are refused at the edge past 4 KB, not read up to the
+ * 1 MB of other web bodies (docs/edge.md#framing). An alias of these paths (canonicalPath) takes the
+ * general limit here and 4 KB at the web app.
  */
 export const LOGIN_PATHS = ["/api/auth/login", "/api/auth/setup"] as const;
 export const LOGIN_BODY_BYTES = 4 * 1024;
+
+/** True for a request to the login lane's endpoints (by the canonical path, a trailing segment too). */
+const isLogin = (method: string, path: string) => method === "POST" && LOGIN_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
 
 /**
  * True for the built-in capture receiver (/c/<id>). The app's own deliveries post there while the

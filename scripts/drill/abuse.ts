@@ -25,6 +25,23 @@ export { ATTACKS, type Attack };
 /** What the app must be started with for this drill: the flood's addresses are believed (one proxy). */
 export const ABUSE_APP_ENV = { EVENTRAIL_TRUSTED_PROXIES: "1", EVENTRAIL_SETUP_CODE: SETUP_CODE };
 
+/** A process and its descendants, from /proc (the process alone on a kernel without CONFIG_PROC_CHILDREN). */
+function processTree(pid: number): number[] {
+  const pids = [pid];
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {} // gone meanwhile
+  for (const tid of tids) {
+    let children = "";
+    try {
+      children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+    } catch {}
+    for (const child of children ? children.split(/\s+/) : []) pids.push(...processTree(Number(child)));
+  }
+  return pids;
+}
+
 /**
  * Gives every thread of a process, and of its descendants, this niceness. `npm start` renices the
  * web process as soon as it is spawned, so the threads it creates later (libuv's pool, where argon2
@@ -33,16 +50,17 @@ export const ABUSE_APP_ENV = { EVENTRAIL_TRUSTED_PROXIES: "1", EVENTRAIL_SETUP_C
  */
 export function reniceTree(pid: number, niceness: number): number {
   let n = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+  for (const p of processTree(pid)) {
+    let tids: string[] = [];
     try {
-      os.setPriority(Number(tid), niceness);
-      n++;
-    } catch {} // a thread that ended meanwhile
-    let children = "";
-    try {
-      children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
-    } catch {} // a kernel without CONFIG_PROC_CHILDREN: the process itself only
-    for (const child of children ? children.split(/\s+/) : []) n += reniceTree(Number(child), niceness);
+      tids = fs.readdirSync(`/proc/${p}/task`);
+    } catch {} // gone meanwhile
+    for (const tid of tids) {
+      try {
+        os.setPriority(Number(tid), niceness);
+        n++;
+      } catch {} // a thread that ended meanwhile
+    }
   }
   return n;
 }
@@ -73,18 +91,16 @@ export type AbuseResult = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A process's CPU time so far (user + system), its descendants' included, in ms, from /proc; 0 once it has gone. */
+/** A process's CPU time so far (user + system), its descendants' included, in ms, from /proc. */
 function cpuMs(pid: number): number {
   let ms = 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
-    ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-      const children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
-      for (const child of children ? children.split(/\s+/) : []) ms += cpuMs(Number(child));
-    }
-  } catch {} // gone meanwhile
+  for (const p of processTree(pid)) {
+    try {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
+      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {} // gone meanwhile
+  }
   return ms;
 }
 
