@@ -84,8 +84,15 @@ describe("conditions and field lists", () => {
     expect(plainPro.context.ip).toBe("203.0.113.9");
     expect(plainPro.traits.email).toBe("a@example.com");
 
-    // The attempt log shows the body as sent, byte for byte.
-    const { attempts } = await ctx.api.get(`/api/attempts?destinationId=${big.id}`);
+    // The attempt log shows the body as sent, byte for byte. An attempt is recorded after its answer
+    // came back, so a receipt can come before its log row: wait for the log, not the receiver.
+    const attempts = await waitFor(
+      async () => {
+        const page = await ctx.api.get<{ attempts: { id: string }[] }>(`/api/attempts?destinationId=${big.id}`);
+        return page.attempts.length >= 2 && page.attempts;
+      },
+      { what: "both attempts logged" },
+    );
     expect(attempts).toHaveLength(2);
     for (const a of attempts) {
       const detail = await ctx.api.get(`/api/attempts/${a.id}`);
