@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { bundlePath, root } from "../../scripts/lib/build";
 import { bundleNodeArgs, INGEST_NODE_ARGS, TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
@@ -30,6 +31,10 @@ function pickRange(): { low: number; high: number } {
 }
 const range = pickRange();
 let nextPick = range.low + Math.floor(Math.random() * (range.high - range.low));
+/** For the harness's own test: the next pick is the port after `port`. */
+export function continuePickingAfter(port: number): void {
+  nextPick = port;
+}
 
 function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -39,10 +44,51 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
-/** A port free now, for a server a child process will bind (pickRange says where from, and why). */
+/**
+ * Two processes (or two test files' threads) walking their own sequences can still pick the same
+ * port inside the moment between freePort's check and the child's bind — seen once in CI, a child
+ * failing with EADDRINUSE. So a pick is also reserved, by creating a file named after the port
+ * exclusively (`wx`), holding the picker's pid. The reservation lives as long as the picking
+ * process: a file whose pid is gone is stale and is taken over.
+ */
+const reservations = path.join(os.tmpdir(), "eventrail-test-ports");
+const reservedHere: string[] = [];
+fs.mkdirSync(reservations, { recursive: true });
+process.once("exit", () => {
+  for (const file of reservedHere) fs.rmSync(file, { force: true });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function reserve(port: number): boolean {
+  const file = path.join(reservations, String(port));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: "wx" });
+      reservedHere.push(file);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const holder = Number(fs.readFileSync(file, "utf8")) || 0;
+      if (holder && alive(holder)) return false;
+      fs.rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+/** A port free now and reserved for this process, for a server a child process will bind (pickRange says where from, and why). */
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 1_000; tries++) {
     nextPick = range.low + ((nextPick - range.low + 1) % (range.high - range.low));
+    if (!reserve(nextPick)) continue;
     if (await bindable(nextPick)) return nextPick;
   }
   throw new Error(`no free port in ${range.low}–${range.high - 1}`);
