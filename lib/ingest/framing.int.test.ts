@@ -333,11 +333,33 @@ describe("body limits, at, under and over (413 at once, connection closed)", () 
       expect(statuses(answer)).toEqual([413]);
       await expect.poll(() => readByEdge.has(clientPort), { timeout: LINGER_MS + 3_000 }).toBe(true);
       const lingered = Date.now() - answered;
-      if (allowHalfOpen) expect(lingered).toBeGreaterThanOrEqual(LINGER_MS - 100);
+      if (allowHalfOpen) expect(lingered).toBeGreaterThanOrEqual(LINGER_MS - 500);
       else expect(lingered).toBeLessThan(LINGER_MS / 2);
       expect(lingered).toBeLessThan(LINGER_MS + 2_000);
       socket.destroy();
     }
+  });
+
+  it("a client still sending after its 413, within the linger, is not reset: it reads the answer, then a clean end", async () => {
+    const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+    const errors: string[] = [];
+    socket.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+    await new Promise((r) => socket.once("connect", r));
+    let answer = "";
+    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+    const closed = new Promise((r) => socket.once("close", r));
+    socket.write(request(`POST /api/destinations HTTP/1.1\nHost: h\nContent-Length: ${2 * MB}`, "x".repeat(1024)));
+    await new Promise((r) => socket.once("end", r));
+    // More of the body after the answer and the edge's FIN, as a client busy sending does: a write to
+    // a connection the edge has closed draws a reset, which the next write reports.
+    for (let i = 0; i < 2; i++) {
+      socket.write(Buffer.alloc(LINGER_BYTES / 4, "x"));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    socket.end();
+    await closed;
+    expect(statuses(answer)).toEqual([413]);
+    expect(errors).toEqual([]);
   });
 
   it("a client that sends a body over the limit in full still reads its 413, not a reset", async () => {

@@ -35,7 +35,7 @@ export function lingerAfterAnswer(req: http.IncomingMessage): void {
     deadline.unref();
     socket.once("close", () => clearTimeout(deadline));
     req.on("data", () => {
-      if (socket.bytesRead - from > LINGER_BYTES) close();
+      if (socket.bytesRead - from >= LINGER_BYTES) close();
     });
     req.resume();
   };
