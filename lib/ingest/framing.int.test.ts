@@ -23,6 +23,7 @@ beforeAll(async () => {
   port = edge.port;
   edge.server.on("connection", (socket) => socket.once("close", () => readByEdge.set(socket.remotePort ?? 0, socket.bytesRead)));
 });
+afterAll(closeAll);
 
 /**
  * Sends `head`, then 1 MB writes of `chunk` as fast as the connection takes them, 64 MB at most,
@@ -49,7 +50,6 @@ async function uploadWithoutEnd(head: string, chunk: Buffer) {
 const MB = 1024 * 1024;
 const CHUNK_OF_1MB = Buffer.from(`${MB.toString(16)}\r\n${"x".repeat(MB)}\r\n`);
 const RAW_1MB = Buffer.alloc(MB, "x");
-afterAll(closeAll);
 
 /** A request hidden in a body: if the web app ever parsed it as its own, it would show in `seen`. */
 const SMUGGLED = request("GET /smuggled HTTP/1.1\nHost: h\nX-Forwarded-For: 6.6.6.6");
