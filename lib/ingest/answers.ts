@@ -1,6 +1,7 @@
 import "server-only";
 import type http from "node:http";
 import type { FastifyReply } from "fastify";
+import { lingerAfterAnswer } from "./lingering-close";
 
 /**
  * Connections the edge has answered with `Connection: close`: requests already pipelined behind
@@ -10,12 +11,14 @@ const closing = new WeakSet<object>();
 export const isClosing = (req: http.IncomingMessage): boolean => closing.has(req.socket) || req.socket.destroyed;
 
 /**
- * Answers with `Connection: close`: Node ends the connection once the answer is written, so the
- * rest of a refused body is never read, and requests pipelined behind it are dropped.
+ * Answers with `Connection: close`: the body stops being read now, the connection ends once the
+ * answer is written, with a bounded lingering close (lingering-close.ts), and requests pipelined
+ * behind it are dropped.
  */
 export function closeAfterAnswer(reply: FastifyReply): void {
   reply.header("connection", "close");
   closing.add(reply.request.raw.socket);
+  lingerAfterAnswer(reply.request.raw);
 }
 
 /** True while a request's body is still arriving (or unread): its connection cannot carry another request. */

@@ -3,24 +3,53 @@
  * classes over raw TCP, every body limit at, under and over, and every header the web app receives.
  * Real servers on 127.0.0.1: the edge and a stand-in web app that records all it sees.
  */
+import http from "node:http";
 import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
+import { MAX_BODY_BYTES } from "../tracking/limits";
+import { LINGER_BYTES, LINGER_MS } from "./lingering-close";
 import { BODYLESS_BODY_BYTES, LOGIN_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
 import { checkTarget } from "./request-checks";
 
 let web: Awaited<ReturnType<typeof recordingWebApp>>;
 let port: number;
-/** Bytes the edge has read from connections that have closed. */
-let bytesRead = 0;
+/** Bytes the edge read from each connection once it closed, by the client's port. */
+const readByEdge = new Map<number, number>();
 beforeAll(async () => {
   web = await recordingWebApp();
   const edge = await startEdge({ webUrl: web.url, webConcurrency: 2 });
   port = edge.port;
-  edge.server.on("connection", (socket) => socket.once("close", () => (bytesRead += socket.bytesRead)));
+  edge.server.on("connection", (socket) => socket.once("close", () => readByEdge.set(socket.remotePort ?? 0, socket.bytesRead)));
 });
 afterAll(closeAll);
+
+/**
+ * Sends `head`, then 1 MB writes of `chunk` as fast as the connection takes them, 64 MB at most,
+ * until the edge drops the connection: what the client got back, and what the edge read of it.
+ */
+async function uploadWithoutEnd(head: string, chunk: Buffer) {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  await new Promise((r) => socket.once("connect", r));
+  const clientPort = socket.localPort ?? 0;
+  let answer = "";
+  socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+  const closed = new Promise((r) => socket.once("close", r));
+  socket.write(head);
+  let accepted = 0;
+  for (let i = 0; i < 64 && !socket.destroyed; i++) {
+    if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+    if (!socket.destroyed) accepted += chunk.length;
+  }
+  await closed;
+  await expect.poll(() => readByEdge.has(clientPort)).toBe(true);
+  return { answer, accepted, edgeRead: readByEdge.get(clientPort)! };
+}
+const MB = 1024 * 1024;
+const CHUNK_OF_1MB = Buffer.from(`${MB.toString(16)}\r\n${"x".repeat(MB)}\r\n`);
+const RAW_1MB = Buffer.alloc(MB, "x");
 
 /** A request hidden in a body: if the web app ever parsed it as its own, it would show in `seen`. */
 const SMUGGLED = request("GET /smuggled HTTP/1.1\nHost: h\nX-Forwarded-For: 6.6.6.6");
@@ -250,24 +279,110 @@ describe("body limits, at, under and over (413 at once, connection closed)", () 
     expect(web.seen.length).toBe(before);
   });
 
-  it("the rest of a refused upload is not read: the client cannot make the edge swallow 64 MB", async () => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.on("error", () => {});
+  // What a refusal costs is what the edge reads: the limit, the read that passed it, and a lingering
+  // close's LINGER_BYTES after the answer — not what Node's parser takes while the body flows
+  // (docs/decisions/0051-edge-under-abuse.md, 2026-12-07, what read the second megabyte).
+  const BOUND = 256 * 1024;
+  it.each([
+    ["/api/destinations", WEB_BODY_BYTES, 413],
+    ["/api/auth/login", LOGIN_BODY_BYTES, 413],
+    ["/v1/batch", MAX_BODY_BYTES, 400],
+  ])(
+    "an endless chunked upload to %s is refused at its limit (%d bytes) and costs the edge under the limit + 256 KB read",
+    async (path, limit, status) => {
+      const r = await uploadWithoutEnd(
+        request(`POST ${path} HTTP/1.1\nHost: h\nContent-Type: application/json\nTransfer-Encoding: chunked`),
+        CHUNK_OF_1MB,
+      );
+      expect(statuses(r.answer)).toEqual([status]);
+      expect(r.answer).toMatch(/"code":"(payload_too_large|body_too_large)"/);
+      expect(r.accepted).toBeLessThan(24 * MB);
+      expect(r.edgeRead, `${path}: ${r.edgeRead} bytes read`).toBeGreaterThan(limit);
+      expect(r.edgeRead, `${path}: ${r.edgeRead} bytes read`).toBeLessThan(limit + BOUND);
+    },
+  );
+
+  it.each([
+    ["/api/destinations", 413],
+    ["/v1/batch", 400],
+  ])(
+    "a body declared over the limit to %s is refused from its Content-Length: the edge reads a lingering close's worth of it",
+    async (path, status) => {
+      const r = await uploadWithoutEnd(
+        request(`POST ${path} HTTP/1.1\nHost: h\nContent-Type: application/json\nContent-Length: ${64 * MB}`),
+        RAW_1MB,
+      );
+      expect(statuses(r.answer)).toEqual([status]);
+      expect(r.edgeRead, `${path}: ${r.edgeRead} bytes read`).toBeLessThan(BOUND);
+    },
+  );
+
+  it("after a refusal the edge half-closes and lingers: until the client closes its side, LINGER_MS at most", async () => {
+    for (const allowHalfOpen of [false, true]) {
+      // allowHalfOpen: false closes on the edge's FIN, as clients do; true keeps its side open, silent.
+      const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen });
+      socket.on("error", () => {});
+      await new Promise((r) => socket.once("connect", r));
+      const clientPort = socket.localPort ?? 0;
+      let answer = "";
+      socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+      const fin = new Promise((r) => socket.once("end", r));
+      socket.write(request(`POST /api/destinations HTTP/1.1\nHost: h\nContent-Length: ${64 * MB}`, "x".repeat(1024)));
+      await fin;
+      const answered = Date.now();
+      expect(statuses(answer)).toEqual([413]);
+      await expect.poll(() => readByEdge.has(clientPort), { timeout: LINGER_MS + 3_000 }).toBe(true);
+      const lingered = Date.now() - answered;
+      if (allowHalfOpen) expect(lingered).toBeGreaterThanOrEqual(LINGER_MS - 500);
+      else expect(lingered).toBeLessThan(LINGER_MS / 2);
+      expect(lingered).toBeLessThan(LINGER_MS + 2_000);
+      socket.destroy();
+    }
+  });
+
+  it("a client still sending after its 413, within the linger, is not reset: it reads the answer, then a clean end", async () => {
+    const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+    const errors: string[] = [];
+    socket.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
     await new Promise((r) => socket.once("connect", r));
     let answer = "";
     socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
-    socket.write(request("POST /api/huge HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"));
-    const chunk = Buffer.from(`${(1024 * 1024).toString(16)}\r\n${"x".repeat(1024 * 1024)}\r\n`);
-    let accepted = 0;
     const closed = new Promise((r) => socket.once("close", r));
-    // Writes as fast as the connection takes them, 64 MB at most, until the edge drops the connection.
-    for (let i = 0; i < 64 && !socket.destroyed; i++) {
-      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
-      if (!socket.destroyed) accepted += chunk.length;
+    socket.write(request(`POST /api/destinations HTTP/1.1\nHost: h\nContent-Length: ${2 * MB}`, "x".repeat(1024)));
+    await new Promise((r) => socket.once("end", r));
+    // More of the body after the answer and the edge's FIN, as a client busy sending does: a write to
+    // a connection the edge has closed draws a reset, which the next write reports.
+    for (let i = 0; i < 2; i++) {
+      socket.write(Buffer.alloc(LINGER_BYTES / 4, "x"));
+      await new Promise((r) => setTimeout(r, 200));
     }
+    socket.end();
     await closed;
     expect(statuses(answer)).toEqual([413]);
-    expect(accepted).toBeLessThan(24 * 1024 * 1024);
+    expect(errors).toEqual([]);
+  });
+
+  it("a client that sends a body over the limit in full still reads its 413, not a reset", async () => {
+    // A Node client writes the whole declared body, reading the answer as it comes. The edge refuses
+    // on the Content-Length, half-closes after the answer and lingers, so the answer is read before
+    // the connection ends, whatever the body's size.
+    for (const size of [LOGIN_BODY_BYTES + 1, WEB_BODY_BYTES + 1, WEB_BODY_BYTES + LINGER_BYTES * 4, 8 * MB]) {
+      for (let i = 0; i < 10; i++) {
+        const path = size === LOGIN_BODY_BYTES + 1 ? "/api/auth/login" : "/api/destinations";
+        const got = await new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+          const req = http.request({ host: "127.0.0.1", port, method: "POST", path, headers: { "content-type": "application/json" } });
+          req.on("response", (res) => {
+            let body = "";
+            res.on("data", (d: Buffer) => (body += d.toString()));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+            res.on("error", (e) => resolve({ error: `response: ${e.message}` }));
+          });
+          req.on("error", (e) => resolve({ error: (e as NodeJS.ErrnoException).code ?? e.message }));
+          req.end(Buffer.alloc(size, "x"));
+        });
+        expect({ size, got }).toEqual({ size, got: { status: 413, body: expect.stringContaining("payload_too_large") } });
+      }
+    }
   });
 });
 
@@ -299,24 +414,11 @@ describe("the login lane's limit: the web app's 4 KB, at the edge", () => {
   });
 
   it("a login uploaded without end costs the edge well under the 1 MB other web bodies may take", async () => {
-    const before = bytesRead;
-    const socket = net.connect(port, "127.0.0.1");
-    socket.on("error", () => {});
-    await new Promise((r) => socket.once("connect", r));
-    let answer = "";
-    socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
-    const closed = new Promise((r) => socket.once("close", r));
-    socket.write(request("POST /api/auth/login HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"));
-    const chunk = Buffer.from(`${(1024 * 1024).toString(16)}\r\n${"x".repeat(1024 * 1024)}\r\n`);
-    // As fast as the connection takes it, 64 MB at most, until the edge drops the connection.
-    for (let i = 0; i < 64 && !socket.destroyed; i++) {
-      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
-    }
-    await closed;
-    expect(statuses(answer)).toEqual([413]);
-    // What the edge read of it, counted once its side closed (2.2 MB under the general 1 MB limit).
-    await expect.poll(() => bytesRead - before).toBeGreaterThan(LOGIN_BODY_BYTES);
-    expect(bytesRead - before).toBeLessThan(WEB_BODY_BYTES);
+    const r = await uploadWithoutEnd(request("POST /api/auth/login HTTP/1.1\nHost: h\nTransfer-Encoding: chunked"), CHUNK_OF_1MB);
+    expect(statuses(r.answer)).toEqual([413]);
+    // What the edge read of it, counted once its side closed.
+    expect(r.edgeRead).toBeGreaterThan(LOGIN_BODY_BYTES);
+    expect(r.edgeRead).toBeLessThan(WEB_BODY_BYTES);
   });
 });
 

@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { logger } from "../platform/logger";
-import { bodyPending, edgeError } from "./answers";
+import { bodyPending, edgeError, isClosing } from "./answers";
 import { type ConnectionLimits, guardConnections } from "./connections";
 import { registerWebProxy } from "./proxy";
 import { registerTracking } from "./tracking-routes";
@@ -117,6 +117,11 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   });
   // `OPTIONS *` (asterisk-form) asks about the server itself.
   app.addHook("onRequest", (request, reply, done) => {
+    // A request parsed behind an answer that closes the connection (while it lingers) is dropped.
+    if (isClosing(request.raw)) {
+      reply.hijack();
+      return void request.raw.destroy();
+    }
     if (request.raw.url === "*") return void reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
     // Node frames any coding list that ends in chunked; the edge knows chunked alone (docs/edge.md#framing).
     const te = request.raw.headers["transfer-encoding"];
