@@ -317,6 +317,45 @@ describe("body limits, at, under and over (413 at once, connection closed)", () 
     },
   );
 
+  it.each([
+    ["/api/destinations", WEB_BODY_BYTES, 413],
+    ["/api/auth/login", LOGIN_BODY_BYTES, 413],
+    ["/v1/batch", MAX_BODY_BYTES, 400],
+  ])(
+    "Expect: 100-continue with a length over the limit of %s (%d) gets the refusal alone, never 100 Continue",
+    async (path, limit, status) => {
+      const r = await rawExchange(
+        port,
+        request(`POST ${path} HTTP/1.1\nHost: h\nContent-Type: application/json\nExpect: 100-continue\nContent-Length: ${limit + 1}`),
+        2000,
+      );
+      expect(statuses(r.text)).toEqual([status]);
+    },
+  );
+
+  it.each(["/api/continue", "/v1/batch"])(
+    "Expect: 100-continue within the limit of %s: 100 Continue first, then the answer to the body",
+    async (path) => {
+      const body = '{"batch":[]}';
+      const socket = net.connect(port, "127.0.0.1");
+      let text = "";
+      socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+      socket.write(
+        request(
+          `POST ${path} HTTP/1.1\nHost: h\nContent-Type: application/json\nExpect: 100-continue\nConnection: close\nContent-Length: ${body.length}`,
+        ),
+      );
+      // The client waits for the 100 before it sends its body, as curl and Node's http client do.
+      await expect.poll(() => statuses(text)).toEqual([100]);
+      socket.end(body);
+      await new Promise((r) => socket.once("close", r));
+      const [continued, final] = statuses(text);
+      expect(continued).toBe(100);
+      expect(final).toBeGreaterThanOrEqual(200);
+      expect(final).toBeLessThan(500);
+    },
+  );
+
   it("after a refusal the edge half-closes and lingers: until the client closes its side, LINGER_MS at most", async () => {
     for (const allowHalfOpen of [false, true]) {
       // allowHalfOpen: false closes on the edge's FIN, as clients do; true keeps its side open, silent.

@@ -9,6 +9,7 @@ import { registerWebProxy } from "./proxy";
 import { registerTracking } from "./tracking-routes";
 import { FairGate } from "./web-gate";
 import { tooLargeMessage } from "../api/too-large";
+import { MAX_BODY_BYTES } from "../tracking/limits";
 
 /**
  * The edge (docs/edge.md): the public port, on fastify. It answers /v1 itself with lib/tracking —
@@ -112,6 +113,10 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
       // gets its answer, then the connection ends. Node's default drops the request at the FIN, so
       // an answer that needs the web app or the database never came (docs/edge.md#framing).
       (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+      // `Expect: 100-continue`: Node would send 100 Continue before the edge has looked at the
+      // request. With this listener it does not; the preParsing hook below sends it only when the
+      // body will be read, so a body refused from its head is never sent (RFC 9110 §10.1.1).
+      server.on("checkContinue", handler);
       return server;
     },
   });
@@ -128,6 +133,19 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
     if (te !== undefined && te.trim().toLowerCase() !== "chunked")
       return void edgeError(reply, 400, "bad_request", "Transfer-Encoding other than chunked is not supported", { close: true });
     done();
+  });
+  // The 100 Continue a client waits for before its body (see checkContinue above): sent once the
+  // request has passed every check before its body, unless its declared length is already over its
+  // route's limit — then the refusal is the only answer, and the body never leaves the client.
+  app.addHook("preParsing", (request, reply, payload, done) => {
+    if (request.raw.headers.expect?.toLowerCase() === "100-continue" && !reply.raw.headersSent) {
+      const declared = Number(request.raw.headers["content-length"] ?? 0);
+      const path = request.url.split("?")[0];
+      // /v1 reads its body itself, to the Tracking API's limit (lib/tracking/limits.ts).
+      const limit = path === "/v1" || path.startsWith("/v1/") ? MAX_BODY_BYTES : (request.routeOptions.bodyLimit ?? 0);
+      if (!(declared > limit)) reply.raw.writeContinue();
+    }
+    done(null, payload);
   });
   let guard: ReturnType<typeof guardConnections> | null = null;
   await app.register(async (root) => {
