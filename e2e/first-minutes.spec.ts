@@ -64,5 +64,10 @@ for (const size of [DESKTOP, PHONE]) {
     expect(shown.endsWith(binUrl.slice(-12))).toBe(true);
     await expectAccessible(page, `destination page with a test result (${size.width}px)`);
     await shot(page, "destination-test-result");
+    // A test-send counts toward neither endpoint health nor alerts (issue 52 item 3): read afresh, its URL has no recent attempts.
+    await page.reload();
+    const health = page.getByRole("list", { name: "Endpoint health" }).getByRole("listitem").first();
+    await expect(health).toHaveAttribute("data-state", "unknown");
+    await expect(health).toContainText("No recent attempts");
   });
 }
