@@ -138,6 +138,32 @@ test.describe("at 390 px, by keyboard", () => {
     await expect(page.getByRole("note", { name: "Shared secret" })).toHaveText(`set · ••••${value.slice(-4)}`);
     await expect(page.locator("summary", { hasText: "Rotate a secret" })).toHaveCount(0);
     await expect(page.getByText("To change a secret with time for your receiver to switch, use Rotate secret")).toBeVisible();
+
+    // A test-send during the rotation, to a new capture URL, by keyboard: the capture page checks it at
+    // once against this destination; the new secret, in X-Signature-Next beside the old one's
+    // X-Signature, is the one that matches (issue 52 item 2, docs/signing.md#secret-rotation).
+    await page.goto(`/destinations/${dest.id}`);
+    await tabTo(page, page.getByRole("radio", { name: "This destination's URLs" }), { max: 200 });
+    await page.keyboard.press("ArrowDown");
+    await expect(page.getByRole("radio", { name: "A capture URL" })).toBeChecked();
+    await tabTo(page, page.getByRole("button", { name: "New capture URL" }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByLabel("Capture URL", { exact: true })).toBeFocused();
+    await tabTo(page, page.getByRole("button", { name: "Send test track" }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("region", { name: "Test result" })).toBeFocused();
+    await tabTo(page, page.getByRole("link", { name: "Watch it arrive →" }));
+    await page.keyboard.press("Enter");
+    const details = page.getByRole("region", { name: "Request details" });
+    await expect(details.getByText("Checked against Rotation story hooks, which sent it")).toBeVisible();
+    await expect(details).toContainText("X-Signature: HMAC-SHA1 of the body matches the destination's current shared secret");
+    const binId = new URL(page.url()).pathname.split("/capture/")[1];
+    const [captured] = (await api(page, "GET", `/api/capture-bins/${binId}/requests`)).requests;
+    const { headers } = await api(page, "GET", `/api/capture-bins/${binId}/requests/${captured.id}`);
+    expect(Object.keys(headers)).toEqual(expect.arrayContaining(["x-signature", "x-signature-next"]));
+    await expect(details.getByLabel("Standard Webhooks verified")).toBeVisible();
+    await expectAccessible(page, "capture during a rotation at 390 px");
+    await shot(page, "capture-during-rotation");
   });
 });
 
