@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures";
 import { api } from "./api";
+import { DESKTOP, PHONE, expectAccessible, tabTo } from "./checks";
 import { shot } from "./shot";
 
 const TYPES = ["page", "screen", "identify", "track", "alias", "group", "delete"] as const;
@@ -8,6 +9,7 @@ const STANDARD = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toStri
 
 test("create a capture URL, test-send each of the seven types to it, see each arrive signed", async ({ page }) => {
   test.setTimeout(150_000);
+  await page.setViewportSize(DESKTOP);
   // The destination whose signing the test events use (its form has its own story).
   const dest = await api(page, "POST", "/api/destinations", {
     name: "Signed receiver",
@@ -70,6 +72,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
     await expect(details.getByText("Checked against Signed receiver, which sent it")).toBeVisible();
     await expect(details.getByRole("table", { name: "Request headers" }).getByText("growth")).toBeVisible();
   }
+  await expectAccessible(page, "capture URL with a verified request (1440px)");
   await shot(page, "capture");
 
   // Another destination's secrets turn the checks red.
@@ -92,6 +95,23 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await page.goto("/capture");
   await expect(page.getByRole("row", { name: new RegExp(url.split("/c/")[1]) }).getByText("503")).toBeVisible();
   await shot(page, "capture-list");
+
+  // On a phone, by keyboard: a request opened from the list is verified at once against the
+  // destination that sent it, with nothing picked (issue 52 item 2).
+  await page.setViewportSize(PHONE);
+  await page.goto(`/capture/${url.split("/c/")[1]}`);
+  // Back to the default (the page keeps the last choice): the destination that sent each request.
+  await page.getByLabel("Check signatures against").selectOption("");
+  // Newest first: the unsigned POST above, then the signed delete test.
+  const signed = page.getByRole("list", { name: "Captured requests" }).getByRole("button").nth(1);
+  await tabTo(page, signed);
+  await page.keyboard.press("Enter");
+  const phoneDetails = page.getByRole("region", { name: "Request details" });
+  await expect(phoneDetails.getByText("Checked against Signed receiver, which sent it")).toBeVisible();
+  await expect(phoneDetails.getByLabel("X-Signature verified")).toBeVisible();
+  await expect(phoneDetails.getByLabel("Standard Webhooks verified")).toBeVisible();
+  await expectAccessible(page, "capture URL with a verified request (390px)");
+  await shot(page, "capture");
   await api(page, "DELETE", `/api/destinations/${dest.id}`);
   await api(page, "DELETE", `/api/destinations/${other.id}`);
 });

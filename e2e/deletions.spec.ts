@@ -1,11 +1,13 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
+import { DESKTOP, PHONE, expectAccessible } from "./checks";
 import { shot } from "./shot";
 
 const SECRET = "e2e-deletion-secret";
 
 test("erase a user from the dashboard and see the delete notification arrive at a capture URL", async ({ page }) => {
   test.setTimeout(150_000);
+  await page.setViewportSize(DESKTOP);
   // Setup the story does not exercise in the browser: a source with the user's data, a capture URL
   // and a signed Webhooks destination pointing at it.
   const tag = Date.now().toString(36);
@@ -18,6 +20,14 @@ test("erase a user from the dashboard and see the delete notification arrive at 
     headers: [],
     sharedSecret: SECRET,
     enabled: true,
+    sourceIds: [source.id],
+  });
+  // A second destination of the source, on a URL template that refuses (400) beside a second URL: its
+  // notice's result names the URL the template was filled to, never the raw {{userId}} (issue 52 item 7).
+  const refusing = await createCaptureBin(page, { name: `Refusing ${tag}`, responseStatus: 400 });
+  const templated = await api(page, "POST", "/api/destinations", {
+    name: `Templated ${tag}`,
+    urls: [`${refusing.url}/users/{{userId}}`, `${refusing.url}/other`],
     sourceIds: [source.id],
   });
   await sendBatch(page, source.writeKey, [{ type: "track", userId, event: "Order Completed", properties: { total: 42 } }]);
@@ -53,21 +63,33 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   const users = page.getByRole("table", { name: "Users" });
   await expect(users.getByRole("row", { name: new RegExp(`never-seen-${tag}`) })).toContainText("Nothing stored for this user");
   await expect(users.getByRole("row", { name: new RegExp(`^${userId}`) })).toContainText("Yes");
-  const row = page.getByRole("table", { name: "Delete notifications" }).getByRole("row", { name: new RegExp(userId) });
-  await expect(row).toContainText(`Hook ${tag}`);
+  const notices = page.getByRole("table", { name: "Delete notifications" }).getByRole("row", { name: new RegExp(userId) });
+  const row = notices.filter({ hasText: `Hook ${tag}` });
+  const refused = notices.filter({ hasText: `Templated ${tag}` });
+  await expect(refused.locator("[data-status=failed]")).toBeVisible({ timeout: 60_000 });
+  await expect(refused).toContainText("400 Bad Request");
+  await expect(refused).toContainText(`${refusing.url}/users/${userId}`);
+  await expect(refused).not.toContainText("{{");
   await expect(row.locator("[data-status=delivered]")).toBeVisible({ timeout: 60_000 });
   // Its attempts are one click away in the request log.
   await expect(row.getByRole("link", { name: "1", exact: true })).toHaveAttribute(
     "href",
     /^\/log\?messageId=delete-[0-9a-f]{32}&destinationId=/,
   );
+  await expectAccessible(page, "deletion result (1440px)");
   await shot(page, "deletion-detail");
+  // On a phone: the same result, the answer first, the URL it went to cut in the middle.
+  await page.setViewportSize(PHONE);
+  await expect(refused).toContainText("400 Bad Request");
+  await expectAccessible(page, "deletion result (390px)");
+  await shot(page, "deletion-detail");
+  await page.setViewportSize(DESKTOP);
 
   // The list shows the finished request.
   await page.getByRole("navigation").getByRole("link", { name: "Deletions" }).click();
   const item = page.getByRole("link", { name: new RegExp(userId) });
   await expect(item.locator("[data-status=completed]")).toBeVisible();
-  await expect(item).toContainText("1 source affected · 1 notification");
+  await expect(item).toContainText("1 source affected · 2 notifications");
   await shot(page, "deletions");
 
   // At the capture URL: the user's event it captured before is erased with every other copy
@@ -93,4 +115,6 @@ test("erase a user from the dashboard and see the delete notification arrive at 
   await calls.getByRole("button", { name: /^Delete notice delete/ }).click();
   await expect(calls.getByRole("link", { name: /^deletion request [0-9a-f]{8}$/ })).toHaveAttribute("href", /^\/deletions\/[0-9a-f-]{36}$/);
   await shot(page, "source-after-deletion");
+  // Its refusing endpoint goes with it: no later story meets its failures.
+  await api(page, "DELETE", `/api/destinations/${templated.id}`);
 });

@@ -107,6 +107,9 @@ test("walk the main story with the keyboard alone, focus following each step", a
   const captured = page.getByRole("list", { name: "Captured requests" }).getByRole("listitem");
   await expect(captured).toHaveCount(1);
   await expect(page.getByRole("region", { name: "Request details" }).getByLabel("Request body")).toContainText(marker);
+  // Verified at once against the destination that sent it, nothing picked (issue 52 item 2).
+  await expect(page.getByRole("region", { name: "Request details" }).getByText(`Checked against ${destName}, which sent it`)).toBeVisible();
+  await expect(page.getByRole("region", { name: "Request details" }).getByLabel("X-Signature verified")).toBeVisible();
 
   // The log: search the payloads for the marker, skip to the results, open the attempt.
   await tabTo(page, nav(page, "Request log"), { back: true });

@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 import { api, createCaptureBin, createSource, sendBatch } from "./api";
-import { DESKTOP, PHONE, expectAccessible } from "./checks";
+import { DESKTOP, PHONE, expectAccessible, tabTo } from "./checks";
 import { shot } from "./shot";
 
 /**
@@ -8,7 +8,7 @@ import { shot } from "./shot";
  * two events run out of their retry window (1 minute, the e2e worker's short steps) and fail, two
  * more are still retrying. The overview says so, "Replay 2 failed…" offers and sends exactly the two
  * failed ones, and the log lists one row per message with its attempts nested in its drawer — at
- * 1440 and 390 px, by keyboard, with axe.
+ * 1440 and 390 px, by keyboard at both, with axe.
  */
 test("the log lists messages with their attempts nested, and triage counts match what a replay sends", async ({ page }) => {
   test.setTimeout(300_000);
@@ -48,9 +48,25 @@ test("the log lists messages with their attempts nested, and triage counts match
   await expect(group.getByTestId("failure-standing")).toContainText("retried on their own, not replayed");
   await expectAccessible(page, "overview with a failure group");
   await shot(page, "overview-triage");
-  // "Replay 2 failed…": the dialog counts what it sends and what it leaves, and the replay sends exactly that.
-  await group.getByRole("button", { name: "Replay 2 failed…" }).click();
+  // At 390 px, by keyboard, before anything is sent: the same counts, and the dialog agrees with them.
+  await page.setViewportSize(PHONE);
+  await expect(group.getByTestId("failure-standing")).toContainText("Now: 2 failed · 2 still retrying");
+  await expectAccessible(page, "overview with a failure group on a phone");
+  await shot(page, "overview-triage");
+  const replayFailed = group.getByRole("button", { name: "Replay 2 failed…" });
+  await tabTo(page, replayFailed);
+  await page.keyboard.press("Enter");
   const dialog = page.getByRole("dialog", { name: "Replay failed deliveries" });
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await expect(dialog.getByTestId("replay-count")).toHaveText("2");
+  await expect(dialog.getByTestId("replay-still-retrying")).toContainText("2 more are still retrying and not replayed");
+  await expectAccessible(page, "replay dialog on a phone");
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(replayFailed).toBeFocused();
+  await page.setViewportSize(DESKTOP);
+  // "Replay 2 failed…": the dialog counts what it sends and what it leaves, and the replay sends exactly that.
+  await replayFailed.click();
   await expect(dialog.getByTestId("replay-count")).toHaveText("2");
   await expect(dialog.getByTestId("replay-still-retrying")).toContainText("2 more are still retrying and not replayed");
   await dialog.getByRole("button", { name: "Replay 2" }).click();
@@ -119,14 +135,31 @@ test("the log lists messages with their attempts nested, and triage counts match
   await page.goto(`/log?destinationId=${dest.id}`);
   const list = page.getByRole("list", { name: "Messages" });
   await expect(list.getByRole("listitem")).toHaveCount(4);
+  // The last answer in words, on a phone too.
+  await expect(list.getByRole("listitem").filter({ hasText: "Payment Failed" }).first()).toContainText("500 Internal Server Error");
   await expectAccessible(page, "log by message on a phone");
   await shot(page, "log-by-message");
-  await list.getByRole("button").filter({ hasText: "Refund Requested" }).first().click();
+  // By keyboard on a phone: the filters behind their button, a time button that says it is on, labelled fields.
+  const filters = page.getByRole("button", { name: /^Filters/ });
+  await tabTo(page, filters);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Hide filters" })).toHaveAttribute("aria-expanded", "true");
+  await expect(page.locator("label", { hasText: "User ID" })).toBeVisible();
+  const phoneHour = page.getByRole("button", { name: /Last hour/ });
+  await tabTo(page, phoneHour);
+  await page.keyboard.press("Enter");
+  await expect(phoneHour).toHaveAttribute("aria-pressed", "true");
+  await expect(list.getByRole("listitem")).toHaveCount(4);
+  await expectAccessible(page, "log filters open on a phone");
+  await shot(page, "log-filters-open");
+  // Then a message, opened by keyboard: its chain in the drawer.
+  const refund = list.getByRole("button").filter({ hasText: "Refund Requested" }).first();
+  await tabTo(page, refund);
+  await page.keyboard.press("Enter");
   await expect(panel.getByRole("heading", { name: `Refund Requested → ${name}` })).toBeFocused();
   await expect(panel.getByText("Retrying", { exact: true }).first()).toBeVisible();
+  await expect(panel.getByRole("region", { name: "Attempt chain" }).getByRole("button", { name: /^#\d+/ }).first()).toBeVisible();
   await shot(page, "log-message-drawer", { nav: false });
-  await page.goto(`/overview?range=1h&destination=${dest.id}`);
-  await expect(group.getByTestId("failure-standing")).toBeVisible();
-  await expectAccessible(page, "overview on a phone");
-  await shot(page, "overview-triage");
+  await page.keyboard.press("Escape");
+  await expect(refund).toBeFocused();
 });

@@ -8,8 +8,8 @@ import { issue, makeCa } from "../test/harness/test-ca";
 /**
  * The destination page's shape and its secrets (issue 52 items 5 and 6, issue 49): the Rotate secret
  * dialog (docs/signing.md#secret-rotation, docs/endpoint-auth.md#rotation), "verify in your code"
- * beside each signing secret, and Change links that open the form at their section; at 390 px by
- * keyboard, and at 1440 px.
+ * beside each signing secret, and Change links that open the form at their section; the shape and a
+ * Change link at 390 px by keyboard, and at 1440 px.
  */
 test.describe("at 390 px, by keyboard", () => {
   test.use({ viewport: PHONE });
@@ -25,6 +25,17 @@ test.describe("at 390 px, by keyboard", () => {
     });
     await page.goto(`/destinations/${dest.id}`);
     await expect(page.getByRole("heading", { name: "Rotation story hooks", exact: true })).toBeVisible();
+
+    // Its shape, a line per setting, on a phone too (issue 52 item 5).
+    const config = page.getByTestId("configuration");
+    const row = (label: string) => config.locator(":scope > div").filter({ has: page.locator("dt > span", { hasText: label }) });
+    await expect(row("Method")).toContainText("POST");
+    await expect(row("Body")).toContainText("Default body (the call as received)");
+    await expect(row("Batching")).toContainText("Off: one event per request");
+    await expect(row("Rate limit")).toContainText("None");
+    await expect(row("Ordering")).toContainText("Off: each message goes as soon as it can");
+    await expect(row("Signing")).toContainText("X-Signature");
+    await expect(row("Signing")).toContainText("Standard Webhooks");
 
     // The dialog opens on the secret it will rotate; arrow keys choose another, and back.
     const open = page.getByRole("button", { name: "Rotate secret" });
@@ -119,11 +130,40 @@ test.describe("at 390 px, by keyboard", () => {
     expect(JSON.stringify(saved)).not.toContain(value);
     expect(saved.previousSharedSecret).toMatchObject({ last4: "6789" });
     expect(saved.sharedSecret.last4).toBe(value.slice(-4));
-    await page.goto(`/destinations/${dest.id}/edit#signing`);
+    // Its Change link, by keyboard, opens the form at Signing with the heading focused.
+    await tabTo(page, page.getByRole("link", { name: "Change signing" }), { max: 200 });
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(new RegExp(`/destinations/${dest.id}/edit#signing$`));
     await expect(page.getByRole("heading", { name: "Signing", exact: true })).toBeFocused();
     await expect(page.getByRole("note", { name: "Shared secret" })).toHaveText(`set · ••••${value.slice(-4)}`);
     await expect(page.locator("summary", { hasText: "Rotate a secret" })).toHaveCount(0);
     await expect(page.getByText("To change a secret with time for your receiver to switch, use Rotate secret")).toBeVisible();
+
+    // A test-send during the rotation, to a new capture URL, by keyboard: the capture page checks it at
+    // once against this destination; the new secret, in X-Signature-Next beside the old one's
+    // X-Signature, is the one that matches (issue 52 item 2, docs/signing.md#secret-rotation).
+    await page.goto(`/destinations/${dest.id}`);
+    await tabTo(page, page.getByRole("radio", { name: "This destination's URLs" }), { max: 200 });
+    await page.keyboard.press("ArrowDown");
+    await expect(page.getByRole("radio", { name: "A capture URL" })).toBeChecked();
+    await tabTo(page, page.getByRole("button", { name: "New capture URL" }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByLabel("Capture URL", { exact: true })).toBeFocused();
+    await tabTo(page, page.getByRole("button", { name: "Send test track" }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("region", { name: "Test result" })).toBeFocused();
+    await tabTo(page, page.getByRole("link", { name: "Watch it arrive →" }));
+    await page.keyboard.press("Enter");
+    const details = page.getByRole("region", { name: "Request details" });
+    await expect(details.getByText("Checked against Rotation story hooks, which sent it")).toBeVisible();
+    await expect(details).toContainText("X-Signature: HMAC-SHA1 of the body matches the destination's current shared secret");
+    const binId = new URL(page.url()).pathname.split("/capture/")[1];
+    const [captured] = (await api(page, "GET", `/api/capture-bins/${binId}/requests`)).requests;
+    const { headers } = await api(page, "GET", `/api/capture-bins/${binId}/requests/${captured.id}`);
+    expect(Object.keys(headers)).toEqual(expect.arrayContaining(["x-signature", "x-signature-next"]));
+    await expect(details.getByLabel("Standard Webhooks verified")).toBeVisible();
+    await expectAccessible(page, "capture during a rotation at 390 px");
+    await shot(page, "capture-during-rotation");
   });
 });
 

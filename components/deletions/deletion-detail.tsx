@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { DeletionDetailDto } from "@/lib/deletions/contract";
 import { Card, EmptyState, ErrorNote, PageHeader, Spinner } from "@/components/ui/card";
 import { ScrollBox } from "@/components/ui/scroll-box";
+import { ShortValue } from "@/components/ui/short-url";
 import { isActive, useDeletion } from "./hooks";
 import { erasedLabel } from "./describe";
 import { StatusBadge } from "./status-badge";
@@ -158,14 +159,16 @@ function Notifications({ d }: { d: DeletionDetailDto }) {
                         0
                       )}
                     </td>
-                    <td className={`${td} max-w-xs truncate`} title={n.lastError ?? undefined}>
-                      {n.deliveredAt
-                        ? `Delivered ${when(n.deliveredAt)}`
-                        : n.lastError
-                          ? describeErrorText(n.lastError)
-                          : n.lastStatus
-                            ? statusText(n.lastStatus)
-                            : "—"}
+                    <td className={`${td} max-w-xs`}>
+                      {n.deliveredAt ? (
+                        `Delivered ${when(n.deliveredAt)}`
+                      ) : n.lastError ? (
+                        <LastError text={n.lastError} />
+                      ) : n.lastStatus ? (
+                        statusText(n.lastStatus)
+                      ) : (
+                        "—"
+                      )}
                     </td>
                   </tr>
                 ))}
@@ -179,6 +182,22 @@ function Notifications({ d }: { d: DeletionDetailDto }) {
           ) : null}
         </Card>
       )}
+    </>
+  );
+}
+
+/**
+ * A failed notice's last error, the answer first: a destination with several URLs names the URL
+ * (the one it was sent to, a template filled) before it, shown under the answer, cut in the middle.
+ */
+function LastError({ text }: { text: string }) {
+  const words = describeErrorText(text);
+  const named = /^(https?:\/\/\S+): (.+)$/s.exec(words);
+  if (!named) return <span className="block truncate">{words}</span>;
+  return (
+    <>
+      <span className="block truncate">{named[2]}</span>
+      <ShortValue value={named[1]} max={40} className="block font-mono text-xs text-slate-500" />
     </>
   );
 }

@@ -66,7 +66,8 @@ export function FailureGroups({ from, to, destinationId }: { from: string; to: s
             const query = new URLSearchParams(filter as Record<string, string>);
             return (
               <li key={`${g.destinationId} ${g.url} ${reason(g)}`} className="flex flex-wrap items-start gap-x-4 gap-y-2 px-4 py-3 text-sm">
-                <div className="min-w-0 flex-1 space-y-0.5">
+                {/* At least 16rem before the actions sit beside it: on a phone they wrap under it instead of squeezing it. */}
+                <div className="min-w-0 flex-1 basis-64 space-y-0.5">
                   <div className="flex flex-wrap items-center gap-2">
                     <Badge tone={g.responseStatus != null ? statusTone(g.responseStatus) : "red"}>{reason(g)}</Badge>
                     <bdi className="font-medium text-slate-900">{g.destinationName ?? "deleted destination"}</bdi>

@@ -91,7 +91,15 @@ export function SvgChart(props: ChartProps) {
     <div className="flex h-full flex-col">
       <div ref={box} className="relative min-h-0 flex-1">
         {width > 0 && height > 0 ? (
-          <svg width={width} height={height} className="block" onMouseMove={onMove} onMouseLeave={() => setHover(null)} aria-hidden>
+          // Out of the flow: a drawn chart must not hold its box at its old width when the window narrows.
+          <svg
+            width={width}
+            height={height}
+            className="absolute inset-0 block"
+            onMouseMove={onMove}
+            onMouseLeave={() => setHover(null)}
+            aria-hidden
+          >
             {ticks.map((t) => (
               <g key={t}>
                 <line x1={left} x2={left + plotW} y1={y(t)} y2={y(t)} stroke="var(--color-slate-100)" />

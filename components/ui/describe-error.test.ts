@@ -21,5 +21,8 @@ describe("delivery errors in words", () => {
   it("rewrites a stored last error, leaving other texts as they are", () => {
     expect(describeErrorText("HTTP 503")).toBe("503 Service Unavailable");
     expect(describeErrorText("destination is disabled")).toBe("destination is disabled");
+    expect(describeErrorText("https://b.example.com/users/u-1: HTTP 500")).toBe(
+      "https://b.example.com/users/u-1: 500 Internal Server Error",
+    );
   });
 });

@@ -64,9 +64,12 @@ export const KIND_WORDS: Record<string, string> = {
   http: "Error answer",
 };
 
-/** A stored error text as people read it: `HTTP 500` → `500 Internal Server Error`, anything else as it is. */
+/**
+ * A stored error text as people read it: `HTTP 500` → `500 Internal Server Error` (also after the
+ * URL a destination with several URLs names first, `https://b.example/hook: HTTP 500`), anything else as it is.
+ */
 export function describeErrorText(text: string): string {
-  return text.replace(/^HTTP (\d{3})\b/, (_, code: string) => statusText(Number(code)));
+  return text.replace(/(^|: )HTTP (\d{3})\b/, (_, lead: string, code: string) => lead + statusText(Number(code)));
 }
 
 /**

@@ -11,6 +11,9 @@ import { verifyStandardWebhook, verifyXSignature } from "./verify";
  * Against the destination asked for, or, without one, the destination that sent the request: the
  * one its webhook-id names (msg_<message> or batch_<batch>, this workspace's), else a destination
  * whose URLs name this capture URL; when several could have, the first whose signature verifies.
+ * A request that names none (a test-send here from a destination without Standard Webhooks has no
+ * webhook-id) is checked against the workspace's signing destinations, newest first: the one whose
+ * secret verifies it sent it.
  * Bin, request and destination must all be the workspace's own (404 otherwise).
  */
 export async function checkCapturedSignatures(opts: {
@@ -30,6 +33,12 @@ export async function checkCapturedSignatures(opts: {
     first ??= check;
   }
   if (first) return { ...first, checkedAgainst: "sender" };
+  if (row.headers["x-signature"] || row.headers["webhook-signature"]) {
+    for (const id of await signingDestinations(opts.workspaceId)) {
+      const check = await checkAgainst(opts.workspaceId, id, input);
+      if (check.xSignature.state === "valid" || check.standardWebhooks.state === "valid") return { ...check, checkedAgainst: "sender" };
+    }
+  }
   const none = {
     state: "unverifiable" as const,
     detail: "No destination of this workspace sends to this capture URL: choose one to check against",
@@ -82,4 +91,13 @@ async function sendersOf(workspaceId: string, binId: string, webhookId: string |
   );
   for (const r of rows) if (!ids.includes(r.id)) ids.push(r.id);
   return ids;
+}
+
+/** The workspace's destinations with a signing secret, newest first (at most 200: a check is one page's click). */
+async function signingDestinations(workspaceId: string): Promise<string[]> {
+  const { rows } = await pool().query<{ id: string }>(
+    "SELECT id FROM destinations WHERE workspace_id = $1 AND (shared_secret IS NOT NULL OR standard_secret IS NOT NULL) ORDER BY created_at DESC LIMIT 200",
+    [workspaceId],
+  );
+  return rows.map((r) => r.id);
 }

@@ -37,6 +37,19 @@ describe("decideRound, mode any", () => {
     expect(later).toMatchObject({ state: "delivered", lastStatus: 204 });
   });
 
+  it("names the URL a template was rendered to, not the template, in lastError (issue 52 item 7)", () => {
+    const templated: UrlResult = {
+      url: "https://a.example/users/{{userId}}",
+      sentTo: "https://a.example/users/u-7",
+      attempted: true,
+      classification: fail,
+      status: 400,
+    };
+    const d = decideRound({ ...common, mode: "any", results: [templated, r("b", retry, 503)] });
+    expect(d.lastError).toBe("https://a.example/users/u-7: HTTP 400");
+    expect(d.pendingUrls).toEqual(["b"]);
+  });
+
   it("a pending or failed delivery shows the status of the failure its lastError names", () => {
     const timeout: Classification = { outcome: "retry", errorKind: "timeout", errorText: "timeout after 5 s" };
     const d = decideRound({ ...common, mode: "any", results: [r("a", retry, 503), r("b", fail, 400)] });

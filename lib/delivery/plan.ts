@@ -18,6 +18,8 @@ export type UrlResult =
       attempted: true;
       classification: Classification;
       status: number | null;
+      /** where it went when that is not `url` (a rendered URL template): the error names it, not the template */
+      sentTo?: string;
       /** a retry's turn behind the requests its origin deferred (policy.ts retryTurnMs), when it has some waiting */
       turnInMs?: number;
     }
@@ -66,7 +68,8 @@ export function decideRound(opts: {
   const attemptedResults = results.filter((r) => r.attempted);
   const attempted = attemptedResults.length > 0;
   const multi = results.length > 1;
-  const reason = (r: UrlResult & { attempted: true }) => (multi ? `${r.url}: ${r.classification.errorText}` : r.classification.errorText);
+  const reason = (r: UrlResult & { attempted: true }) =>
+    multi ? `${r.sentTo ?? r.url}: ${r.classification.errorText}` : r.classification.errorText;
 
   const retries = opts.retries !== false;
   for (const r of attemptedResults)

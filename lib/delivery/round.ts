@@ -212,6 +212,7 @@ export function settleRound(r: SentRound): Round {
       attempted: true,
       classification,
       status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
+      ...(s.sentTo ? { sentTo: s.sentTo } : {}),
       ...(turnInMs > 0 ? { turnInMs } : {}),
     };
   });
