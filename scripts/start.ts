@@ -189,7 +189,7 @@ async function main() {
     },
     {
       name: "worker",
-      args: [IDLE_YOUNG_GENERATION, ...bundleNodeArgs("worker", bundlePath("worker"))],
+      args: bundleNodeArgs("worker", bundlePath("worker")),
       env: { ...env, EVENTRAIL_PROCESS: "worker" },
       // Its queues' handlers all registered: the app's health answers 200 as soon as the queue schema
       // exists, which may be before this line, and the setup link must come after it.

@@ -22,26 +22,37 @@ export const TS_NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
 export const INGEST_NODE_ARGS = ["--max-semi-space-size=64", ...TS_NODE_ARGS];
 
 /**
- * The young generation of the processes `npm start` runs that are not on the ingest hot path (the web
- * app and the worker): 2 MB semi-spaces instead of V8's default 16. Both allocate most while loading
- * their modules, which grows the young generation to its maximum and leaves it resident at idle: ~8 MB
- * of the web app's idle RSS and ~9 MB of the worker's (docs/decisions/0155-idle-footprint.md).
+ * The web app's young generation under `npm start`: 2 MB semi-spaces instead of V8's default 16. It
+ * allocates most while loading its modules, which grows the young generation to its maximum and
+ * leaves it resident at idle: ~8 MB of its idle RSS (docs/decisions/0155-idle-footprint.md). Not the
+ * worker's: at 2 MB its CPU per delivery rose 40 % (decision 0155, 2026-12-07), see WORKER_YOUNG_GENERATION.
  */
 export const IDLE_YOUNG_GENERATION = "--max-semi-space-size=2";
+
+/**
+ * The worker's young generation, under `npm start` and `npm run worker` alike: V8's default 16 MB,
+ * on the command line so that it wins over NODE_OPTIONS. A delivery builds its body, headers and
+ * attempt row as short-lived objects: with 2 MB semi-spaces bench:deliver's worker took 40 % more CPU
+ * per delivery than with 32 MB (the tests' and benches' PROCESS_NODE_OPTIONS), with 8 MB 35 % more,
+ * with 16 MB ~8 % more; 32 MB put the worker at ~250 MB after 100,000 events, past the footprint goal,
+ * 16 MB at ~212 (docs/decisions/0155-idle-footprint.md, 2026-12-07).
+ */
+export const WORKER_YOUNG_GENERATION = "--max-semi-space-size=16";
 
 /**
  * How production runs a compiled process (scripts/bundle.ts → dist/<name>.mjs): plain Node with the
  * `react-server` condition, for the packages the bundle leaves in node_modules and `server-only`.
  */
 export function bundleNodeArgs(name: "ingest" | "worker" | "prepare", file: string): string[] {
-  return [...(name === "ingest" ? ["--max-semi-space-size=64"] : []), "--conditions=react-server", file];
+  const youngGeneration = name === "ingest" ? ["--max-semi-space-size=64"] : name === "worker" ? [WORKER_YOUNG_GENERATION] : [];
+  return [...youngGeneration, "--conditions=react-server", file];
 }
 
 /**
  * NODE_OPTIONS as `npm start` passes it to its children: the operator's, without the `react-server`
  * condition (never for `next start`; the bundles carry it on their command line). The young
  * generation's size is on each child's command line, where it wins over NODE_OPTIONS: the ingest
- * server's 64 MB, the web app's and the worker's IDLE_YOUNG_GENERATION (docs/operations.md#footprint).
+ * server's 64 MB, the worker's WORKER_YOUNG_GENERATION, the web app's IDLE_YOUNG_GENERATION (docs/operations.md#footprint).
  */
 export function withoutServerCondition(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const current = (env.NODE_OPTIONS ?? "").replace(/--conditions[= ]react-server/g, "").trim();
