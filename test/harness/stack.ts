@@ -8,6 +8,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { bundlePath, root } from "../../scripts/lib/build";
+import { isAlive } from "../../scripts/lib/parent";
 import { bundleNodeArgs, INGEST_NODE_ARGS, TS_NODE_ARGS, withNodeOptions } from "../../scripts/lib/runtime";
 import { createTestDatabase } from "./pg";
 
@@ -58,15 +59,6 @@ process.once("exit", () => {
   for (const file of reservedHere) fs.rmSync(file, { force: true });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function reserve(port: number): boolean {
   const file = path.join(reservations, String(port));
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -77,7 +69,7 @@ function reserve(port: number): boolean {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       const holder = Number(fs.readFileSync(file, "utf8")) || 0;
-      if (holder && alive(holder)) return false;
+      if (holder && isAlive(holder)) return false;
       fs.rmSync(file, { force: true });
     }
   }
