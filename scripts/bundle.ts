@@ -45,8 +45,12 @@ await build({
   target: "node20",
   format: "esm",
   conditions: ["react-server"],
-  // Stack traces name our functions and files as they are in the sources.
-  keepNames: true,
+  // No keepNames: it wraps every named function and arrow in a `__name` call when it is created,
+  // each inner one once per call (~1 µs a delivery in the worker: docs/decisions/0020-bench-deliver-method.md).
+  // Stack traces still name functions (V8 infers them from their bindings; esbuild renames only a
+  // top-level name that two modules share, as `name2`) and the linked source map gives their files and lines;
+  // errors set their `name` themselves (lib/platform/errors.ts).
+  keepNames: false,
   sourcemap: "linked",
   logLevel: "warning",
   plugins: [generatedClientIsPure],

@@ -1,4 +1,5 @@
 import "server-only";
+import { isoTime } from "../platform/iso-time";
 import type { TimedAttempt } from "../webhooks/post";
 import type { Classification } from "../webhooks/outcome";
 import type { OutgoingRequest } from "../webhooks/request";
@@ -53,7 +54,7 @@ export function toAttemptRow(opts: {
     sent_to: opts.sentTo ?? null,
     method: opts.method && opts.method !== "POST" ? opts.method : null,
     attempt_number: opts.attemptNumber,
-    started_at: a.startedAt.toISOString(),
+    started_at: isoTime(a.startedAt),
     duration_ms: a.durationMs,
     request_headers: opts.request.loggedHeaders,
     request_body: opts.request.body,
@@ -63,7 +64,7 @@ export function toAttemptRow(opts: {
     error_kind: c.errorKind,
     error_text: c.errorText === null ? null : pgSafe(c.errorText),
     outcome: opts.outcome,
-    next_retry_at: opts.outcome === "retry" && opts.nextRetryAt ? opts.nextRetryAt.toISOString() : null,
+    next_retry_at: opts.outcome === "retry" && opts.nextRetryAt ? isoTime(opts.nextRetryAt) : null,
     batch_id: opts.batchId ?? null,
   };
 }

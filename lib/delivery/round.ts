@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "../platform/env";
+import { isoTime } from "../platform/iso-time";
 import { postWebhook, type TimedAttempt } from "../webhooks/post";
 import type { OAuth2Settings } from "../webhooks/endpoint-auth";
 import { type ClientTls, isCaptureUrl } from "../webhooks/dispatchers";
@@ -199,23 +200,33 @@ export function settleRound(r: SentRound): Round {
   const firstAttemptAt = d.firstAttemptAt ?? r.startedAt;
   // The round ended with its last answer, not when its batch looks at it: a retry's backoff and
   // window, and a delivery's delivered_at, count from then.
+  // Plain loops and objects built whole, not spread: this runs once per delivery (docs/decisions/0020-bench-deliver-method.md).
   let endedAt = 0;
-  for (const s of sent) if (s.attempt) endedAt = Math.max(endedAt, s.attempt.startedAt.getTime() + s.attempt.durationMs);
+  for (let i = 0; i < sent.length; i++) {
+    const a = sent[i].attempt;
+    if (a) endedAt = Math.max(endedAt, a.startedAt.getTime() + a.durationMs);
+  }
   const ended = endedAt > 0 ? new Date(endedAt) : new Date();
-  const results: UrlResult[] = sent.map((s) => {
-    if (!s.attempt) return { url: s.url, attempted: false, turnInMs: s.turnInMs };
+  const results: UrlResult[] = new Array(sent.length);
+  for (let i = 0; i < sent.length; i++) {
+    const s = sent[i];
+    if (!s.attempt) {
+      results[i] = { url: s.url, attempted: false, turnInMs: s.turnInMs };
+      continue;
+    }
     const classification = classifyAttempt(s.attempt.result);
-    // A retry queues behind the requests its origin deferred, if any (policy.ts retryTurnMs).
-    const turnInMs = classification.outcome === "retry" ? retryTurnMs(s.url) : 0;
-    return {
+    const result: Extract<UrlResult, { attempted: true }> = {
       url: s.url,
       attempted: true,
       classification,
       status: s.attempt.result.kind === "response" ? s.attempt.result.status : null,
-      ...(s.sentTo ? { sentTo: s.sentTo } : {}),
-      ...(turnInMs > 0 ? { turnInMs } : {}),
     };
-  });
+    if (s.sentTo) result.sentTo = s.sentTo;
+    // A retry queues behind the requests its origin deferred, if any (policy.ts retryTurnMs).
+    const turnInMs = classification.outcome === "retry" ? retryTurnMs(s.url) : 0;
+    if (turnInMs > 0) result.turnInMs = turnInMs;
+    results[i] = result;
+  }
   const decision = decideRound({
     mode: d.destination.mode,
     results,
@@ -269,12 +280,12 @@ export function settleRound(r: SentRound): Round {
         state: decision.state,
         pending_urls: decision.pendingUrls,
         attempt_count: decision.attempted ? roundNumber : d.rounds,
-        first_attempt_at: decision.attempted ? firstAttemptAt.toISOString() : (d.firstAttemptAt?.toISOString() ?? null),
+        first_attempt_at: decision.attempted ? isoTime(firstAttemptAt) : d.firstAttemptAt && isoTime(d.firstAttemptAt),
         last_attempt_at: lastAttemptAt,
-        next_attempt_at: nextAt?.toISOString() ?? null,
+        next_attempt_at: nextAt && isoTime(nextAt),
         last_error: decision.lastError,
         last_status: decision.lastStatus,
-        delivered_at: decision.state === "delivered" ? ended.toISOString() : null,
+        delivered_at: decision.state === "delivered" ? isoTime(ended) : null,
       },
     }),
   );
