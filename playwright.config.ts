@@ -9,8 +9,8 @@ import { defineConfig, devices } from "@playwright/test";
  * at phone width (390×844); the page walk of every page filled with the stories' data, at both widths
  * and in dark mode. Every page a story or a walk photographs also passes the phone and overflow checks
  * (e2e/shot.ts → e2e/checks.ts). The production story has a stack of its own and runs beside the
- * chain on a second worker, and the retry story, which waits out a 1-minute retry window, beside the
- * phone story (docs/decisions/0154-ci-time.md).
+ * chain on a second worker, and the two stories that wait out 1-minute retry windows (retries,
+ * log-by-message) beside the stories after the alert story (docs/decisions/0154-ci-time.md).
  */
 const desktop = { ...devices["Desktop Chrome"], storageState: "e2e/.auth/owner.json" };
 
@@ -45,10 +45,13 @@ export default defineConfig({
     // The fresh-install story runs first and leaves a logged-in owner for the other stories.
     { name: "foundation", testMatch: /foundation\.spec\.ts/, workers: 1, use: { ...devices["Desktop Chrome"] } },
     { name: "walk-empty", testMatch: /walk-empty\.spec\.ts/, dependencies: ["foundation"], workers: 1, use: desktop },
+    // The alert story first: it sets the workspace's alert settings that the stories after it, and the
+    // two that wait out retry windows beside them, run under.
+    { name: "alerts", testMatch: /alerts\.spec\.ts/, dependencies: ["walk-empty"], workers: 1, use: desktop },
     {
       name: "stories",
-      testIgnore: /(foundation|walk-empty|walk|production|retries)\.spec\.ts/,
-      dependencies: ["walk-empty"],
+      testIgnore: /(foundation|walk-empty|walk|production|alerts|retries|log-by-message)\.spec\.ts/,
+      dependencies: ["alerts"],
       // The stories share one workspace and one worker: one story at a time.
       workers: 1,
       use: desktop,
@@ -61,12 +64,18 @@ export default defineConfig({
       workers: 1,
       use: { ...desktop, viewport: { width: 390, height: 844 } },
     },
-    // The retry story waits out its destination's 1-minute retry window: it runs beside the phone
-    // story, after the other stories (as it did on one worker), on its own source, capture URL and
-    // destination; the stories before it have set the workspace's alert settings it ran under.
-    { name: "retries", testMatch: /retries\.spec\.ts/, dependencies: ["stories"], workers: 1, use: desktop },
-    // After the phone and retry stories, as on one worker: the walk photographs the data the stories leave.
-    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone", "retries"], workers: 1, use: desktop },
+    // The two stories that wait out their destinations' 1-minute retry windows (about 65 s each, most of
+    // it waiting) run beside the stories, one after the other, each on its own source, capture URL and
+    // destination: on the chain they were 2½ of its ~10 minutes (docs/decisions/0154-ci-time.md).
+    {
+      name: "waits",
+      testMatch: /(retries|log-by-message)\.spec\.ts/,
+      dependencies: ["alerts"],
+      workers: 1,
+      use: desktop,
+    },
+    // After the phone and waiting stories: the walk photographs the data the stories leave.
+    { name: "walk", testMatch: /(^|\/)walk\.spec\.ts/, dependencies: ["phone", "waits"], workers: 1, use: desktop },
     // Test-send in a production-like start, on a stack (and database) of its own: it needs no other
     // project and none needs it, so the chain above is unchanged; it runs beside the chain.
     { name: "production", testMatch: /production\.spec\.ts/, use: { ...devices["Desktop Chrome"] } },

@@ -36,7 +36,7 @@ export default defineConfig({
           // Files start their own apps, workers and databases; two at a time suits 2 cores. Four were
           // measured (docs/decisions/0154-ci-time.md): no faster on the shared machine, and the timing
           // bounds of the login and slow-client tests broke under the load.
-          maxWorkers: 2,
+          maxWorkers: 3,
         },
       },
     ],

@@ -6,6 +6,9 @@ import { buildIfNeeded } from "../scripts/lib/build";
 /** A fresh install: new database (on an embedded Postgres when none answers), the production app and one worker. */
 export default async function globalSetup() {
   buildIfNeeded((m) => console.log(`[e2e] ${m}`));
+  // The bundles are current now: the worker and ingest servers run them, as `npm start` does, not the
+  // sources through tsx, which compiled them again on each start (docs/decisions/0154-ci-time.md).
+  process.env.TEST_PROCESSES = "bundles";
   const stopPostgres = await ensureTestPostgres("e2e");
   const db = await createTestDatabase().catch(async (err) => {
     await stopPostgres();

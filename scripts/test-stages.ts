@@ -1,12 +1,14 @@
 /**
- * `npm run test:stages` (issue 53, docs/decisions/0154-ci-time.md Round 3): the integration and
- * end-to-end stages side by side after one build, as `npm test` runs them. Both are mostly waiting —
- * on the product's real time windows, on stacks starting, on a browser — so on two cores they overlap
- * well; one after the other they took 480 s + 486 s in the last clean CI run.
+ * `npm test` (issue 53, docs/decisions/0154-ci-time.md): lint, the unit tests, then the integration
+ * and end-to-end stages after one build, each line prefixed with its stage's name. On two cores the
+ * stages overlap: lint and the unit tests (one core between them, each mostly one thread) run beside
+ * the build, and then beside the integration and end-to-end stages, which start once the build is
+ * ready (both need it; their global setups would otherwise build `.next` at the same time). Those
+ * two are mostly waiting — on the product's real time windows, on stacks starting, on a browser — so
+ * they overlap well; one after the other they took 480 s + 486 s in an earlier clean CI run.
  *
- * The build comes first, once: both stages' global setups would otherwise build `.next` at the same
- * time. Each stage's output is printed line by line with its name in front, and a stage that fails
- * fails the whole (both run to their end, so one failure does not hide the other's).
+ * Every stage runs to its end, so one failure does not hide another's; a stage that fails fails the
+ * whole. `npm run test:stages` runs only the build, integration and end-to-end.
  *
  * Side by side needs a Postgres server both stages share (each file and the e2e run make their own
  * databases on it). Without one answering on TEST_DATABASE_ADMIN_URL (127.0.0.1:5432 by default),
@@ -15,11 +17,17 @@
  */
 import { spawn } from "node:child_process";
 import readline from "node:readline";
-import { buildIfNeeded, root } from "./lib/build";
+import { root } from "./lib/build";
 import { postgresAnswers } from "../test/harness/pg";
 
 type Stage = { name: string; command: string[]; env?: Record<string, string> };
 
+const TSX = ["npx", "tsx", "--conditions=react-server"];
+const CHECKS: Stage[] = [
+  { name: "lint", command: ["npm", "run", "-s", "lint"] },
+  { name: "unit", command: ["npx", "vitest", "run", "--project", "unit"] },
+];
+const BUILD: Stage = { name: "build", command: [...TSX, "scripts/build-if-needed.ts"] };
 const STAGES: Stage[] = [
   { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
   { name: "e2e", command: ["npx", "playwright", "test"], env: { NODE_OPTIONS: "--conditions=react-server" } },
@@ -42,20 +50,32 @@ function run(stage: Stage): Promise<{ code: number; seconds: number }> {
   });
 }
 
+type Result = { name: string; code: number; seconds: number };
+const named = async (s: Stage): Promise<Result> => ({ name: s.name, ...(await run(s)) });
+
 async function main() {
   const t0 = performance.now();
-  buildIfNeeded((m) => console.log(`[test:stages] ${m}`));
+  const withChecks = process.argv.includes("--with-checks");
   const sequential = process.env.EVENTRAIL_TEST_STAGES === "sequential" || !(await postgresAnswers());
-  console.log(
-    `[test:stages] build ready in ${((performance.now() - t0) / 1000).toFixed(0)} s; ${STAGES.map((s) => s.name).join(" and ")} ${
-      sequential ? "one after the other" : "side by side"
-    }`,
-  );
-  const results: { name: string; code: number; seconds: number }[] = [];
-  if (sequential) for (const s of STAGES) results.push({ name: s.name, ...(await run(s)) });
-  else results.push(...(await Promise.all(STAGES.map(async (s) => ({ name: s.name, ...(await run(s)) })))));
+  const results: Result[] = [];
+  if (sequential) {
+    console.log("[test:stages] one after the other (no shared Postgres, or EVENTRAIL_TEST_STAGES=sequential)");
+    for (const s of [...(withChecks ? CHECKS : []), BUILD]) results.push(await named(s));
+    if (results.every((r) => r.code === 0)) for (const s of STAGES) results.push(await named(s));
+  } else {
+    const checks = Promise.all((withChecks ? CHECKS : []).map(named));
+    const build = await named(BUILD);
+    results.push(build);
+    if (build.code === 0) {
+      console.log(`[test:stages] build ready in ${build.seconds.toFixed(0)} s; ${STAGES.map((s) => s.name).join(" and ")} side by side`);
+      results.push(...(await Promise.all(STAGES.map(named))));
+    }
+    results.push(...(await checks));
+  }
   for (const r of results)
     console.log(`[test:stages] ${r.name}: ${r.code === 0 ? "passed" : `FAILED (exit ${r.code})`} in ${r.seconds.toFixed(0)} s`);
+  if (!results.some((r) => r.name === STAGES[0].name))
+    console.log("[test:stages] integration and e2e did not run: a step before them failed");
   console.log(`[test:stages] all in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 }

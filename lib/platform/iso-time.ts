@@ -1,3 +1,5 @@
+import "server-only";
+
 /**
  * `Date#toISOString`, remembered by time value: a delivery batch's rounds start in the same
  * millisecond and many end in the same one, and every round writes its start, end and first-attempt
