@@ -26,6 +26,11 @@ export default defineConfig({
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
+    // The browser of someone who asked for reduced motion: the dashboard's "live" dots and spinners
+    // then stand still (motion-safe:), as WCAG 2.3.3 asks. Animated, each kept the browser drawing
+    // 60 frames a second (~7 % of a core for one pulsing dot) on every page a story waited on, and
+    // the browser was the largest CPU user of npm test (docs/decisions/0154-ci-time.md, round 6).
+    reducedMotion: "reduce",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {

@@ -33,9 +33,10 @@ export default defineConfig({
           globalSetup: ["test/harness/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // Files start their own apps, workers and databases; two at a time suits 2 cores. Four were
-          // measured (docs/decisions/0154-ci-time.md): no faster on the shared machine, and the timing
-          // bounds of the login and slow-client tests broke under the load.
+          // Files start their own apps, workers and databases, and the longest mostly wait out real
+          // windows (a retry window, a claim or lease running out): three at a time kept 2 cores busy
+          // where two left them 18 % idle (docs/decisions/0154-ci-time.md, round 4). Four were measured
+          // on a shared machine: no faster, and the timing bounds of the login and slow-client tests broke.
           maxWorkers: 3,
         },
       },

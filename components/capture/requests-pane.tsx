@@ -34,7 +34,7 @@ export function RequestsPane({ binId, url, destinationId }: { binId: string; url
         <h2 className="flex items-center gap-2 text-sm font-semibold text-slate-900">
           Requests <span className="rounded-full bg-slate-100 px-2 text-xs font-medium text-slate-600">{list.length}</span>
           <span className="inline-flex items-center gap-1 text-xs font-normal text-emerald-700">
-            <span className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
+            <span className="h-2 w-2 motion-safe:animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
           </span>
         </h2>
         {canClear && list.length ? (

@@ -178,10 +178,10 @@ export function DestinationForm({ destination }: { destination?: DestinationDto 
             aria-checked={form.enabled}
             aria-labelledby="dest-enabled-label"
             onClick={() => update({ enabled: !form.enabled })}
-            className={`relative inline-flex h-6 w-11 shrink-0 rounded-full transition-colors ${form.enabled ? "bg-indigo-600" : "bg-slate-300"}`}
+            className={`relative inline-flex h-6 w-11 shrink-0 rounded-full motion-safe:transition-colors ${form.enabled ? "bg-indigo-600" : "bg-slate-300"}`}
           >
             <span
-              className={`inline-block h-5 w-5 translate-y-0.5 rounded-full bg-white shadow transition-transform ${form.enabled ? "translate-x-5.5" : "translate-x-0.5"}`}
+              className={`inline-block h-5 w-5 translate-y-0.5 rounded-full bg-white shadow motion-safe:transition-transform ${form.enabled ? "translate-x-5.5" : "translate-x-0.5"}`}
             />
           </button>
           <span id="dest-enabled-label" className="text-sm text-slate-700">

@@ -39,7 +39,7 @@ export function SourceDebugger({ sourceId }: { sourceId: string }) {
             Debugger
             {live ? (
               <span className="inline-flex items-center gap-1 text-xs font-normal text-emerald-700">
-                <span className="h-2 w-2 animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
+                <span className="h-2 w-2 motion-safe:animate-pulse rounded-full bg-emerald-500" aria-hidden /> live
               </span>
             ) : (
               <span className="text-xs font-normal text-slate-500">paused</span>
@@ -153,7 +153,7 @@ function EventRow({ event: e, expanded, onToggle }: { event: SourceEventDto; exp
         onClick={onToggle}
         className="flex w-full flex-wrap items-center gap-x-3 gap-y-1 px-5 py-2.5 text-left text-sm hover:bg-slate-50"
       >
-        <span aria-hidden className={`text-xs text-slate-500 transition-transform ${expanded ? "rotate-90" : ""}`}>
+        <span aria-hidden className={`text-xs text-slate-500 motion-safe:transition-transform ${expanded ? "rotate-90" : ""}`}>
           ▶
         </span>
         {cells}

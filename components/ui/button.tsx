@@ -14,7 +14,7 @@ export function Button({ variant = "primary", className = "", ...props }: Button
     <button
       type="button"
       {...props}
-      className={`inline-flex shrink-0 items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium shadow-sm transition-colors disabled:cursor-not-allowed ${styles[variant]} ${className}`}
+      className={`inline-flex shrink-0 items-center justify-center gap-1.5 whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium shadow-sm motion-safe:transition-colors disabled:cursor-not-allowed ${styles[variant]} ${className}`}
     />
   );
 }

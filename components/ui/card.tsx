@@ -76,7 +76,7 @@ export function ErrorNote({ error }: { error: unknown }) {
 export function Spinner({ label = "Loading…" }: { label?: string }) {
   return (
     <div className="flex items-center gap-2 py-8 text-sm text-slate-500" role="status">
-      <span className="h-4 w-4 animate-spin rounded-full border-2 border-slate-300 border-t-indigo-600" />
+      <span className="h-4 w-4 motion-safe:animate-spin rounded-full border-2 border-slate-300 border-t-indigo-600" />
       {label}
     </div>
   );
