@@ -27,7 +27,10 @@ const CHECKS: Stage[] = [
   { name: "lint", command: ["npm", "run", "-s", "lint"] },
   { name: "unit", command: ["npx", "vitest", "run", "--project", "unit"] },
 ];
-const BUILD: Stage = { name: "build", command: [...TSX, "scripts/build-if-needed.ts"] };
+// The Prisma client first, alone: the build would otherwise regenerate it while lint's tsc reads it
+// (a clean-clone run failed so: "File '…/generated/prisma/models/…' not found").
+const GENERATE: Stage = { name: "generate", command: ["npm", "run", "-s", "generate"] };
+const BUILD: Stage = { name: "build", command: [...TSX, "scripts/build-if-needed.ts", "--no-generate"] };
 const STAGES: Stage[] = [
   { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
   { name: "e2e", command: ["npx", "playwright", "test"], env: { NODE_OPTIONS: "--conditions=react-server" } },
@@ -60,13 +63,15 @@ async function main() {
   const results: Result[] = [];
   if (sequential) {
     console.log("[test:stages] one after the other (no shared Postgres, or EVENTRAIL_TEST_STAGES=sequential)");
-    for (const s of [...(withChecks ? CHECKS : []), BUILD]) results.push(await named(s));
+    for (const s of [GENERATE, ...(withChecks ? CHECKS : []), BUILD]) results.push(await named(s));
     if (results.every((r) => r.code === 0)) for (const s of STAGES) results.push(await named(s));
   } else {
-    const checks = Promise.all((withChecks ? CHECKS : []).map(named));
-    const build = await named(BUILD);
-    results.push(build);
-    if (build.code === 0) {
+    const generate = await named(GENERATE);
+    results.push(generate);
+    const checks = generate.code === 0 ? Promise.all((withChecks ? CHECKS : []).map(named)) : Promise.resolve([]);
+    const build = generate.code === 0 ? await named(BUILD) : null;
+    if (build) results.push(build);
+    if (build?.code === 0) {
       console.log(`[test:stages] build ready in ${build.seconds.toFixed(0)} s; ${STAGES.map((s) => s.name).join(" and ")} side by side`);
       results.push(...(await Promise.all(STAGES.map(named))));
     }

@@ -63,13 +63,17 @@ export const USUAL_BUILD_TIME = "usually about a minute on 2 cores, longer on a 
  * `npm run build` (the app and the bundles) when the app is stale; only the bundles (seconds) when
  * only they are. Returns what it built, if anything.
  */
-export function buildIfNeeded(log: (msg: string) => void = console.log, opts: { outputToStderr?: boolean } = {}): "app" | "bundles" | null {
+export function buildIfNeeded(
+  log: (msg: string) => void = console.log,
+  /** generate: false when the Prisma client was just generated (npm test does it first, alone: scripts/test-stages.ts) */
+  opts: { outputToStderr?: boolean; generate?: boolean } = {},
+): "app" | "bundles" | null {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" };
   // `start.mjs --args` prints its answer on stdout: the build's output must not mix into it.
   const stdio: StdioOptions = opts.outputToStderr ? ["ignore", 2, 2] : "inherit";
   if (needsBuild()) {
     log(`building the web app and the processes, once after install or a change of sources (${USUAL_BUILD_TIME})…`);
-    const r = spawnSync("npm", ["run", "build"], { cwd: root, stdio, env });
+    const r = spawnSync("npm", ["run", opts.generate === false ? "build:app" : "build"], { cwd: root, stdio, env });
     if (r.status !== 0) throw new Error("the build failed");
     return "app";
   }
