@@ -31,7 +31,10 @@ export default defineConfig({
     // 60 frames a second (~7 % of a core for one pulsing dot) on every page a story waited on, and
     // the browser was the largest CPU user of npm test (docs/decisions/0154-ci-time.md, round 6).
     reducedMotion: "reduce",
-    trace: "retain-on-failure",
+    // A failed story keeps its trace: every action with the page's DOM before and after it. Without
+    // the trace's screencast, which had the browser encode frames all through every passing story
+    // too (docs/decisions/0154-ci-time.md, round 6); the failure's own screenshot is kept below.
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: true },
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
