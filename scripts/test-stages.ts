@@ -25,7 +25,7 @@ type Stage = { name: string; command: string[]; env?: Record<string, string> };
 const TSX = ["npx", "tsx", "--conditions=react-server"];
 const CHECKS: Stage[] = [
   { name: "lint", command: ["npm", "run", "-s", "lint"] },
-  { name: "unit", command: ["npx", "vitest", "run", "--project", "unit"] },
+  { name: "unit", command: ["npx", "vitest", "run", "--project", "unit", "--project", "unit-mocks"] },
 ];
 // The Prisma client first, alone: the build would otherwise regenerate it while lint's tsc reads it
 // (a clean-clone run failed so: "File '…/generated/prisma/models/…' not found").

@@ -3,6 +3,7 @@
 // - every other module under lib/ is marked, so a wrong import fails `next build` too;
 // - the dashboard's pages ship no zod unless they hold a form validated with a contract's schemas;
 // - prisma/migrations/schema.snapshot.prisma is schema.prisma as of the last migration;
+// - unit files that mock a module of ours run isolated (the unit project shares one registry);
 // - the README's folder table names every folder of lib/ and the top level;
 // - every doc anchor cited from code (`docs/x.md#anchor`) or linked from a page exists, and no
 //   source file cites a file outside the repository (docs/README.md#conventions).
@@ -108,6 +109,16 @@ const PAGES_WITH_ZOD = [
 ];
 
 describe("the house", () => {
+  it("runs every unit file that mocks a module (vi.mock) in a module registry of its own (vitest.config.ts MODULE_MOCKS)", () => {
+    const config = fs.readFileSync(path.join(root, "vitest.config.ts"), "utf8");
+    const listed = [...(config.match(/MODULE_MOCKS = \[([^\]]*)\]/)?.[1] ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+    const mocking = ["lib", "worker", "app", "components", "scripts", "bench", "test"]
+      .flatMap((d) => walk(d, (f) => /\.test\.tsx?$/.test(f) && !f.endsWith(".int.test.ts")))
+      .filter((f) => f !== "test/house.test.ts" && /\bvi\.(do)?mock\(/i.test(fs.readFileSync(path.join(root, f), "utf8")));
+    expect(mocking.length).toBeGreaterThan(0);
+    expect(mocking.sort()).toEqual(listed.sort());
+  });
+
   it("keeps server modules out of the browser: nothing client code imports is marked server-only", () => {
     const offenders = [...browserModules()].filter(([f]) => isServerOnly(f)).map(([f, from]) => `${f} (imported by ${from})`);
     expect(offenders).toEqual([]);

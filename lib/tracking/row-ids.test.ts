@@ -5,7 +5,9 @@ const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 describe("newRowId", () => {
   it("is a UUIDv7 whose first 48 bits are the time in milliseconds", () => {
-    const at = Date.UTC(2026, 10, 22, 12, 0, 0, 123) + 10_000_000; // later than any id made before in this process
+    // Later than any id made before in this process (the other tests here go up to now + 30,000 s; the
+    // unit files share one process each worker, vitest.config.ts), so the id carries this very time.
+    const at = Date.now() + 100_000_000 + 123;
     const id = newRowId(at);
     expect(id).toMatch(UUID_V7);
     expect(Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
