@@ -31,10 +31,19 @@ const CHECKS: Stage[] = [
 // (a clean-clone run failed so: "File '…/generated/prisma/models/…' not found").
 const GENERATE: Stage = { name: "generate", command: ["npm", "run", "-s", "generate"] };
 const BUILD: Stage = { name: "build", command: [...TSX, "scripts/build-if-needed.ts", "--no-generate"] };
+const E2E_ENV = { NODE_OPTIONS: "--conditions=react-server" };
 const STAGES: Stage[] = [
   { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
-  { name: "e2e", command: ["npx", "playwright", "test"], env: { NODE_OPTIONS: "--conditions=react-server" } },
+  // Without traces (playwright.config.ts: recording them through every passing story cost ~16 % of
+  // the browser's CPU); E2E_TRACE below runs what failed again, recording, for the trace alone.
+  { name: "e2e", command: ["npx", "playwright", "test"], env: { ...E2E_ENV, E2E_TRACE: "off" } },
 ];
+/**
+ * After a failed e2e stage: its failed stories (and the projects they depend on) once more, with
+ * traces kept for what fails again (playwright-report/, test-results/). It does not change the
+ * verdict — the stage has failed — and a story that passes this time is still reported as failed.
+ */
+const E2E_TRACE: Stage = { name: "e2e-trace", command: ["npx", "playwright", "test", "--last-failed"], env: E2E_ENV };
 
 /** Runs one stage, its lines prefixed; resolves with its exit code and how long it took. */
 function run(stage: Stage): Promise<{ code: number; seconds: number }> {
@@ -55,6 +64,15 @@ function run(stage: Stage): Promise<{ code: number; seconds: number }> {
 
 type Result = { name: string; code: number; seconds: number };
 const named = async (s: Stage): Promise<Result> => ({ name: s.name, ...(await run(s)) });
+/** A stage; a failed e2e stage is followed by E2E_TRACE, whose result is not counted. */
+async function namedWithTrace(s: Stage): Promise<Result> {
+  const r = await named(s);
+  if (s.name === "e2e" && r.code !== 0) {
+    console.log("[test:stages] e2e failed: its failed stories run again to record traces (the verdict stays failed)");
+    await run(E2E_TRACE);
+  }
+  return r;
+}
 
 async function main() {
   const t0 = performance.now();
@@ -64,7 +82,7 @@ async function main() {
   if (sequential) {
     console.log("[test:stages] one after the other (no shared Postgres, or EVENTRAIL_TEST_STAGES=sequential)");
     for (const s of [GENERATE, ...(withChecks ? CHECKS : []), BUILD]) results.push(await named(s));
-    if (results.every((r) => r.code === 0)) for (const s of STAGES) results.push(await named(s));
+    if (results.every((r) => r.code === 0)) for (const s of STAGES) results.push(await namedWithTrace(s));
   } else {
     const generate = await named(GENERATE);
     results.push(generate);
@@ -73,7 +91,7 @@ async function main() {
     if (build) results.push(build);
     if (build?.code === 0) {
       console.log(`[test:stages] build ready in ${build.seconds.toFixed(0)} s; ${STAGES.map((s) => s.name).join(" and ")} side by side`);
-      results.push(...(await Promise.all(STAGES.map(named))));
+      results.push(...(await Promise.all(STAGES.map(namedWithTrace))));
     }
     results.push(...(await checks));
   }
