@@ -9,6 +9,7 @@
  * slowest /api/health (ceiling: 1 s), what each attack was answered; then the web process's memory
  * and lost events (accepted by /v1 but not delivered and received).
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import { ADMIN_TOKEN, ApiClient, SETUP_CODE } from "../../test/harness/stack";
@@ -63,6 +64,28 @@ export function reniceTree(pid: number, niceness: number): number {
     }
   }
   return n;
+}
+
+/**
+ * DRILL_ABUSE_CPUS=split: the product's processes (every thread of each tree, Postgres's backends
+ * included) on CPU 0, the drill — its steady load, its probes and, inherited, every attacker child it
+ * starts later — on the other CPUs. The attackers stand for other machines: on one box they would
+ * otherwise take the product's CPU (1.1–1.8 cores of 2 in the idle, oversized and all-at-once phases),
+ * and the ratio would measure the box more than the edge (docs/decisions/0051-edge-under-abuse.md).
+ * The quiet phase runs in the same layout, so every ratio compares like with like.
+ */
+export function splitCpus(productPids: number[], drillPid: number): string {
+  const cpus = os.availableParallelism();
+  if (cpus < 2) return "one CPU: nothing to split";
+  const others = `1-${cpus - 1}`;
+  let threads = 0;
+  for (const pid of productPids)
+    for (const p of processTree(pid)) {
+      execFileSync("taskset", ["-a", "-cp", "0", String(p)], { stdio: "ignore" });
+      threads++;
+    }
+  execFileSync("taskset", ["-a", "-cp", others, String(drillPid)], { stdio: "ignore" });
+  return `CPUs split: the product's ${threads} processes on CPU 0, the drill and its attackers on CPU ${others}`;
 }
 
 const OWNER = { email: "owner@example.com", password: "correct horse battery" };
