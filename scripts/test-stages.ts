@@ -1,11 +1,10 @@
 /**
  * `npm test` (issue 53, docs/decisions/0154-ci-time.md): lint, the unit tests, then the integration
  * and end-to-end stages after one build, each line prefixed with its stage's name. On two cores the
- * stages overlap: lint and the unit tests (one core between them, each mostly one thread) run beside
- * the build, and then beside the integration and end-to-end stages, which start once the build is
- * ready (both need it; their global setups would otherwise build `.next` at the same time). Those
- * two are mostly waiting — on the product's real time windows, on stacks starting, on a browser — so
- * they overlap well; one after the other they took 480 s + 486 s in an earlier clean CI run.
+ * stages overlap: the build runs alone (beside it, lint and the unit tests had doubled it), then the
+ * integration and end-to-end stages side by side — both need the build, and both are mostly waiting
+ * (on the product's real time windows, on stacks starting, on a browser), so they overlap well — and
+ * lint and the unit tests start when the first of those two ends, on the core it leaves idle.
  *
  * Every stage runs to its end, so one failure does not hide another's; a stage that fails fails the
  * whole. `npm run test:stages` runs only the build, integration and end-to-end.
@@ -86,13 +85,21 @@ async function main() {
   } else {
     const generate = await named(GENERATE);
     results.push(generate);
-    const checks = generate.code === 0 ? Promise.all((withChecks ? CHECKS : []).map(named)) : Promise.resolve([]);
+    const checkList = generate.code === 0 && withChecks ? CHECKS : [];
     const build = generate.code === 0 ? await named(BUILD) : null;
     if (build) results.push(build);
+    let checks: Promise<Result[]>;
     if (build?.code === 0) {
       console.log(`[test:stages] build ready in ${build.seconds.toFixed(0)} s; ${STAGES.map((s) => s.name).join(" and ")} side by side`);
-      results.push(...(await Promise.all(STAGES.map(namedWithTrace))));
-    }
+      const stages = STAGES.map(namedWithTrace);
+      // Lint and the unit tests start when the first of the two ends: the integration stage's last
+      // ~100 s leave a core idle, and beside the build they had doubled it (20 → 46 s).
+      checks = Promise.race(stages).then(() => {
+        if (checkList.length) console.log("[test:stages] lint and unit beside the stage still running");
+        return Promise.all(checkList.map(named));
+      });
+      results.push(...(await Promise.all(stages)));
+    } else checks = Promise.all(checkList.map(named));
     results.push(...(await checks));
   }
   for (const r of results)
