@@ -262,6 +262,38 @@ describe("deletion job", () => {
     expect(await count(client, "messages WHERE workspace_id = $1 AND origin = 'api'", [ws])).toBe(0);
   });
 
+  it("shows its notices and their totals as of one moment while the notices are being delivered", async () => {
+    const ws = await s.workspace();
+    const src = await s.source(ws, "Web");
+    for (const name of ["a", "b", "c", "d"]) await s.destination(ws, { name, sourceIds: [src] });
+    await s.message(ws, { sourceId: src, userId: "carol" });
+    const d0 = await requestAndRun(ws, ["carol"]);
+    expect(d0.notifications).toHaveLength(4);
+    const ids = d0.notifications.map((n) => n.deliveryId);
+
+    // The delivery engine moves notices on while someone reads the request (a CI run saw a notice
+    // "pending" beside totals of 0 pending). Here another connection flips one notice at a time,
+    // each its own commit, and every read must agree with itself.
+    let flipping = true;
+    const flips = (async () => {
+      for (let i = 0; flipping && i < 100_000; i++) {
+        await client.query("UPDATE deliveries SET state = CASE state WHEN 'pending' THEN 'delivered' ELSE 'pending' END WHERE id = $1", [
+          ids[i % ids.length],
+        ]);
+      }
+    })();
+    try {
+      for (let read = 0; read < 300; read++) {
+        const d = await lib.requests.getDeletionRequest({ workspaceId: ws, id: d0.id });
+        const listed = (state: string) => d.notifications.filter((n) => n.state === state).length;
+        expect({ read, ...d.notificationTotals }).toEqual({ read, pending: listed("pending"), delivered: listed("delivered"), failed: 0 });
+      }
+    } finally {
+      flipping = false;
+      await flips;
+    }
+  });
+
   it("scopes requests to their workspace", async () => {
     const a = await s.workspace();
     const b = await s.workspace();

@@ -60,25 +60,36 @@ export async function listDeletionRequests(opts: { workspaceId: string } & ListD
   return { deletions: page.map(summarize), nextCursor };
 }
 
-/** The request with its affected sources and its notifications' delivery state. */
+/**
+ * The request with its affected sources and its notifications' delivery state, read in one snapshot:
+ * the delivery engine moves notices on meanwhile, and the list must agree with its totals.
+ */
 export async function getDeletionRequest(opts: { workspaceId: string; id: string }): Promise<DeletionDetailDto> {
   assertUuid(opts.id, "Deletion request");
-  const { rows } = await pool().query<RequestRow>(`SELECT ${COLUMNS} FROM deletion_requests WHERE id = $1 AND workspace_id = $2`, [
-    opts.id,
-    opts.workspaceId,
-  ]);
-  const row = rows[0];
-  if (!row) throw notFound("Deletion request");
-  const sourceIds = [...new Set(Object.values(resultOf(row)?.users ?? {}).flatMap((u) => u.affectedSourceIds))];
-  const [sources, notifications, totals] = await Promise.all([
-    pool().query<{ id: string; name: string }>("SELECT id, name FROM sources WHERE workspace_id = $1 AND id = ANY($2::uuid[])", [
-      opts.workspaceId,
-      sourceIds,
-    ]),
-    pool().query<NotificationDto>(NOTIFICATIONS_SQL, [opts.workspaceId, row.id, row.userIds, NOTIFICATIONS_SHOWN]),
-    pool().query<{ state: string; n: number }>(TOTALS_SQL, [opts.workspaceId, row.id, row.userIds]),
-  ]);
-  return toDetail(row, { sources: sources.rows, notifications: notifications.rows, totals: totals.rows });
+  return withTransaction(
+    async (client) => {
+      const { rows } = await client.query<RequestRow>(`SELECT ${COLUMNS} FROM deletion_requests WHERE id = $1 AND workspace_id = $2`, [
+        opts.id,
+        opts.workspaceId,
+      ]);
+      const row = rows[0];
+      if (!row) throw notFound("Deletion request");
+      const sourceIds = [...new Set(Object.values(resultOf(row)?.users ?? {}).flatMap((u) => u.affectedSourceIds))];
+      const sources = await client.query<{ id: string; name: string }>(
+        "SELECT id, name FROM sources WHERE workspace_id = $1 AND id = ANY($2::uuid[])",
+        [opts.workspaceId, sourceIds],
+      );
+      const notifications = await client.query<NotificationDto>(NOTIFICATIONS_SQL, [
+        opts.workspaceId,
+        row.id,
+        row.userIds,
+        NOTIFICATIONS_SHOWN,
+      ]);
+      const totals = await client.query<{ state: string; n: number }>(TOTALS_SQL, [opts.workspaceId, row.id, row.userIds]);
+      return toDetail(row, { sources: sources.rows, notifications: notifications.rows, totals: totals.rows });
+    },
+    { snapshot: true },
+  );
 }
 
 // Delete notices are found through the (workspace_id, user_id) index: the request's users (after erasure only their notices keep the user id; docs/architecture.md#message-indexes).

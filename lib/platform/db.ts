@@ -37,11 +37,15 @@ export function prisma(): PrismaClient {
   return processWide("prisma", () => new PrismaClient({ adapter: new PrismaPg(pool()) }), PRISMA_CLOSING);
 }
 
-/** Runs fn in one transaction on one pooled client. */
-export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs fn in one transaction on one pooled client. `snapshot: true` makes it a read-only
+ * REPEATABLE READ transaction: every statement sees the database as of the first one, for reads
+ * made of several statements that must agree with each other (a list beside its totals).
+ */
+export async function withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>, opts: { snapshot?: boolean } = {}): Promise<T> {
   const client = await pool().connect();
   try {
-    await client.query("BEGIN");
+    await client.query(opts.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
     return result;
