@@ -21,6 +21,11 @@ export function closeAfterAnswer(reply: FastifyReply): void {
   lingerAfterAnswer(reply.request.raw);
 }
 
+/** Requests refused for a body over their limit, read past it or declared past it (the penalty box counts them: penalty-box.ts). */
+const overLimit = new WeakSet<http.IncomingMessage>();
+export const markOverLimit = (req: http.IncomingMessage): void => void overLimit.add(req);
+export const wentOverLimit = (req: http.IncomingMessage): boolean => overLimit.has(req);
+
 /** True while a request's body is still arriving (or unread): its connection cannot carry another request. */
 export function bodyPending(req: http.IncomingMessage): boolean {
   if (req.complete) return false;

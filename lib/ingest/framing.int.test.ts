@@ -7,7 +7,16 @@ import http from "node:http";
 import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAll, rawExchange, recordingWebApp, request, startEdge, statuses } from "../../test/harness/edge";
+import {
+  bytesReadAtClose,
+  closeAll,
+  rawExchange,
+  recordingWebApp,
+  request,
+  startEdge,
+  statuses,
+  uploadUntilClosed,
+} from "../../test/harness/edge";
 import { MAX_BODY_BYTES } from "../tracking/limits";
 import { LINGER_BYTES, LINGER_MS } from "./lingering-close";
 import { BODYLESS_BODY_BYTES, LOGIN_BODY_BYTES, WEB_BODY_BYTES } from "./proxy";
@@ -16,37 +25,18 @@ import { checkTarget } from "./request-checks";
 let web: Awaited<ReturnType<typeof recordingWebApp>>;
 let port: number;
 /** Bytes the edge read from each connection once it closed, by the client's port. */
-const readByEdge = new Map<number, number>();
+let readByEdge: Map<number, number>;
 beforeAll(async () => {
   web = await recordingWebApp();
-  const edge = await startEdge({ webUrl: web.url, webConcurrency: 2 });
+  // Bodies over their limits from one address, each case followed by more: the penalty box that
+  // would follow is penalty-box.int.test.ts's.
+  const edge = await startEdge({ webUrl: web.url, webConcurrency: 2, limits: { penaltyBoxMs: 0 } });
   port = edge.port;
-  edge.server.on("connection", (socket) => socket.once("close", () => readByEdge.set(socket.remotePort ?? 0, socket.bytesRead)));
+  readByEdge = bytesReadAtClose(edge.server);
 });
 afterAll(closeAll);
 
-/**
- * Sends `head`, then 1 MB writes of `chunk` as fast as the connection takes them, 64 MB at most,
- * until the edge drops the connection: what the client got back, and what the edge read of it.
- */
-async function uploadWithoutEnd(head: string, chunk: Buffer) {
-  const socket = net.connect(port, "127.0.0.1");
-  socket.on("error", () => {});
-  await new Promise((r) => socket.once("connect", r));
-  const clientPort = socket.localPort ?? 0;
-  let answer = "";
-  socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
-  const closed = new Promise((r) => socket.once("close", r));
-  socket.write(head);
-  let accepted = 0;
-  for (let i = 0; i < 64 && !socket.destroyed; i++) {
-    if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
-    if (!socket.destroyed) accepted += chunk.length;
-  }
-  await closed;
-  await expect.poll(() => readByEdge.has(clientPort)).toBe(true);
-  return { answer, accepted, edgeRead: readByEdge.get(clientPort)! };
-}
+const uploadWithoutEnd = (head: string, chunk: Buffer) => uploadUntilClosed(port, readByEdge, head, chunk);
 const MB = 1024 * 1024;
 const CHUNK_OF_1MB = Buffer.from(`${MB.toString(16)}\r\n${"x".repeat(MB)}\r\n`);
 const RAW_1MB = Buffer.alloc(MB, "x");

@@ -4,7 +4,7 @@ import replyFrom from "@fastify/reply-from";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { logger } from "../platform/logger";
 import { clientAddressOfRaw, forwardedFor } from "./address";
-import { edgeError, isClosing } from "./answers";
+import { edgeError, isClosing, markOverLimit } from "./answers";
 import { checkTarget, hostProblem } from "./request-checks";
 import { WebConnections } from "./web-connections";
 import type { FairGate, Refusal, Release } from "./web-gate";
@@ -206,6 +206,7 @@ export async function registerWebProxy(app: FastifyInstance, o: WebProxyOptions)
       return void edgeError(reply, 400, "bad_request", `A ${request.method} request cannot carry a chunked body`, { close: true });
     }
     if (Number(h["content-length"] ?? 0) > BODYLESS_BODY_BYTES) {
+      markOverLimit(request.raw);
       return void edgeError(
         reply,
         413,

@@ -1,10 +1,12 @@
 import "server-only";
 import http from "node:http";
 import os from "node:os";
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
 import { logger } from "../platform/logger";
-import { bodyPending, edgeError, isClosing } from "./answers";
+import { clientAddressOfRaw } from "./address";
+import { bodyPending, edgeError, isClosing, markOverLimit, wentOverLimit } from "./answers";
 import { type ConnectionLimits, guardConnections } from "./connections";
+import { PenaltyBox } from "./penalty-box";
 import { registerWebProxy } from "./proxy";
 import { registerTracking } from "./tracking-routes";
 import { FairGate } from "./web-gate";
@@ -42,6 +44,10 @@ export type EdgeLimits = ConnectionLimits & {
   keepAliveTimeoutMs: number;
   /** Longest wait for a web slot before 503 + Retry-After. */
   webWaitMs: number;
+  /** After a body over its limit, how long its client's address stays in the penalty box (0: never; penalty-box.ts). */
+  penaltyBoxMs: number;
+  /** How long a boxed client's chunked or over-limit body is held, unread, before its refusal. */
+  penaltyHoldMs: number;
 };
 
 export const DEFAULT_LIMITS: EdgeLimits = {
@@ -49,6 +55,8 @@ export const DEFAULT_LIMITS: EdgeLimits = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
   webWaitMs: 3_000,
+  penaltyBoxMs: 10_000,
+  penaltyHoldMs: 1_000,
   perAddress: 256,
   total: 10_000,
   webRoom: 9_000,
@@ -73,10 +81,17 @@ const CODE_BY_STATUS: Record<number, string> = {
   415: "unsupported_content_type",
 };
 
+/** A request's body limit: its route's, or for /v1, which reads its body itself, the Tracking API's (lib/tracking/limits.ts). */
+function bodyLimitOf(request: FastifyRequest): number {
+  const path = request.url.split("?")[0];
+  return path === "/v1" || path.startsWith("/v1/") ? MAX_BODY_BYTES : (request.routeOptions.bodyLimit ?? 0);
+}
+
 export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInstance; server: http.Server }> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const trustedProxies = opts.trustedProxies ?? 0;
   let server!: http.Server;
+  const box = new PenaltyBox(limits.penaltyBoxMs);
   const app = Fastify({
     logger: false,
     exposeHeadRoutes: false,
@@ -132,6 +147,36 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
     const te = request.raw.headers["transfer-encoding"];
     if (te !== undefined && te.trim().toLowerCase() !== "chunked")
       return void edgeError(reply, 400, "bad_request", "Transfer-Encoding other than chunked is not supported", { close: true });
+    // A boxed client's chunked body, or one declared over its limit, waits unread, then is refused:
+    // chunked ones 411 here, declared ones by the route as always (penalty-box.ts).
+    const address = box.ms > 0 ? clientAddressOfRaw(request.raw, trustedProxies) : "";
+    const declared = Number(request.raw.headers["content-length"] ?? 0);
+    if (box.ms > 0 && (te !== undefined || declared > bodyLimitOf(request)) && box.boxed(address)) {
+      request.raw.pause();
+      const socket = request.raw.socket;
+      const hold = setTimeout(() => {
+        socket.off("close", gone);
+        if (te === undefined) return done();
+        const wait = box.secondsLeft(address);
+        edgeError(
+          reply,
+          411,
+          "length_required",
+          `A body from this client went over its limit: for the next ${wait} s, declare Content-Length`,
+          {
+            close: true,
+            retryAfter: wait,
+          },
+        );
+      }, limits.penaltyHoldMs);
+      const gone = () => clearTimeout(hold);
+      socket.once("close", gone);
+      return;
+    }
+    done();
+  });
+  app.addHook("onResponse", (request, _reply, done) => {
+    if (wentOverLimit(request.raw)) box.strike(clientAddressOfRaw(request.raw, trustedProxies));
     done();
   });
   // The 100 Continue a client waits for before its body (see checkContinue above): sent once the
@@ -140,10 +185,7 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
   app.addHook("preParsing", (request, reply, payload, done) => {
     if (request.raw.headers.expect?.toLowerCase() === "100-continue" && !reply.raw.headersSent) {
       const declared = Number(request.raw.headers["content-length"] ?? 0);
-      const path = request.url.split("?")[0];
-      // /v1 reads its body itself, to the Tracking API's limit (lib/tracking/limits.ts).
-      const limit = path === "/v1" || path.startsWith("/v1/") ? MAX_BODY_BYTES : (request.routeOptions.bodyLimit ?? 0);
-      if (!(declared > limit)) reply.raw.writeContinue();
+      if (!(declared > bodyLimitOf(request))) reply.raw.writeContinue();
     }
     done(null, payload);
   });
@@ -157,6 +199,7 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       // A web body over its route's limit is refused in the web app's words (lib/api/too-large.ts).
       const path = request.url.split("?")[0];
+      if (err.code === "FST_ERR_CTP_BODY_TOO_LARGE") markOverLimit(request.raw);
       const message =
         err.code === "FST_ERR_CTP_BODY_TOO_LARGE" && !(path === "/v1" || path.startsWith("/v1/"))
           ? tooLargeMessage(request.routeOptions.bodyLimit ?? 0)

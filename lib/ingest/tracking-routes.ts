@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES } from "../tracking/limits";
 import { answerTrackingCall, type TrackingAnswer } from "../tracking/route-handler";
 import { answerBrowserBundle, answerBrowserChunk, answerSettings, preloadBrowserBundles } from "../tracking/segment-clients";
 import { clientAddressOfRaw, publicBaseUrl } from "./address";
-import { bodyPending, closeAfterAnswer, edgeError, isClosing } from "./answers";
+import { bodyPending, closeAfterAnswer, edgeError, isClosing, markOverLimit } from "./answers";
 import { hostProblem } from "./request-checks";
 
 /** Path names of the Tracking API, long and short (Segment's browser and mobile libraries use the short ones). */
@@ -92,7 +92,10 @@ function drainUpTo(req: http.IncomingMessage, limit: number): Promise<void> {
 
 const send = (reply: FastifyReply, a: TrackingAnswer) => {
   // lib/tracking stopped reading a body over its limit: the rest is not read either.
-  if (a.headers.connection === "close") closeAfterAnswer(reply);
+  if (a.headers.connection === "close") {
+    markOverLimit(reply.request.raw);
+    closeAfterAnswer(reply);
+  }
   return reply.code(a.status).headers(a.headers).send(a.body);
 };
 
@@ -133,7 +136,10 @@ export async function registerTracking(app: FastifyInstance, o: { trustedProxies
           // Read and dropped up to the Tracking API's body limit, so the connection stays usable;
           // past it reading stops, and so does the connection.
           await drainUpTo(raw, MAX_BODY_BYTES);
-          if (bodyPending(raw)) closeAfterAnswer(reply);
+          if (bodyPending(raw)) {
+            markOverLimit(raw);
+            closeAfterAnswer(reply);
+          }
           return reply.code(200).header("content-type", "application/json").send('{"success":true}');
         }
         const endpoint = ENDPOINT_BY_NAME[request.params.name];

@@ -6,6 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
+import { expect } from "vitest";
 import { createEdge, type EdgeOptions } from "../../lib/ingest/server";
 
 export type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: Buffer };
@@ -103,4 +104,35 @@ export async function openSocket(port: number): Promise<net.Socket> {
     s.once("error", j);
   });
   return s;
+}
+
+/** Bytes the edge read from each connection once it closed, by the client's port. */
+export function bytesReadAtClose(server: http.Server): Map<number, number> {
+  const read = new Map<number, number>();
+  server.on("connection", (socket: net.Socket) => socket.once("close", () => read.set(socket.remotePort ?? 0, socket.bytesRead)));
+  return read;
+}
+
+/**
+ * Sends `head`, then writes of `chunk` as fast as the connection takes them, 64 at most, until the
+ * edge drops the connection: what the client got back, what it could write, and what the edge read
+ * of it (`readByEdge` from bytesReadAtClose).
+ */
+export async function uploadUntilClosed(port: number, readByEdge: Map<number, number>, head: string, chunk: Buffer) {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  await new Promise((r) => socket.once("connect", r));
+  const clientPort = socket.localPort ?? 0;
+  let answer = "";
+  socket.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+  const closed = new Promise((r) => socket.once("close", r));
+  socket.write(head);
+  let accepted = 0;
+  for (let i = 0; i < 64 && !socket.destroyed; i++) {
+    if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+    if (!socket.destroyed) accepted += chunk.length;
+  }
+  await closed;
+  await expect.poll(() => readByEdge.has(clientPort)).toBe(true);
+  return { answer, accepted, edgeRead: readByEdge.get(clientPort)! };
 }
