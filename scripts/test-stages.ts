@@ -19,7 +19,13 @@ import readline from "node:readline";
 import { root } from "./lib/build";
 import { postgresAnswers } from "../test/harness/pg";
 
-type Stage = { name: string; command: string[]; env?: Record<string, string> };
+type Stage = {
+  name: string;
+  command: string[];
+  env?: Record<string, string>;
+  /** Run after this stage fails, for what it leaves behind (a trace); its result is not counted. */
+  afterFailure?: Stage;
+};
 
 const TSX = ["npx", "tsx", "--conditions=react-server"];
 const CHECKS: Stage[] = [
@@ -31,18 +37,18 @@ const CHECKS: Stage[] = [
 const GENERATE: Stage = { name: "generate", command: ["npm", "run", "-s", "generate"] };
 const BUILD: Stage = { name: "build", command: [...TSX, "scripts/build-if-needed.ts", "--no-generate"] };
 const E2E_ENV = { NODE_OPTIONS: "--conditions=react-server" };
-const STAGES: Stage[] = [
-  { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
-  // Without traces (playwright.config.ts: recording them through every passing story cost ~16 % of
-  // the browser's CPU); E2E_TRACE below runs what failed again, recording, for the trace alone.
-  { name: "e2e", command: ["npx", "playwright", "test"], env: { ...E2E_ENV, E2E_TRACE: "off" } },
-];
 /**
  * After a failed e2e stage: its failed stories (and the projects they depend on) once more, with
  * traces kept for what fails again (playwright-report/, test-results/). It does not change the
  * verdict — the stage has failed — and a story that passes this time is still reported as failed.
  */
 const E2E_TRACE: Stage = { name: "e2e-trace", command: ["npx", "playwright", "test", "--last-failed"], env: E2E_ENV };
+const STAGES: Stage[] = [
+  { name: "integration", command: ["npx", "vitest", "run", "--project", "integration"] },
+  // Without traces (playwright.config.ts: recording them through every passing story cost ~16 % of
+  // the browser's CPU); E2E_TRACE above runs what failed again, recording, for the trace alone.
+  { name: "e2e", command: ["npx", "playwright", "test"], env: { ...E2E_ENV, E2E_TRACE: "off" }, afterFailure: E2E_TRACE },
+];
 
 /** Runs one stage, its lines prefixed; resolves with its exit code and how long it took. */
 function run(stage: Stage): Promise<{ code: number; seconds: number }> {
@@ -63,12 +69,12 @@ function run(stage: Stage): Promise<{ code: number; seconds: number }> {
 
 type Result = { name: string; code: number; seconds: number };
 const named = async (s: Stage): Promise<Result> => ({ name: s.name, ...(await run(s)) });
-/** A stage; a failed e2e stage is followed by E2E_TRACE, whose result is not counted. */
+/** A stage, and when it fails its `afterFailure` stage (the e2e traces), whose result is not counted. */
 async function namedWithTrace(s: Stage): Promise<Result> {
   const r = await named(s);
-  if (s.name === "e2e" && r.code !== 0) {
-    console.log("[test:stages] e2e failed: its failed stories run again to record traces (the verdict stays failed)");
-    await run(E2E_TRACE);
+  if (s.afterFailure && r.code !== 0) {
+    console.log(`[test:stages] ${s.name} failed: ${s.afterFailure.name} runs for what it records (the verdict stays failed)`);
+    await run(s.afterFailure);
   }
   return r;
 }

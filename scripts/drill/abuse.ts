@@ -78,14 +78,15 @@ export function splitCpus(productPids: number[], drillPid: number): string {
   const cpus = os.availableParallelism();
   if (cpus < 2) return "one CPU: nothing to split";
   const others = `1-${cpus - 1}`;
-  let threads = 0;
+  let processes = 0;
   for (const pid of productPids)
     for (const p of processTree(pid)) {
+      // -a: every thread of the process, the ones it has now (libuv's pool, V8's helpers) included.
       execFileSync("taskset", ["-a", "-cp", "0", String(p)], { stdio: "ignore" });
-      threads++;
+      processes++;
     }
   execFileSync("taskset", ["-a", "-cp", others, String(drillPid)], { stdio: "ignore" });
-  return `CPUs split: the product's ${threads} processes on CPU 0, the drill and its attackers on CPU ${others}`;
+  return `CPUs split: the product's ${processes} processes on CPU 0, the drill and its attackers on CPU ${others}`;
 }
 
 const OWNER = { email: "owner@example.com", password: "correct horse battery" };
