@@ -8,6 +8,8 @@ export type ConnectionLimits = {
   perAddress: number;
   /** Open connections in all. */
   total: number;
+  /** A connection over a cap replaces one idle at least this long (ms), never a younger one. */
+  evictAfterIdleMs: number;
   /**
    * Past this many connections with a request in flight, requests for the web app are refused;
    * /v1 keeps the rest. Idle connections do not count: a new connection takes an idle one's place.
@@ -19,17 +21,21 @@ export type ConnectionLimits = {
   bodyRateGraceMs: number;
 };
 
-type Conn = { address: string; inFlight: number; tracked: boolean };
+type Conn = { address: string; inFlight: number; tracked: boolean; admittedAt: number; idleSince: number };
 
 /**
  * Caps on connections and a minimum body rate (docs/edge.md#slow-and-greedy-clients). A new
- * connection over a cap takes the place of the oldest idle connection (no request in flight) of
- * the same address — or, over the total cap, of anyone — and is closed itself when there is none:
- * idle sockets cannot crowd out a client's next request, and one address cannot hold more than its
- * share of the port. A refused connection is reset (RST): no FIN handshake, no TIME_WAIT, its file
- * descriptor freed at once, so 20,000 sockets from one address cost the edge an accept and a close
- * each (docs/decisions/0051-edge-under-abuse.md). Node's own deadlines (headersTimeout, requestTimeout) bound each request; this
- * adds the rate, so a body that trickles is cut off after seconds, not at the request deadline.
+ * connection over a cap takes the place of the oldest connection of the same address — or, over the
+ * total cap, of anyone — that has been idle (no request in flight) for `evictAfterIdleMs`, and is
+ * reset (RST) itself when there is none: idle sockets cannot crowd out a client's next request, one
+ * address cannot hold more than its share of the port, and an address opening connections faster
+ * than its cap a second gets most of them reset. The caps are decided before Node's HTTP layer sees
+ * the socket (the server's `connection` event is intercepted): a refused connection costs an accept,
+ * a socket object and a reset, no parser or stream state — at ~4,000 connections a second those were
+ * what each young-generation scavenge copied, and `/v1` waited out the pauses
+ * (docs/decisions/0051-edge-under-abuse.md, 2026-12-07 night). Node's own deadlines
+ * (headersTimeout, requestTimeout) bound each request; this adds the rate, so a body that trickles
+ * is cut off after seconds, not at the request deadline.
  */
 export function guardConnections(server: http.Server, limits: ConnectionLimits) {
   const conns = new Map<net.Socket, Conn>();
@@ -39,6 +45,7 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
   const addInFlight = (c: Conn, delta: number) => {
     const was = c.inFlight > 0;
     c.inFlight += delta;
+    if (c.inFlight === 0) c.idleSince = Date.now();
     if (c.tracked && was !== c.inFlight > 0) busy += was ? -1 : 1;
   };
 
@@ -52,9 +59,14 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
     set?.delete(socket);
     if (set?.size === 0) byAddress.delete(c.address);
   };
-  const evictIdle = (among: Iterable<net.Socket>): boolean => {
+  /** Closes the oldest connection idle for evictAfterIdleMs; false when there is none. */
+  const evictIdle = (among: Iterable<net.Socket>, now: number): boolean => {
     for (const s of among) {
-      if (conns.get(s)?.inFlight === 0) {
+      const c = conns.get(s);
+      if (!c) continue;
+      // In admission order: a connection admitted since cannot have been idle long enough.
+      if (now - c.admittedAt < limits.evictAfterIdleMs) return false;
+      if (c.inFlight === 0 && now - c.idleSince >= limits.evictAfterIdleMs) {
         forget(s);
         s.destroy();
         return true;
@@ -62,18 +74,28 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
     }
     return false;
   };
-
-  server.on("connection", (socket: net.Socket) => {
+  const admit = (socket: net.Socket): boolean => {
     const address = (socket.remoteAddress ?? "unknown").replace(/^::ffff:/i, "");
+    const now = Date.now();
     const mine = byAddress.get(address);
-    if (mine && mine.size >= limits.perAddress && !evictIdle(mine)) return void socket.resetAndDestroy();
-    if (conns.size >= limits.total && !evictIdle(conns.keys())) return void socket.resetAndDestroy();
-    conns.set(socket, { address, inFlight: 0, tracked: true });
+    if (mine && mine.size >= limits.perAddress && !evictIdle(mine, now)) return false;
+    if (conns.size >= limits.total && !evictIdle(conns.keys(), now)) return false;
+    conns.set(socket, { address, inFlight: 0, tracked: true, admittedAt: now, idleSince: now });
     const set = byAddress.get(address) ?? new Set<net.Socket>();
     set.add(socket);
     byAddress.set(address, set);
     socket.once("close", () => forget(socket));
-  });
+    return true;
+  };
+  // Before every `connection` listener, Node's HTTP layer's included: a refused socket never gets one.
+  const emit = server.emit;
+  server.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "connection" && !admit(args[0] as net.Socket)) {
+      (args[0] as net.Socket).resetAndDestroy();
+      return false;
+    }
+    return emit.apply(this, [event, ...args] as Parameters<typeof server.emit>);
+  } as typeof server.emit;
 
   /** Requests whose body is still arriving, with when they started and the socket's count then. */
   const uploading = new Map<http.IncomingMessage, { started: number; bytesAtStart: number }>();

@@ -59,6 +59,7 @@ export const DEFAULT_LIMITS: EdgeLimits = {
   penaltyHoldMs: 1_000,
   perAddress: 256,
   total: 10_000,
+  evictAfterIdleMs: 1_000,
   webRoom: 9_000,
   minBodyBytesPerSecond: 8 * 1024,
   bodyRateGraceMs: 5_000,

@@ -83,17 +83,42 @@ describe("deadlines", () => {
 });
 
 describe("connection caps", () => {
-  it("idle sockets from one address are bounded; its next request replaces the oldest idle one and is answered", async () => {
+  it("idle sockets from one address are bounded; while all are freshly opened its next connection is reset unread", async () => {
     const web = await recordingWebApp();
-    const { port, server } = await startEdge({ webUrl: web.url, limits: { perAddress: 20, total: 1_000, webRoom: 900 } });
+    const { port, server } = await startEdge({
+      webUrl: web.url,
+      limits: { perAddress: 20, total: 1_000, webRoom: 900, evictAfterIdleMs: 60_000 },
+    });
+    // What Node's HTTP layer and any other `connection` listener get: the admitted ones alone.
+    let handedOn = 0;
+    server.on("connection", () => handedOn++);
     const idle = [];
-    for (let i = 0; i < 60; i++) idle.push(await openSocket(port));
+    // Past the cap they are reset: some as they connect.
+    for (let i = 0; i < 60; i++) idle.push(await openSocket(port).catch(() => null));
     const count = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    await expect.poll(count).toBeLessThanOrEqual(20);
+    // None of the 20 has been idle a minute: nothing to replace, so the new connection is refused.
+    await expect(get(port, "/api/health")).rejects.toThrow();
+    expect(web.seen).toEqual([]);
+    expect(handedOn).toBe(20);
     expect(await count()).toBeLessThanOrEqual(20);
-    const health = await get(port, "/api/health");
-    expect(health.status).toBe(200);
-    expect(health.ms).toBeLessThan(1_000);
+  });
+
+  it("once they have been idle long enough, the address's next request replaces the oldest and is answered", async () => {
+    const web = await recordingWebApp();
+    const { port, server } = await startEdge({
+      webUrl: web.url,
+      limits: { perAddress: 20, total: 1_000, webRoom: 900, evictAfterIdleMs: 200 },
+    });
+    const idle = [];
+    // Past the cap they are reset: some as they connect.
+    for (let i = 0; i < 60; i++) idle.push(await openSocket(port).catch(() => null));
+    const count = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    await expect.poll(count).toBeLessThanOrEqual(20);
+    // Until the held ones pass 200 ms idle a request may still be refused; then it is served.
+    await expect.poll(async () => (await get(port, "/api/health").catch(() => ({ status: 0 }))).status, { timeout: 10_000 }).toBe(200);
     expect(await count()).toBeLessThanOrEqual(20);
+    expect(web.seen.map((s) => s.url)).toEqual(["/api/health"]);
   });
 
   it("past the web's share of busy connections, web requests are refused and /v1 keeps the rest; idle ones do not count", async () => {

@@ -26,7 +26,7 @@ const schema = z.object({
   EVENTRAIL_WEB_CONCURRENCY: z.coerce.number().int().positive().optional(),
   /**
    * Open connections the public port keeps from one client address, and in all; a new connection
-   * over either replaces the oldest idle one (docs/edge.md#slow-and-greedy-clients).
+   * over either replaces the oldest one idle for a second or more, or is reset (docs/edge.md#slow-and-greedy-clients).
    */
   EVENTRAIL_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().positive().default(256),
   EVENTRAIL_MAX_CONNECTIONS: z.coerce.number().int().positive().default(10_000),
