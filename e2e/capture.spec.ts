@@ -94,7 +94,7 @@ test("create a capture URL, test-send each of the seven types to it, see each ar
   await expect(page.getByRole("list", { name: "Captured requests" }).getByRole("listitem")).toHaveCount(8);
 
   await page.goto("/capture");
-  await expect(page.getByRole("row", { name: new RegExp(url.split("/c/")[1]) }).getByText("503")).toBeVisible();
+  await expect(page.getByRole("row", { name: new RegExp(url.split("/c/")[1]) }).getByText("503", { exact: true })).toBeVisible();
   await shot(page, "capture-list");
 
   // On a phone, by keyboard: a request opened from the list is verified at once against the

@@ -61,7 +61,7 @@ test("send events through the Tracking API and find their attempts in the reques
   await expect(page).toHaveURL(new RegExp(`messageId=${ids.identify}`));
   await expect(rows).toHaveCount(2);
   const row = rows.nth(1);
-  await expect(row.getByText("200")).toBeVisible();
+  await expect(row.getByText("200", { exact: true })).toBeVisible();
   await expect(row.getByText("Success")).toBeVisible();
   await expect(row.getByText(/^\d+ ms$|^\d+(\.\d)? s$/)).toBeVisible();
   await row.click();

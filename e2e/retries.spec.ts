@@ -29,7 +29,7 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   const rows = page.getByRole("table", { name: "Attempts" }).getByRole("row");
   // Header + at least 3 attempts (the list refreshes every few seconds, so it may jump past 3).
   await expect.poll(() => rows.count(), { timeout: 60_000 }).toBeGreaterThanOrEqual(4);
-  await expect(rows.nth(1).getByText("500")).toBeVisible();
+  await expect(rows.nth(1).getByText("500", { exact: true })).toBeVisible();
   await expect(rows.nth(1).getByText("Retrying")).toBeVisible();
   await shot(page, "log-retries");
 
@@ -59,7 +59,7 @@ test("a destination answered 500 retries, fails, and succeeds on replay once the
   // The replayed delivery succeeds: a 200 attempt with outcome success, the message delivered.
   await page.goto(`/log?view=attempts&messageId=${messageId}&outcome=success`);
   await expect(rows).toHaveCount(2, { timeout: 30_000 });
-  await expect(rows.nth(1).getByText("200")).toBeVisible();
+  await expect(rows.nth(1).getByText("200", { exact: true })).toBeVisible();
   await rows.nth(1).click();
   await expect(page.getByRole("complementary", { name: "Attempt detail" }).getByText("delivered", { exact: true })).toBeVisible();
   const chain = page
