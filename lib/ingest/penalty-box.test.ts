@@ -6,7 +6,9 @@ describe("PenaltyBox", () => {
   it("boxes an address from its strike for ms, each strike extending it; 0 ms never boxes", () => {
     const box = new PenaltyBox(1_000);
     expect(box.boxed("a", 0)).toBe(false);
+    expect(box.empty).toBe(true);
     box.strike("a", 100);
+    expect(box.empty).toBe(false);
     expect([box.boxed("a", 100), box.boxed("a", 1_099), box.boxed("b", 500)]).toEqual([true, true, false]);
     expect(box.secondsLeft("a", 150)).toBe(1);
     box.strike("a", 1_000);
@@ -14,6 +16,7 @@ describe("PenaltyBox", () => {
     const off = new PenaltyBox(0);
     off.strike("a", 0);
     expect(off.boxed("a", 0)).toBe(false);
+    expect(off.empty).toBe(true);
   });
 
   it("agrees with a model over generated strikes and checks, the oldest strike forgotten past the cap", () => {

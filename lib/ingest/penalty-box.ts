@@ -21,6 +21,11 @@ export class PenaltyBox {
     private readonly maxAddresses = 10_000,
   ) {}
 
+  /** True when no address is remembered (expired ones may still be, until they are checked). */
+  get empty(): boolean {
+    return this.until.size === 0;
+  }
+
   /** The address sent a body over its limit. */
   strike(address: string, now = Date.now()): void {
     if (this.ms <= 0) return;

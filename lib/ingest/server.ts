@@ -149,32 +149,30 @@ export async function createEdge(opts: EdgeOptions): Promise<{ app: FastifyInsta
     if (te !== undefined && te.trim().toLowerCase() !== "chunked")
       return void edgeError(reply, 400, "bad_request", "Transfer-Encoding other than chunked is not supported", { close: true });
     // A boxed client's chunked body, or one declared over its limit, waits unread, then is refused:
-    // chunked ones 411 here, declared ones by the route as always (penalty-box.ts).
-    const address = box.ms > 0 ? clientAddressOfRaw(request.raw, trustedProxies) : "";
-    const declared = Number(request.raw.headers["content-length"] ?? 0);
-    if (box.ms > 0 && (te !== undefined || declared > bodyLimitOf(request)) && box.boxed(address)) {
-      request.raw.pause();
-      const socket = request.raw.socket;
-      const hold = setTimeout(() => {
-        socket.off("close", gone);
-        if (te === undefined) return done();
-        const wait = box.secondsLeft(address);
-        edgeError(
-          reply,
-          411,
-          "length_required",
-          `A body from this client went over its limit: for the next ${wait} s, declare Content-Length`,
-          {
-            close: true,
-            retryAfter: wait,
-          },
-        );
-      }, limits.penaltyHoldMs);
-      const gone = () => clearTimeout(hold);
-      socket.once("close", gone);
-      return;
-    }
-    done();
+    // chunked ones 411 here, declared ones by the route as always (penalty-box.ts). With nobody in
+    // the box (the usual case) no request pays for its address or its limit.
+    const suspect = !box.empty && (te !== undefined || Number(request.raw.headers["content-length"] ?? 0) > bodyLimitOf(request));
+    const address = suspect ? clientAddressOfRaw(request.raw, trustedProxies) : "";
+    if (!suspect || !box.boxed(address)) return done();
+    request.raw.pause();
+    const socket = request.raw.socket;
+    const hold = setTimeout(() => {
+      socket.off("close", gone);
+      if (te === undefined) return done();
+      const wait = box.secondsLeft(address);
+      edgeError(
+        reply,
+        411,
+        "length_required",
+        `A body from this client went over its limit: for the next ${wait} s, declare Content-Length`,
+        {
+          close: true,
+          retryAfter: wait,
+        },
+      );
+    }, limits.penaltyHoldMs);
+    const gone = () => clearTimeout(hold);
+    socket.once("close", gone);
   });
   app.addHook("onResponse", (request, _reply, done) => {
     if (wentOverLimit(request.raw)) box.strike(clientAddressOfRaw(request.raw, trustedProxies));
