@@ -8,7 +8,8 @@
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
 // DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only, DRILL_ABUSE_RATE=50 /v1 calls a second,
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`; DRILL_ABUSE_CPUS=split runs the
-// product and Postgres on the first CPU and the drill with its attackers on the others, as if the attackers were elsewhere). `npm run drill -- isolation` runs the
+// product and Postgres on the first CPU and the drill with its attackers on the others, as if the attackers were elsewhere;
+// DRILL_ABUSE_ATTACKERS=idle runs the attackers under SCHED_IDLE, on the CPU the product and the steady load leave). `npm run drill -- isolation` runs the
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 // `npm run drill -- backfill` runs the backfill drill: live latency beside a large backfill (scripts/drill/backfill.ts;
@@ -29,7 +30,17 @@ import { formatBackfill, runBackfillDrill } from "./drill/backfill";
 import { formatFailover, runFailoverDrill, type FailoverMode } from "./drill/failover";
 import { formatHosts, runHostsDrill } from "./drill/hosts";
 import { WEB_NICENESS } from "./lib/runtime";
-import { ABUSE_APP_ENV, ATTACKS, formatAbuse, reniceTree, runAbuseDrill, splitCpus, type AbuseResult, type Attack } from "./drill/abuse";
+import {
+  ABUSE_APP_ENV,
+  ATTACKS,
+  formatAbuse,
+  reniceTree,
+  runAbuseDrill,
+  type Metered,
+  splitCpus,
+  type AbuseResult,
+  type Attack,
+} from "./drill/abuse";
 
 const EVENTS = Number(process.env.DRILL_EVENTS ?? 1000);
 const ONLY = process.env.DRILL_ONLY?.split(",").map((s) => s.trim());
@@ -118,9 +129,18 @@ async function main() {
     if (ABUSE) {
       const phaseMs = Number(process.env.DRILL_ABUSE_SECONDS ?? 20) * 1000;
       const attacks = (process.env.DRILL_ABUSE_ONLY?.split(",").map((a) => a.trim()) ?? ATTACKS) as Attack[];
-      const processes = { edge: edge!.child.pid!, web: app.child.pid!, worker: workers[0].child.pid!, drill: process.pid };
+      const postmaster = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+      // The product's processes (all children of the drill), the drill's own (its steady load, probes and
+      // receiver), and its attackers: the rest of its tree.
+      const processes: Record<string, Metered> = {
+        edge: { pid: edge!.child.pid! },
+        web: { pid: app.child.pid! },
+        worker: { pid: workers[0].child.pid! },
+        postgres: { pid: postmaster },
+        load: { pid: process.pid, alone: true },
+        attackers: { pid: process.pid, rest: true },
+      };
       if (process.env.DRILL_ABUSE_CPUS === "split") {
-        const postmaster = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
         console.log(`[drill] ${splitCpus([edge!.child.pid!, app.child.pid!, workers[0].child.pid!, postmaster], process.pid)}`);
       }
       // 50 calls a second: 1,000 in a 20 s phase, so that its p99 is not the 4th-slowest of 400 calls.

@@ -21,6 +21,10 @@ export type ConnectionLimits = {
   bodyRateGraceMs: number;
 };
 
+/** Node's listening TCP handle, and one it accepted (lib/net.js, src/tcp_wrap.cc). */
+type ClientHandle = { getpeername?: (out: { address?: string }) => number; reset?: () => number; close: () => void };
+type ListenHandle = { onconnection: (err: number, client?: ClientHandle) => void };
+
 type Conn = { address: string; inFlight: number; tracked: boolean; admittedAt: number; idleSince: number };
 
 /**
@@ -29,11 +33,10 @@ type Conn = { address: string; inFlight: number; tracked: boolean; admittedAt: n
  * total cap, of anyone — that has been idle (no request in flight) for `evictAfterIdleMs`, and is
  * reset (RST) itself when there is none: idle sockets cannot crowd out a client's next request, one
  * address cannot hold more than its share of the port, and an address opening connections faster
- * than its cap a second gets most of them reset. The caps are decided before Node's HTTP layer sees
- * the socket (the server's `connection` event is intercepted): a refused connection costs an accept,
- * a socket object and a reset, no parser or stream state — at ~4,000 connections a second those were
- * what each young-generation scavenge copied, and `/v1` waited out the pauses
- * (docs/decisions/0051-edge-under-abuse.md, 2026-12-07 night). Node's own deadlines
+ * than its cap a second gets most of them reset. The caps are decided on the accepted handle, before
+ * Node makes a socket of it: a refused connection costs an accept and a reset, no socket, parser or
+ * stream state — at ~4,000 connections a second those were what each young-generation scavenge
+ * copied, and `/v1` waited out the pauses (docs/decisions/0051-edge-under-abuse.md, 2026-12-07). Node's own deadlines
  * (headersTimeout, requestTimeout) bound each request; this adds the rate, so a body that trickles
  * is cut off after seconds, not at the request deadline.
  */
@@ -74,25 +77,68 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
     }
     return false;
   };
-  const admit = (socket: net.Socket): boolean => {
-    const address = (socket.remoteAddress ?? "unknown").replace(/^::ffff:/i, "");
-    const now = Date.now();
+  /** Whether a new connection from `address` may open, evicting an idle one if it must. */
+  const hasRoom = (address: string, now: number): boolean => {
     const mine = byAddress.get(address);
     if (mine && mine.size >= limits.perAddress && !evictIdle(mine, now)) return false;
     if (conns.size >= limits.total && !evictIdle(conns.keys(), now)) return false;
+    return true;
+  };
+  const track = (socket: net.Socket, address: string, now: number) => {
     conns.set(socket, { address, inFlight: 0, tracked: true, admittedAt: now, idleSince: now });
     const set = byAddress.get(address) ?? new Set<net.Socket>();
     set.add(socket);
     byAddress.set(address, set);
     socket.once("close", () => forget(socket));
-    return true;
   };
+  const normalised = (address: string | undefined) => (address ?? "unknown").replace(/^::ffff:/i, "");
+
+  // The decision is made on the accepted handle, before Node makes it a net.Socket (its streams,
+  // event emitter and async ids): a refused connection is reset with nothing but the handle —
+  // Node's own `maxConnections` refuses at the same point (lib/net.js `onconnection`). This is
+  // Node's internal listen handle (`server._handle.onconnection`, the same in Node 18–24); where it
+  // is absent the `connection` event below decides alone, on the socket.
+  /** The address the handle being accepted was admitted for, until its `connection` event. */
+  let admitted: { address: string; now: number } | null = null;
+  const onHandle = () => {
+    const handle = (server as unknown as { _handle?: ListenHandle })._handle;
+    if (typeof handle?.onconnection !== "function") return;
+    const onconnection = handle.onconnection;
+    handle.onconnection = function (this: ListenHandle, err: number, client?: ClientHandle) {
+      if (err || !client) return onconnection.call(this, err, client);
+      const peer: { address?: string } = {};
+      client.getpeername?.(peer);
+      const address = normalised(peer.address);
+      const now = Date.now();
+      if (!hasRoom(address, now)) {
+        if (typeof client.reset === "function") client.reset();
+        else client.close();
+        return;
+      }
+      admitted = { address, now };
+      try {
+        return onconnection.call(this, err, client);
+      } finally {
+        admitted = null;
+      }
+    };
+  };
+  if (server.listening) onHandle();
+  server.on("listening", onHandle);
   // Before every `connection` listener, Node's HTTP layer's included: a refused socket never gets one.
   const emit = server.emit;
   server.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "connection" && !admit(args[0] as net.Socket)) {
-      (args[0] as net.Socket).resetAndDestroy();
-      return false;
+    if (event === "connection") {
+      const socket = args[0] as net.Socket;
+      const decided = admitted;
+      admitted = null;
+      const address = decided?.address ?? normalised(socket.remoteAddress);
+      const now = decided?.now ?? Date.now();
+      if (!decided && !hasRoom(address, now)) {
+        socket.resetAndDestroy();
+        return false;
+      }
+      track(socket, address, now);
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof server.emit>);
   } as typeof server.emit;

@@ -5,7 +5,9 @@
  * seconds; client addresses come from X-Forwarded-For with one trusted proxy, so one test machine
  * can play many clients.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import diagnostics from "node:diagnostics_channel";
+import net from "node:net";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { closeAll, openSocket, recordingWebApp, request, type Seen, startEdge } from "../../test/harness/edge";
 
 afterEach(closeAll);
@@ -92,6 +94,14 @@ describe("connection caps", () => {
     // What Node's HTTP layer and any other `connection` listener get: the admitted ones alone.
     let handedOn = 0;
     server.on("connection", () => handedOn++);
+    // And what Node makes a net.Socket of (it publishes each server-side socket it makes): the
+    // admitted ones alone too — a refused connection is reset as the bare handle it was accepted as.
+    let madeSockets = 0;
+    const made = (m: unknown) => {
+      if ((m as { socket: { server?: unknown } }).socket.server === server) madeSockets++;
+    };
+    diagnostics.subscribe("net.server.socket", made);
+    onTestFinished(() => void diagnostics.unsubscribe("net.server.socket", made));
     const idle = [];
     // Past the cap they are reset: some as they connect.
     for (let i = 0; i < 60; i++) idle.push(await openSocket(port).catch(() => null));
@@ -101,7 +111,39 @@ describe("connection caps", () => {
     await expect(get(port, "/api/health")).rejects.toThrow();
     expect(web.seen).toEqual([]);
     expect(handedOn).toBe(20);
+    expect(madeSockets).toBe(20);
     expect(await count()).toBeLessThanOrEqual(20);
+  });
+
+  it("connections handed to the edge's server by another (its `connection` event) are capped the same", async () => {
+    const web = await recordingWebApp();
+    const { server } = await startEdge({
+      webUrl: web.url,
+      limits: { perAddress: 20, total: 1_000, webRoom: 900, evictAfterIdleMs: 60_000 },
+    });
+    let handedOn = 0;
+    server.on("connection", () => handedOn++);
+    // A front server that accepts and passes each socket on, as a process handing off connections does.
+    const front = net.createServer({ pauseOnConnect: true }, (socket) => server.emit("connection", socket));
+    await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
+    onTestFinished(() => new Promise<void>((r) => front.close(() => r())));
+    const closedByEdge = [];
+    for (let i = 0; i < 30; i++) {
+      // The front accepts each; a reset by the edge may come before the client has seen its connect.
+      const s = net.connect((front.address() as net.AddressInfo).port, "127.0.0.1");
+      s.on("error", () => {});
+      onTestFinished(() => void s.destroy());
+      closedByEdge.push(new Promise<boolean>((r) => s.once("close", () => r(true))));
+      await new Promise<void>((r) => {
+        s.once("connect", r);
+        s.once("close", r);
+      });
+    }
+    await expect.poll(() => handedOn).toBe(20);
+    // The ten past the cap are reset; the twenty admitted stay open.
+    const settled = await Promise.all(closedByEdge.slice(20));
+    expect(settled).toEqual(Array(10).fill(true));
+    expect(handedOn).toBe(20);
   });
 
   it("once they have been idle long enough, the address's next request replaces the oldest and is answered", async () => {

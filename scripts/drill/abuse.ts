@@ -115,34 +115,51 @@ export type AbuseResult = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A process's CPU time so far (user + system), its descendants' included, in ms, from /proc. */
-function cpuMs(pid: number): number {
+/**
+ * A process's CPU time so far (user + system), in ms, from /proc: its descendants' too unless
+ * `alone` — the live ones', and the ended ones' it or a live descendant has reaped (cutime and
+ * cstime: Postgres's backends come and go with their connections).
+ */
+function cpuMs(pid: number, alone = false): number {
   let ms = 0;
-  for (const p of processTree(pid)) {
+  for (const p of alone ? [pid] : processTree(pid)) {
     try {
       const fields = fs.readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-      // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) ".
-      ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      // utime, stime, cutime, cstime are fields 14–17 of the whole line, 12–15 after "pid (comm) ".
+      const ticks = Number(fields[11]) + Number(fields[12]) + (alone ? 0 : Number(fields[13]) + Number(fields[14]));
+      ms += (ticks * 1000) / 100;
     } catch {} // gone meanwhile
   }
   return ms;
 }
 
+/**
+ * A process whose CPU the drill reports: with its descendants, or `alone`; or `rest`: the process
+ * with its descendants less every other entry (the drill's tree less the product and its own
+ * process: its attackers).
+ */
+export type Metered = { pid: number; alone?: boolean; rest?: boolean };
+
 /** CPU of each named process over a stretch of time, in % of one core. */
-function cpuMeter(processes: Record<string, number>) {
+function cpuMeter(processes: Record<string, Metered>) {
   const t0 = performance.now();
-  const before = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+  const read = () => {
+    const ms = Object.fromEntries(Object.entries(processes).map(([name, m]) => [name, cpuMs(m.pid, m.alone)]));
+    for (const [name, m] of Object.entries(processes))
+      if (m.rest) for (const [other, o] of Object.entries(processes)) if (other !== name && !o.rest) ms[name] -= ms[other];
+    return ms;
+  };
+  const before = read();
   return (): Record<string, number> => {
     const wall = performance.now() - t0;
-    return Object.fromEntries(
-      Object.entries(processes).map(([name, pid]) => [name, Math.round((100 * (cpuMs(pid) - before[name])) / wall)]),
-    );
+    const after = read();
+    return Object.fromEntries(Object.keys(processes).map((name) => [name, Math.round((100 * (after[name] - before[name])) / wall)]));
   };
 }
 
 export async function runAbuseDrill(
   stack: Stack,
-  opts: { appPid: number; phaseMs: number; ratePerSecond: number; attacks?: Attack[]; processes?: Record<string, number> },
+  opts: { appPid: number; phaseMs: number; ratePerSecond: number; attacks?: Attack[]; processes?: Record<string, Metered> },
 ): Promise<AbuseResult> {
   const chosen = opts.attacks ?? ATTACKS;
   const started = Date.now();

@@ -66,19 +66,26 @@ const IN_CHILD = new Set<Attack>(["slow", "login", "capture", "oversized"]);
 
 /** Runs `attack` in a child process; its tally is read back when it stops. */
 function inChild(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=react-server",
-      "--import",
-      "tsx",
-      fileURLToPath(new URL("./attack-child.ts", import.meta.url)),
-      attack,
-      JSON.stringify(t),
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
+  const child = spawnAttacker([
+    "--conditions=react-server",
+    "--import",
+    "tsx",
+    fileURLToPath(new URL("./attack-child.ts", import.meta.url)),
+    attack,
+    JSON.stringify(t),
+  ]);
   return stopReporting(child, tally);
+}
+
+/**
+ * An attacker's Node process. With DRILL_ABUSE_ATTACKERS=idle it runs under SCHED_IDLE (`chrt
+ * --idle`): it gets only the CPU the product and the drill's load leave, as an attacker on another
+ * machine would take none of theirs.
+ */
+function spawnAttacker(args: string[]): ChildProcessByStdio<Writable, Readable, null> {
+  const idle = process.env.DRILL_ABUSE_ATTACKERS === "idle";
+  const [command, argv] = idle ? ["chrt", ["--idle", "0", process.execPath, ...args]] : [process.execPath, args];
+  return spawn(command, argv, { stdio: ["pipe", "pipe", "inherit"] });
 }
 
 /**
@@ -193,11 +200,12 @@ export function startAttack(attack: Attack, t: AttackTarget, tally: Tally, opts:
       );
       break;
     case "idle": {
-      const child = spawn(
-        process.execPath,
-        [fileURLToPath(new URL("./idle-sockets.mjs", import.meta.url)), t.base, String(IDLE_SOCKETS), ADDRESS.idle],
-        { stdio: ["pipe", "pipe", "inherit"] },
-      );
+      const child = spawnAttacker([
+        fileURLToPath(new URL("./idle-sockets.mjs", import.meta.url)),
+        t.base,
+        String(IDLE_SOCKETS),
+        ADDRESS.idle,
+      ]);
       return stopReporting(child, tally);
     }
   }
