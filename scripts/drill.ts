@@ -9,7 +9,8 @@
 // DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only, DRILL_ABUSE_RATE=50 /v1 calls a second,
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`; DRILL_ABUSE_CPUS=split runs the
 // product and Postgres on the first CPU and the drill with its attackers on the others, as if the attackers were elsewhere;
-// DRILL_ABUSE_ATTACKERS=idle runs the attackers under SCHED_IDLE, on the CPU the product and the steady load leave). `npm run drill -- isolation` runs the
+// the attackers run under SCHED_IDLE, on the CPU the product and the steady load leave: DRILL_ABUSE_ATTACKERS=normal
+// runs them at normal priority). `npm run drill -- isolation` runs the
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 // `npm run drill -- backfill` runs the backfill drill: live latency beside a large backfill (scripts/drill/backfill.ts;

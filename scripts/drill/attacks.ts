@@ -6,7 +6,7 @@
  * they are given, as real clients do; without it they wait briefly, never spin.
  * Traffic only to the drill's own edge on 127.0.0.1.
  */
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
@@ -78,13 +78,18 @@ function inChild(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<v
 }
 
 /**
- * An attacker's Node process. With DRILL_ABUSE_ATTACKERS=idle it runs under SCHED_IDLE (`chrt
- * --idle`): it gets only the CPU the product and the drill's load leave, as an attacker on another
- * machine would take none of theirs.
+ * Whether the attackers run under SCHED_IDLE (`chrt --idle`): by default they do, and get only the
+ * CPU the product and the drill's steady load leave — as attackers on other machines would take
+ * none of theirs (at normal priority they took 44–59 % of a core of this 2-core machine in the
+ * all-at-once phase, and the product waited for it: docs/decisions/0051-edge-under-abuse.md).
+ * DRILL_ABUSE_ATTACKERS=normal runs them at normal priority; without `chrt` they run so too.
  */
+export const ATTACKERS_IDLE =
+  process.env.DRILL_ABUSE_ATTACKERS !== "normal" && spawnSync("chrt", ["--idle", "0", "true"], { stdio: "ignore" }).status === 0;
+
+/** An attacker's Node process, under SCHED_IDLE when ATTACKERS_IDLE. */
 function spawnAttacker(args: string[]): ChildProcessByStdio<Writable, Readable, null> {
-  const idle = process.env.DRILL_ABUSE_ATTACKERS === "idle";
-  const [command, argv] = idle ? ["chrt", ["--idle", "0", process.execPath, ...args]] : [process.execPath, args];
+  const [command, argv] = ATTACKERS_IDLE ? ["chrt", ["--idle", "0", process.execPath, ...args]] : [process.execPath, args];
   return spawn(command, argv, { stdio: ["pipe", "pipe", "inherit"] });
 }
 
