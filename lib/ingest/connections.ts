@@ -36,8 +36,8 @@ type Conn = { address: string; inFlight: number; tracked: boolean; admittedAt: n
  * than its cap a second gets most of them reset. The caps are decided on the accepted handle, before
  * Node makes a socket of it: a refused connection costs an accept and a reset, no socket, parser or
  * stream state — at ~4,000 connections a second those were what each young-generation scavenge
- * copied, and `/v1` waited out the pauses (docs/decisions/0051-edge-under-abuse.md, 2026-12-07). Node's own deadlines
- * (headersTimeout, requestTimeout) bound each request; this adds the rate, so a body that trickles
+ * copied, and `/v1` waited out the pauses (docs/decisions/0051-edge-under-abuse.md, 2026-12-07).
+ * Node's own deadlines (headersTimeout, requestTimeout) bound each request; this adds the rate, so a body that trickles
  * is cut off after seconds, not at the request deadline.
  */
 export function guardConnections(server: http.Server, limits: ConnectionLimits) {
@@ -95,9 +95,10 @@ export function guardConnections(server: http.Server, limits: ConnectionLimits) 
 
   // The decision is made on the accepted handle, before Node makes it a net.Socket (its streams,
   // event emitter and async ids): a refused connection is reset with nothing but the handle —
-  // Node's own `maxConnections` refuses at the same point (lib/net.js `onconnection`). This is
-  // Node's internal listen handle (`server._handle.onconnection`, the same in Node 18–24); where it
-  // is absent the `connection` event below decides alone, on the socket.
+  // Node's own `maxConnections` refuses at the same point (lib/net.js `onconnection`), and a reset
+  // is what `socket.resetAndDestroy()` does to its handle. This is Node's internal listen handle
+  // (`server._handle.onconnection`, checked on Node 20; a test fails if it stops being used): where
+  // it is absent the `connection` event below decides alone, on the socket.
   /** The address the handle being accepted was admitted for, until its `connection` event. */
   let admitted: { address: string; now: number } | null = null;
   const onHandle = () => {
