@@ -15,7 +15,7 @@ import os from "node:os";
 import { ADMIN_TOKEN, ApiClient, SETUP_CODE } from "../../test/harness/stack";
 import { rssMb } from "../../test/harness/streaming";
 import { fetch as ufetch } from "undici";
-import { ADDRESS, agentFrom, ATTACKERS_IDLE, ATTACKS, type Attack, IDLE_SOCKETS, LOGIN_CLIENTS, startAttack, type Tally } from "./attacks";
+import { ADDRESS, agentFrom, ATTACKS, attackersIdle, type Attack, IDLE_SOCKETS, LOGIN_CLIENTS, startAttack, type Tally } from "./attacks";
 import type { Stack } from "./harness";
 import { finalRows } from "./harness";
 import { startDrillReceiver } from "./receiver";
@@ -310,7 +310,7 @@ function formatPhase(p: PhaseResult, quiet: Latency): string {
 
 export function formatAbuse(r: AbuseResult): string {
   return [
-    `[drill abuse] attacks beside a steady /v1/track load, each alone, then all at once (slow: 2 uploads at 10 and 2 KB/s; idle: ${IDLE_SOCKETS} sockets from one address; login: ${LOGIN_CLIENTS} clients from fresh addresses + 1 on the owner; capture: 8 × 64 KB; oversized: streamed 200 MB / 50 MB / 5 MB bodies; attackers ${ATTACKERS_IDLE ? "under SCHED_IDLE" : "at normal priority"}). Ceilings: /v1 p99 ×2 of quiet, /api/health < 1 s`,
+    `[drill abuse] attacks beside a steady /v1/track load, each alone, then all at once (slow: 2 uploads at 10 and 2 KB/s; idle: ${IDLE_SOCKETS} sockets from one address; login: ${LOGIN_CLIENTS} clients from fresh addresses + 1 on the owner; capture: 8 × 64 KB; oversized: streamed 200 MB / 50 MB / 5 MB bodies; attackers ${attackersIdle() ? "under SCHED_IDLE" : "at normal priority"}). Ceilings: /v1 p99 ×2 of quiet, /api/health < 1 s`,
     `  quiet: /v1 p50 ${r.quiet.p50} ms · p99 ${r.quiet.p99} ms (${r.quiet.n} calls)`,
     ...r.phases.map((p) => formatPhase(p, r.quiet)),
     `  /v1/track answers other than 200: ${r.trackNon200}`,

@@ -80,16 +80,20 @@ function inChild(attack: Attack, t: AttackTarget, tally: Tally): () => Promise<v
 /**
  * Whether the attackers run under SCHED_IDLE (`chrt --idle`): by default they do, and get only the
  * CPU the product and the drill's steady load leave — as attackers on other machines would take
- * none of theirs (at normal priority they took 44–59 % of a core of this 2-core machine in the
+ * none of theirs (at normal priority they took 42–59 % of a core of this 2-core machine in the
  * all-at-once phase, and the product waited for it: docs/decisions/0051-edge-under-abuse.md).
- * DRILL_ABUSE_ATTACKERS=normal runs them at normal priority; without `chrt` they run so too.
+ * DRILL_ABUSE_ATTACKERS=normal runs them at normal priority; without `chrt` they run so too. Asked once,
+ * when the abuse drill first needs it (not by every process that imports this module).
  */
-export const ATTACKERS_IDLE =
-  process.env.DRILL_ABUSE_ATTACKERS !== "normal" && spawnSync("chrt", ["--idle", "0", "true"], { stdio: "ignore" }).status === 0;
+let idle: boolean | undefined;
+export function attackersIdle(): boolean {
+  idle ??= process.env.DRILL_ABUSE_ATTACKERS !== "normal" && spawnSync("chrt", ["--idle", "0", "true"], { stdio: "ignore" }).status === 0;
+  return idle;
+}
 
-/** An attacker's Node process, under SCHED_IDLE when ATTACKERS_IDLE. */
+/** An attacker's Node process, under SCHED_IDLE when attackersIdle(). */
 function spawnAttacker(args: string[]): ChildProcessByStdio<Writable, Readable, null> {
-  const [command, argv] = ATTACKERS_IDLE ? ["chrt", ["--idle", "0", process.execPath, ...args]] : [process.execPath, args];
+  const [command, argv] = attackersIdle() ? ["chrt", ["--idle", "0", process.execPath, ...args]] : [process.execPath, args];
   return spawn(command, argv, { stdio: ["pipe", "pipe", "inherit"] });
 }
 
