@@ -152,7 +152,10 @@ export async function startApp(
   const port = chosenPort ?? (await freePort());
   const proc = launch(
     path.join(root, "node_modules/.bin/next"),
-    ["start", "-p", String(port), "-H", "127.0.0.1"],
+    // Keep-alive well past any pause of a test's own (openssl key generation under a loaded CI can
+    // block a test's event loop for seconds): with next's 5 s, the app closed a connection just as a
+    // test sent its next request on it ("other side closed", test/alerts.int.test.ts in CI).
+    ["start", "-p", String(port), "-H", "127.0.0.1", "--keepAliveTimeout", "65000"],
     baseEnv(databaseUrl, extraEnv),
   );
   const url = `http://127.0.0.1:${port}`;
