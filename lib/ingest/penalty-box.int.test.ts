@@ -22,7 +22,9 @@ import { WEB_BODY_BYTES } from "./proxy";
 const MB = 1024 * 1024;
 const CHUNK_OF_1MB = Buffer.from(`${MB.toString(16)}\r\n${"x".repeat(MB)}\r\n`);
 const chunked = (s: string) => `${Buffer.byteLength(s).toString(16)}\r\n${s}\r\n0\r\n\r\n`;
-const HOLD_MS = 300;
+// Long enough that a call served at once stays under it on a loaded CI machine (a 363 ms answer
+// failed it at 300); a held one waits it out whatever the load.
+const HOLD_MS = 1_000;
 
 let web: Awaited<ReturnType<typeof recordingWebApp>>;
 let port: number;
