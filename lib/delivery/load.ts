@@ -182,7 +182,10 @@ SELECT t.id,
        -- a rotation's previous secrets sign until their grace periods end (docs/signing.md#secret-rotation)
        t.previous_shared_secret, t.previous_shared_secret_expires_at, t.previous_standard_secret, t.previous_standard_secret_expires_at,
        t.rate_limit_per_second, t.rate_limit_concurrency, t.auth, t.tls
-FROM destinations t WHERE t.id = ANY($1::uuid[])`;
+-- The ids hidden from the planner (pg-arrays.ts hiddenIds): seen, on the batch pool's connections
+-- (no sequential scans, lib/platform/db.ts batchPool) a plan for the batch's count of them was
+-- cheaper than the kept one, so the prepared statement was planned again for every batch.
+FROM destinations t WHERE t.id = ANY(${hiddenIds(1)})`;
 
 /**
  * Deliveries of the batch whose destination or message no longer exists. deleteDestination deletes

@@ -1,5 +1,5 @@
 import "server-only";
-import { pool } from "../platform/db";
+import { batchPool } from "../platform/db";
 import type pg from "pg";
 import { deleteJob, insertJobs, sendJob, wakeWorkers } from "../platform/queue";
 import { logger } from "../platform/logger";
@@ -56,21 +56,21 @@ export async function processDeliveryBatch(opts: {
   resumedSince?: ReadonlyMap<string, Date>;
 }): Promise<BatchSummary> {
   const t0 = performance.now();
-  const due = await loadDueDeliveries(pool(), [...new Set(opts.deliveryIds)]);
+  const due = await loadDueDeliveries(batchPool(), [...new Set(opts.deliveryIds)]);
   const { orphansDropped } = due;
   // Ordered delivery (docs/webhooks.md#ordering): those with an earlier pending delivery of their key
   // are held, out of this round; no statement when none is ordered (order.ts).
-  const held = await holdBehindEarlier(pool(), due.deliveries);
+  const held = await holdBehindEarlier(batchPool(), due.deliveries);
   const loaded = held.size > 0 ? due.deliveries.filter((d) => !held.has(d.id)) : due.deliveries;
   // Batching destinations' new deliveries join batches; the leads of batches due go, each as one round (batches.ts).
-  const taken = batching(loaded) ? await takeBatches(pool(), loaded) : null;
+  const taken = batching(loaded) ? await takeBatches(batchPool(), loaded) : null;
   // One send per round (claims.ts): the rounds another job holds are not this job's to send.
-  const lost = await claimRounds(pool(), taken ? taken.alone : loaded);
+  const lost = await claimRounds(batchPool(), taken ? taken.alone : loaded);
   const deliveries = (taken ? [...taken.alone, ...taken.batches] : loaded).filter((d) => !lost.has(d.id));
   const urls = deliveries.map((d) => roundUrls(d.targetUrls ?? d.destination.urls, d.pendingUrls));
   // A retried job's single deliveries whose round its earlier run may have sent are logged as
   // interrupted before they go again (interrupted.ts); a batch's round tells by its claim instead.
-  if (opts.resumedSince) await logInterruptedSingles(pool(), resumedSingles(deliveries, urls, opts.resumedSince));
+  if (opts.resumedSince) await logInterruptedSingles(batchPool(), resumedSingles(deliveries, urls, opts.resumedSince));
   // Rate limits (docs/webhooks.md#rate-limits): the deliveries held back wait for their turn, not sent.
   const admission = await admitDeliveries(deliveries);
   const t1 = performance.now();
@@ -215,11 +215,11 @@ async function commitRounds(
   // Ordered rounds that ended their delivery let the next of their key go, in this transaction (order.ts).
   const ended = rounds.filter((r) => r.order && r.update.state !== "pending");
   if (ended.length === 0 && retries.length === 0 && lateIds.length === 0 && !opts.cancelJobId) {
-    await recordRound(pool(), attempts, updates, members);
-    await releaseClaims(pool(), unsent);
+    await recordRound(batchPool(), attempts, updates, members);
+    await releaseClaims(batchPool(), unsent);
     return { safetyJobId: null, dueTimes };
   }
-  const client = await pool().connect();
+  const client = await batchPool().connect();
   try {
     await client.query("BEGIN");
     // The keys' locks before the ends are written: a gate holding a later delivery of one of them

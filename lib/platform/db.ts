@@ -12,18 +12,30 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => (Number.isSafeInteger(Numb
 
 /** The shared pg pool: Prisma runs on it, and hot paths use it for plain SQL. Closed last of all (runtime.ts). */
 export function pool(): pg.Pool {
-  return processWide("pg pool", createPool, POOL_CLOSING);
+  return processWide("pg pool", () => createPool(), POOL_CLOSING);
 }
 
 const POOL_CLOSING: Closing<pg.Pool> = { stage: "database", close: (p) => p.end() };
 const PRISMA_CLOSING: Closing<PrismaClient> = { stage: "database", close: (c) => c.$disconnect() };
 
-function createPool(): pg.Pool {
+/**
+ * The delivery path's pool (lib/delivery/process.ts). Every statement on it finds a batch's rows by
+ * id, and its connections plan without sequential scans (`enable_seqscan` off), so that the plan
+ * Postgres keeps for a prepared statement reads the batch by primary key even when it was made
+ * while the tables were small: on a fresh install's first minutes, a plan made then seq-scanned
+ * messages and deliveries on every batch, at a cost that grew with them (docs/webhooks.md#delivery-cost).
+ */
+export function batchPool(): pg.Pool {
+  return processWide("pg batch pool", () => createPool({ options: "-c enable_seqscan=off" }), POOL_CLOSING);
+}
+
+function createPool(opts: { options?: string } = {}): pg.Pool {
   const p = new pg.Pool({
     connectionString: databaseUrl(),
     max: env().DB_POOL_MAX,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    ...opts,
   });
   // An idle client losing its connection (database restart) must not crash the process.
   p.on("error", () => {});
