@@ -108,7 +108,9 @@ async function main() {
     );
     if (ABUSE && process.env.DRILL_ABUSE_NICE !== "0") reniceTree(app.child.pid!, WEB_NICENESS);
     if (ABUSE) edge = await startIngest(url, { webUrl: app.url, env: { ...APP_ENV, ...ABUSE_APP_ENV } });
-    workers.push(await startWorker(url, ENV));
+    const workerNice = ABUSE && process.env.DRILL_ABUSE_WORKER_NICE ? Number(process.env.DRILL_ABUSE_WORKER_NICE) : undefined;
+    workers.push(await startWorker(url, workerNice !== undefined ? { ...ENV, EVENTRAIL_DB_SESSION_NICENESS: String(workerNice) } : ENV));
+    if (workerNice !== undefined) reniceTree(workers[0].child.pid!, workerNice);
     console.log(`[drill] app ${app.url}, 1 worker, Postgres ${url.replace(/:[^:@/]+@/, ":***@")}, ${EVENTS} events per drill`);
 
     const stack: Stack = {
