@@ -10,7 +10,8 @@
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`; DRILL_ABUSE_CPUS=split runs the
 // product and Postgres on the first CPU and the drill with its attackers on the others, as if the attackers were elsewhere;
 // the attackers run under SCHED_IDLE, on the CPU the product and the steady load leave: DRILL_ABUSE_ATTACKERS=normal
-// runs them at normal priority). `npm run drill -- isolation` runs the
+// runs them at normal priority; DRILL_ABUSE_WORKER_NICE=5 runs the worker and its database sessions at that niceness,
+// an experiment: `npm start` runs the worker at normal priority). `npm run drill -- isolation` runs the
 // Tracking API isolation drill (scripts/drill/isolation.ts). `npm run drill -- failover` runs the database failover
 // drill (scripts/drill/failover.ts; not in CI: it needs Debian's Postgres server binaries and haproxy).
 // `npm run drill -- backfill` runs the backfill drill: live latency beside a large backfill (scripts/drill/backfill.ts;

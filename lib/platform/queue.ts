@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { PgBoss, Queue } from "pg-boss";
+import { installQueueWakeups } from "./queue-wakeups";
 import { getQueues as getQueuesPlan, insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
 import { pool } from "./db";
@@ -104,6 +105,7 @@ export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]["schem
  */
 async function createBoss(opts: { url?: string; role?: "worker" | "web" } = {}): Promise<PgBoss> {
   const worker = (opts.role ?? "worker") === "worker";
+  await installQueueWakeups();
   const { PgBoss } = await import("pg-boss");
   return new PgBoss({
     connectionString: opts.url ?? databaseUrl(),
