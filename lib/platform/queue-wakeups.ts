@@ -18,7 +18,7 @@ type WorkerLike = { name: string; loopDelayPromise: unknown; beenNotified: boole
 type ManagerLike = {
   workers: Map<string, WorkerLike>;
   notifyQueue(name: string): void;
-  fetch(name: string, options?: { batchSize?: number }): Promise<unknown[] | null>;
+  fetch: (name: string, options?: { batchSize?: number }) => Promise<unknown[] | null>;
 };
 
 /** Wakes one worker of `name` that waits and was not woken yet; true if there was one. */
@@ -50,10 +50,10 @@ export function installQueueWakeups(): Promise<void> {
   installed ??= (async () => {
     const { default: Manager } = (await import("pg-boss/dist/manager.js")) as unknown as { default: { prototype: ManagerLike } };
     const proto = Manager.prototype;
-    const fetch = proto.fetch;
+    const fetchJobs = proto.fetch;
     proto.notifyQueue = notifyQueue;
     proto.fetch = async function (this: ManagerLike, name, options) {
-      const jobs = await fetch.call(this, name, options);
+      const jobs = await fetchJobs.call(this, name, options);
       // A full fetch (as many jobs as it asked for): there may be more, so one more waiting worker
       // looks, and does the same.
       if (jobs && jobs.length > 0 && jobs.length >= (options?.batchSize ?? 1)) wakeWaiting(this, name);
