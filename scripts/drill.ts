@@ -6,7 +6,8 @@
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only; DRILL_ONLY=6w,6tb,6t: a destination
 //   throttled to 10/s beside a healthy one, docs/webhooks.md#rate-limits)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
-// DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only, DRILL_ABUSE_RATE=50 /v1 calls a second,
+// DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only, DRILL_ABUSE_ALONE=0 to run them all at
+// once only, DRILL_ABUSE_ROUNDS=1 times the quiet and attack phases run in turn, DRILL_ABUSE_RATE=50 /v1 calls a second,
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`; DRILL_ABUSE_CPUS=split runs the
 // product and Postgres on the first CPU and the drill with its attackers on the others, as if the attackers were elsewhere;
 // the attackers run under SCHED_IDLE, on the CPU the product and the steady load leave: DRILL_ABUSE_ATTACKERS=normal
@@ -51,6 +52,8 @@ const ENV = { EVENTRAIL_RETRY_BASE_MS: "200", EVENTRAIL_RETRY_MAX_MS: "2000" };
 // Workers log at info (their "worker started" line is how startWorker knows they are up).
 const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
 const ABUSE = process.argv.slice(2).includes("abuse");
+/** DRILL_PG_SETTINGS="name=value …": settings the drill's Postgres starts with beyond its own (experiments: pg_stat_statements). */
+const PG_SETTINGS = process.env.DRILL_PG_SETTINGS?.split(" ").filter(Boolean);
 
 async function main() {
   // `npm run drill -- isolation`: its own processes and database (scripts/drill/isolation.ts).
@@ -93,7 +96,7 @@ async function main() {
   let failure: unknown;
   // Everything started here is stopped in `finally`, whatever fails on the way.
   try {
-    pgServer = await startEmbeddedPostgres(dir);
+    pgServer = await startEmbeddedPostgres(dir, { settings: PG_SETTINGS });
     const url = pgServer.url;
     await migrate(url);
     db = new pg.Pool({ connectionString: url, max: 3 });
@@ -124,7 +127,7 @@ async function main() {
         await pgServer!.stop();
         console.log(`[drill] Postgres stopped`);
         await new Promise((r) => setTimeout(r, downMs));
-        pgServer = await startEmbeddedPostgres(dir);
+        pgServer = await startEmbeddedPostgres(dir, { settings: PG_SETTINGS });
         if (pgServer.url !== url) throw new Error(`Postgres came back on another port (${pgServer.url})`);
         console.log(`[drill] Postgres restarted`);
       },
@@ -149,7 +152,9 @@ async function main() {
       }
       // 50 calls a second: 1,000 in a 20 s phase, so that its p99 is not the 4th-slowest of 400 calls.
       const ratePerSecond = Number(process.env.DRILL_ABUSE_RATE ?? 50);
-      abuse = await runAbuseDrill(stack, { appPid: app.child.pid!, phaseMs, ratePerSecond, attacks, processes });
+      const rounds = Number(process.env.DRILL_ABUSE_ROUNDS ?? 1);
+      const alone = process.env.DRILL_ABUSE_ALONE !== "0";
+      abuse = await runAbuseDrill(stack, { appPid: app.child.pid!, phaseMs, ratePerSecond, attacks, processes, rounds, alone });
       console.log(formatAbuse(abuse));
     }
     for (const s of ABUSE ? [] : scenarios(EVENTS)) {
