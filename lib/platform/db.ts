@@ -29,7 +29,29 @@ export function batchPool(): pg.Pool {
   return processWide("pg batch pool", () => createPool({ options: "-c enable_seqscan=off" }), POOL_CLOSING);
 }
 
-function createPool(opts: { options?: string } = {}): pg.Pool {
+/**
+ * Connections whose commits do not wait for the WAL flush (`synchronous_commit` off), for writes that
+ * nothing is lost without (docs/architecture.md#commits): pg-boss's fetch and completion of jobs in the
+ * worker (lib/platform/queue-commits.ts), the workers' wake-up NOTIFY (queue.ts wakeWorkers), the
+ * throttles' counters (rate-limits.ts). Each was a commit that flushed the WAL, and every synchronous
+ * commit — the Tracking API's, whose 200 means durable — queued behind those flushes: 4 of every 5
+ * flushes per delivered event were theirs (docs/decisions/0111-async-commits.md). A crash of Postgres
+ * can lose such a commit of the last fraction of a second; a later synchronous commit flushes it
+ * (the WAL is written in order), and what it leaves undone is redone: a job fetched or completed
+ * again, a wake-up the workers' polling replaces, a throttle counting a few requests fewer.
+ */
+export function asyncCommitPool(): pg.Pool {
+  return processWide(
+    "pg async-commit pool",
+    () => createPool({ options: "-c synchronous_commit=off", max: ASYNC_COMMIT_POOL_MAX }),
+    POOL_CLOSING,
+  );
+}
+
+/** Connections of asyncCommitPool a process opens at most (README#sizing). */
+export const ASYNC_COMMIT_POOL_MAX = 4;
+
+function createPool(opts: { options?: string; max?: number } = {}): pg.Pool {
   const p = new pg.Pool({
     connectionString: databaseUrl(),
     max: env().DB_POOL_MAX,

@@ -2,9 +2,10 @@ import "server-only";
 import type pg from "pg";
 import type { PgBoss, Queue } from "pg-boss";
 import { installQueueWakeups } from "./queue-wakeups";
+import { installQueueCommits } from "./queue-commits";
 import { getQueues as getQueuesPlan, insertJobs as insertJobsPlan, notifyChannelSql } from "pg-boss/dist/plans.js";
 import { z } from "zod";
-import { pool } from "./db";
+import { asyncCommitPool, pool } from "./db";
 import { databaseUrl } from "./env";
 import { existing, forget, processWide, type Closing } from "./runtime";
 
@@ -106,6 +107,7 @@ export type QueuePayload<K extends QueueKey> = z.infer<(typeof QUEUES)[K]["schem
 async function createBoss(opts: { url?: string; role?: "worker" | "web" } = {}): Promise<PgBoss> {
   const worker = (opts.role ?? "worker") === "worker";
   await installQueueWakeups();
+  await installQueueCommits();
   const { PgBoss } = await import("pg-boss");
   return new PgBoss({
     connectionString: opts.url ?? databaseUrl(),
@@ -277,7 +279,9 @@ export function wakeWorkers(key: QueueKey): void {
     s.inFlight = true;
     s.again = false;
     void queueTable(name)
-      .then((q) => (q.notify ? pool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
+      // Its own transaction, committed without waiting for the WAL flush: a NOTIFY takes a transaction
+      // id, so each wake-up was a flushing commit, and nothing of it is lost with the flush.
+      .then((q) => (q.notify ? asyncCommitPool().query(`SELECT pg_notify(${notifyChannelSql("pgboss")}, $1)`, [name]) : null))
       .catch(() => {})
       .then(() => {
         s.inFlight = false;

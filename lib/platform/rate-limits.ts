@@ -1,6 +1,6 @@
 import "server-only";
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import { pool } from "./db";
+import { asyncCommitPool } from "./db";
 import { AppError } from "./errors";
 import { processWide, type Closing } from "./runtime";
 
@@ -52,7 +52,8 @@ function limiters(): Limiters {
         const limit: { points: number; duration: number; blockDuration: number; inMemoryOnceRefused?: boolean } = LIMITS[name];
         const { points, duration, blockDuration } = limit;
         const limiter = new RateLimiterPostgres({
-          storeClient: pool(),
+          // Counters: a crash of Postgres may forget the last fraction of a second's points (db.ts asyncCommitPool).
+          storeClient: asyncCommitPool(),
           storeType: "pool",
           tableName: "rate_limits",
           // The table is our migration's, never created at run time.
