@@ -6,6 +6,7 @@
 //   DRILL_EVENTS=1000 (events per drill), DRILL_ONLY=1,3 (run some drills only; DRILL_ONLY=6w,6tb,6t: a destination
 //   throttled to 10/s beside a healthy one, docs/webhooks.md#rate-limits)
 // `npm run drill -- abuse` runs the abuse drill instead (scripts/drill/abuse.ts; DRILL_ABUSE_SECONDS=20 per phase,
+// DRILL_PG_SETTINGS="name=value …" and DRILL_PG_LOG=file: Postgres's extra settings and where its log goes (experiments);
 // DRILL_ABUSE_ONLY=slow,idle,login,capture,oversized to run some attacks only, DRILL_ABUSE_ALONE=0 to run them all at
 // once only, DRILL_ABUSE_ROUNDS=1 times the quiet and attack phases run in turn, DRILL_ABUSE_RATE=50 /v1 calls a second,
 // DRILL_ABUSE_NICE=0 to leave the web process at normal priority, unlike `npm start`; DRILL_ABUSE_CPUS=split runs the
@@ -54,6 +55,12 @@ const APP_ENV = { ...ENV, LOG_LEVEL: "warn" };
 const ABUSE = process.argv.slice(2).includes("abuse");
 /** DRILL_PG_SETTINGS="name=value …": settings the drill's Postgres starts with beyond its own (experiments: pg_stat_statements). */
 const PG_SETTINGS = process.env.DRILL_PG_SETTINGS?.split(" ").filter(Boolean);
+/** DRILL_PG_LOG=file: Postgres's log lines appended there, each after the time it arrived (with log_min_duration_statement and the like). */
+const PG_LOG = process.env.DRILL_PG_LOG;
+const PG_OPTIONS = {
+  settings: PG_SETTINGS,
+  ...(PG_LOG ? { onLog: (line: string) => fs.appendFileSync(PG_LOG, `${new Date().toISOString()} ${line}\n`) } : {}),
+};
 
 async function main() {
   // `npm run drill -- isolation`: its own processes and database (scripts/drill/isolation.ts).
@@ -96,7 +103,7 @@ async function main() {
   let failure: unknown;
   // Everything started here is stopped in `finally`, whatever fails on the way.
   try {
-    pgServer = await startEmbeddedPostgres(dir, { settings: PG_SETTINGS });
+    pgServer = await startEmbeddedPostgres(dir, PG_OPTIONS);
     const url = pgServer.url;
     await migrate(url);
     db = new pg.Pool({ connectionString: url, max: 3 });
@@ -127,7 +134,7 @@ async function main() {
         await pgServer!.stop();
         console.log(`[drill] Postgres stopped`);
         await new Promise((r) => setTimeout(r, downMs));
-        pgServer = await startEmbeddedPostgres(dir, { settings: PG_SETTINGS });
+        pgServer = await startEmbeddedPostgres(dir, PG_OPTIONS);
         if (pgServer.url !== url) throw new Error(`Postgres came back on another port (${pgServer.url})`);
         console.log(`[drill] Postgres restarted`);
       },
