@@ -43,15 +43,15 @@ export function batchPool(): pg.Pool {
 export function asyncCommitPool(): pg.Pool {
   return processWide(
     "pg async-commit pool",
-    () => createPool({ options: "-c synchronous_commit=off", max: ASYNC_COMMIT_POOL_MAX }),
+    () => createPool({ options: "-c synchronous_commit=off", max: ASYNC_COMMIT_POOL_MAX, idleTimeoutMillis: 5_000 }),
     POOL_CLOSING,
   );
 }
 
 /** Connections of asyncCommitPool a process opens at most (README#sizing). */
-export const ASYNC_COMMIT_POOL_MAX = 4;
+export const ASYNC_COMMIT_POOL_MAX = 2;
 
-function createPool(opts: { options?: string; max?: number } = {}): pg.Pool {
+function createPool(opts: { options?: string; max?: number; idleTimeoutMillis?: number } = {}): pg.Pool {
   const p = new pg.Pool({
     connectionString: databaseUrl(),
     max: env().DB_POOL_MAX,
