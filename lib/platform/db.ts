@@ -49,7 +49,7 @@ export function asyncCommitPool(): pg.Pool {
 }
 
 /** Connections of asyncCommitPool a process opens at most (README#sizing). */
-export const ASYNC_COMMIT_POOL_MAX = 2;
+const ASYNC_COMMIT_POOL_MAX = 2;
 
 function createPool(opts: { options?: string; max?: number; idleTimeoutMillis?: number } = {}): pg.Pool {
   const p = new pg.Pool({

@@ -11,8 +11,7 @@ import { asyncCommitPool } from "./db";
  * A caller's own `db` (a transaction) is kept.
  *
  * This replaces two methods of pg-boss's Manager (12.35: `fetch` and `complete`, each honouring
- * `options.db`); test/queue-commits.int.test.ts
- * fails if they stop running there.
+ * `options.db`); test/queue-commits.int.test.ts fails if they stop running there.
  */
 
 type Db = { executeSql(text: string, values?: unknown[]): Promise<unknown> };
